@@ -1,0 +1,3 @@
+"""ppdp_gui: publish privacy-preserving versions of sensitive tables."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The Qt-free engine: data, taxonomies, noise, budget, mechanisms, metrics and pipelines."""

@@ -1,0 +1,118 @@
+"""What a loaded table is: typed frame + per-column kind, role and taxonomy + where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import TYPE_CHECKING, Iterable, Literal
+
+import pandas as pd
+
+from ppdp_gui.engine.errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ppdp_gui.engine.taxonomy import Taxonomy
+
+Kind = Literal["numeric", "categorical"]
+
+
+class Role(str, Enum):
+    """What a column is to the privacy model; decides what mechanisms may do with it."""
+
+    IDENTIFIER = "identifier"  # names, record numbers: removed from every release
+    QUASI_IDENTIFIER = "quasi-identifier"  # age, ZIP, sex: linkable, generalised
+    SENSITIVE = "sensitive"  # diagnosis: protected by l-diversity
+    CLASS = "class"  # the label a data user wants to predict
+    INSENSITIVE = "insensitive"  # kept as is
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("-", " ").capitalize()
+
+
+@dataclass(frozen=True)
+class NAPolicy:
+    """Which tokens mean 'missing' and what to do with rows that have one."""
+
+    tokens: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
+    action: Literal["drop", "category"] = "drop"
+    category_label: str = "(missing)"
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a table came from, so exports never overwrite it and the ledger can fingerprint it."""
+
+    path: str | None = None
+    sha256: str | None = None
+    n_rows_read: int = 0
+    n_rows_dropped: int = 0
+    na_policy: NAPolicy = field(default_factory=NAPolicy)
+    delimiter: str | None = None
+    file_format: str | None = None
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    name: str
+    kind: Kind
+    role: Role = Role.INSENSITIVE
+    taxonomy: "Taxonomy | None" = None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A typed table plus its schema; immutable so a release can always say what it was computed from."""
+
+    frame: pd.DataFrame
+    schema: tuple[ColumnSpec, ...]
+    source: SourceInfo = field(default_factory=SourceInfo)
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.schema]
+        if names != list(self.frame.columns):
+            raise DataError(f"schema columns {names} do not match the table's columns {list(self.frame.columns)}")
+
+    # --- lookups -------------------------------------------------------------------------------------------
+    def spec(self, name: str) -> ColumnSpec:
+        for c in self.schema:
+            if c.name == name:
+                return c
+        raise DataError(f"no column named {name!r}", column=name)
+
+    def names_with_role(self, *roles: Role) -> list[str]:
+        return [c.name for c in self.schema if c.role in roles]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.names_with_role(Role.QUASI_IDENTIFIER)
+
+    @property
+    def class_column(self) -> str | None:
+        names = self.names_with_role(Role.CLASS)
+        return names[0] if names else None
+
+    @property
+    def sensitive_columns(self) -> list[str]:
+        return self.names_with_role(Role.SENSITIVE)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.frame)
+
+    # --- immutable updates ---------------------------------------------------------------------------------
+    def with_column(self, name: str, **changes) -> "Dataset":
+        """A copy with one column's spec changed (role, kind or taxonomy)."""
+        self.spec(name)
+        schema = tuple(replace(c, **changes) if c.name == name else c for c in self.schema)
+        return replace(self, schema=schema)
+
+    def with_roles(self, roles: dict[str, Role]) -> "Dataset":
+        ds = self
+        for name, role in roles.items():
+            ds = ds.with_column(name, role=role)
+        return ds
+
+    def with_frame(self, frame: pd.DataFrame, columns: Iterable[ColumnSpec] | None = None) -> "Dataset":
+        schema = tuple(columns) if columns is not None else tuple(c for c in self.schema if c.name in frame.columns)
+        return Dataset(frame=frame, schema=schema, source=self.source)

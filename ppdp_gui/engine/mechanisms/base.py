@@ -1,0 +1,233 @@
+"""The one contract every mechanism implements; the GUI and CLI are drawn from it alone.
+
+A mechanism declares its parameters (`ParamSpec`), says what a run will cost before it starts
+(`privacy_cost`), checks the data and parameters without spending anything (`validate`), and runs as a
+generator that yields `Progress` and finally one `Release`. Cancellation is the caller closing the generator.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, ClassVar, Iterator, Literal, Mapping
+
+import pandas as pd
+
+from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.errors import ParameterError
+
+ParamKind = Literal["float", "int", "choice", "bool", "column", "columns"]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter, enough to draw a slider / combo / column picker and to validate a value.
+
+    kind "column" / "columns" pick one / several columns of the data; `roles` and `column_kind` restrict
+    which columns are offered (e.g. the class column of DiffGen). An empty choice ("") means "none".
+    """
+
+    name: str
+    label: str
+    kind: ParamKind
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    log_scale: bool = False
+    choices: tuple[str, ...] = ()
+    help: str = ""
+    roles: tuple[Role, ...] = ()
+    column_kind: Literal["numeric", "categorical"] | None = None
+    optional: bool = False
+
+    def coerce(self, value: Any) -> Any:
+        """The value in this parameter's type, or ParameterError naming the parameter and the allowed range."""
+        if value is None:
+            if self.optional:
+                return None
+            raise ParameterError(f"{self.label}: a value is required")
+        try:
+            if self.kind == "float":
+                v = float(value)
+                if not math.isfinite(v):
+                    raise ValueError
+            elif self.kind == "int":
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError
+                v = int(value)
+            elif self.kind == "bool":
+                if isinstance(value, str):
+                    if value.lower() not in {"true", "false", "1", "0", "yes", "no"}:
+                        raise ValueError
+                    v = value.lower() in {"true", "1", "yes"}
+                else:
+                    v = bool(value)
+            elif self.kind == "choice":
+                v = str(value)
+                if v not in self.choices:
+                    raise ParameterError(f"{self.label}: {v!r} is not one of {', '.join(self.choices)}")
+            elif self.kind == "column":
+                v = str(value)
+            elif self.kind == "columns":
+                v = tuple(value.split(",")) if isinstance(value, str) else tuple(str(x) for x in value)
+                v = tuple(x.strip() for x in v if x.strip())
+            else:  # pragma: no cover - guarded by ParamKind
+                raise ParameterError(f"unknown parameter kind {self.kind}")
+        except (TypeError, ValueError):
+            raise ParameterError(f"{self.label}: {value!r} is not a valid {self.kind}") from None
+        if self.kind in ("float", "int"):
+            if self.low is not None and v < self.low:
+                raise ParameterError(f"{self.label}: {v} is below the minimum {self.low}")
+            if self.high is not None and v > self.high:
+                raise ParameterError(f"{self.label}: {v} is above the maximum {self.high}")
+        return v
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong (error: cannot run) or doubtful (warning) found before a run."""
+
+    message: str
+    level: Literal["error", "warning"] = "error"
+    param: str | None = None
+    column: str | None = None
+
+
+@dataclass(frozen=True)
+class PrivacyCost:
+    """What a release costs or guarantees, known before it runs. ε and δ are exact fractions for the ledger."""
+
+    epsilon: Fraction | None = None
+    delta: Fraction = Fraction(0)
+    k: int | None = None
+    l: int | None = None
+    note: str = ""
+
+    @property
+    def is_dp(self) -> bool:
+        return self.epsilon is not None
+
+    def describe(self) -> str:
+        parts = []
+        if self.epsilon is not None:
+            parts.append(f"ε = {float(self.epsilon):.4g}")
+            if self.delta:
+                parts.append(f"δ = {float(self.delta):.3g}")
+        if self.k is not None:
+            parts.append(f"k = {self.k}")
+        if self.l is not None:
+            parts.append(f"l = {self.l}")
+        if self.note:
+            parts.append(self.note)
+        return ", ".join(parts) if parts else "no formal guarantee"
+
+
+@dataclass(frozen=True)
+class Progress:
+    fraction: float  # 0..1
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Release:
+    """What a run produced. `table` is what gets exported; `extra_tables` holds further parts (e.g. fragments).
+
+    `metadata` carries what checkers and reports need (quasi-identifiers, k, l, the cut, noise scale, ...).
+    `apply_to` generalises unseen data the way the release did (DiffGen's cut on a test set), if meaningful.
+    """
+
+    mechanism: str
+    table: pd.DataFrame
+    cost: PrivacyCost
+    params: Mapping[str, Any]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    extra_tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    apply_to: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+
+
+class Mechanism:
+    """Base class implementing the protocol's shared parts; subclasses set the ClassVars and `_run`."""
+
+    name: ClassVar[str]
+    guarantee: ClassVar[str]  # "ε-DP", "k-anonymity", "synthetic (no formal DP)"
+    summary: ClassVar[str] = ""
+    params: ClassVar[tuple[ParamSpec, ...]] = ()
+
+    # -- parameters -----------------------------------------------------------------------------------------
+    @classmethod
+    def param(cls, name: str) -> ParamSpec:
+        for p in cls.params:
+            if p.name == name:
+                return p
+        raise ParameterError(f"{cls.name} has no parameter {name!r}")
+
+    @classmethod
+    def resolve_params(cls, **params: Any) -> dict[str, Any]:
+        """Defaults filled in, every value coerced and range-checked; unknown names are an error."""
+        known = {p.name for p in cls.params}
+        unknown = set(params) - known
+        if unknown:
+            raise ParameterError(f"{cls.name} has no parameter(s) {', '.join(sorted(unknown))}; "
+                                 f"it takes {', '.join(sorted(known))}")
+        return {p.name: p.coerce(params.get(p.name, p.default)) for p in cls.params}
+
+    # -- protocol -------------------------------------------------------------------------------------------
+    def validate(self, data: Dataset, **params: Any) -> list[Problem]:
+        try:
+            resolved = self.resolve_params(**params)
+        except ParameterError as exc:
+            return [Problem(str(exc))]
+        problems = []
+        for p in self.params:
+            v = resolved[p.name]
+            if p.kind in ("column", "columns") and v not in (None, "", ()):
+                for col in (v,) if p.kind == "column" else v:
+                    if col not in data.frame.columns:
+                        problems.append(Problem(f"{p.label}: no column named {col!r}", param=p.name))
+                    elif p.column_kind and data.spec(col).kind != p.column_kind:
+                        problems.append(Problem(f"{p.label}: column {col!r} is not {p.column_kind}", param=p.name))
+        if problems:
+            return problems
+        return problems + self.check(data, resolved)
+
+    def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
+        """Mechanism-specific checks on resolved parameters; override."""
+        return []
+
+    def privacy_cost(self, **params: Any) -> PrivacyCost:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
+        """Validate, then delegate to `_run`. Refuses to start if validation finds an error."""
+        problems = [p for p in self.validate(data, **params) if p.level == "error"]
+        if problems:
+            raise ParameterError("; ".join(p.message for p in problems))
+        yield from self._run(data, rng=rng, **self.resolve_params(**params))
+
+    def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- figures of merit (used by results views and sweeps) -------------------------------------------------
+    def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
+        """Utility / risk figures of one release, e.g. {"CA %": 82.1} or {"NCP %": 11.2}. `train` is what it
+        was computed from; `test` is held-out data (when the dataset has a class column) or None."""
+        return {}
+
+    def reference_measures(self, train: Dataset, test: Dataset | None) -> dict[str, float]:
+        """Reference lines for charts that do not depend on the release (e.g. BA and LA)."""
+        return {}
+
+
+def run_to_release(gen: Iterator[Progress | Release],
+                   on_progress: Callable[[Progress], None] | None = None) -> Release:
+    """Drain a run generator; the last item must be the Release."""
+    release = None
+    for item in gen:
+        if isinstance(item, Release):
+            release = item
+        elif on_progress is not None:
+            on_progress(item)
+    if release is None:
+        raise RuntimeError("mechanism finished without a release")
+    return release

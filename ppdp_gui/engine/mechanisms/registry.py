@@ -1,0 +1,41 @@
+"""Names -> mechanism classes. Adding a mechanism is a module plus one line here."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from ppdp_gui.engine.errors import ParameterError
+
+# name shown to the user -> "module:ClassName" (imported on first use so start-up stays fast)
+_ENTRIES: dict[str, str] = {
+    "Laplace histogram": "ppdp_gui.engine.mechanisms.laplace:LaplaceHistogram",
+    "DiffGen": "ppdp_gui.engine.mechanisms.diffgen:DiffGen",
+    "Mondrian": "ppdp_gui.engine.mechanisms.mondrian:Mondrian",
+    "TDS": "ppdp_gui.engine.mechanisms.tds:TDS",
+    "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
+}
+
+
+def names() -> list[str]:
+    """Mechanisms whose module is present in this build, in menu order."""
+    out = []
+    for name, target in _ENTRIES.items():
+        module = target.split(":")[0]
+        if importlib.util.find_spec(module) is not None:
+            out.append(name)
+    return out
+
+
+def get(name: str):
+    """The mechanism class registered under `name`."""
+    try:
+        target = _ENTRIES[name]
+    except KeyError:
+        raise ParameterError(f"unknown mechanism {name!r}; available: {', '.join(names())}") from None
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def create(name: str):
+    return get(name)()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the app and its tests need on a fresh Debian/Ubuntu machine: Qt's system libraries and fonts
+# (apt, when run as root or with sudo), then a virtualenv in .venv with the project and its test extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+QT_PKGS="libglib2.0-0 libgl1 libegl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 libxkbcommon0 fonts-dejavu-core
+ xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
+ libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1"
+if command -v apt-get >/dev/null 2>&1; then
+  missing=$(for p in $QT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+  if [ -n "$missing" ]; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    echo "Installing Qt system libraries and fonts: $missing"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  fi
+fi
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/python -m pip install -q -e ".[test]"
+echo "Set-up done: .venv is ready."

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh) and starts the app on the bundled Adult sample. With no display (no $DISPLAY and
+# no Wayland), it runs a demo release headless through the CLI instead and says where the output went.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ "${QT_QPA_PLATFORM:-}" = "offscreen" ]; then
+  exec .venv/bin/ppdp-gui resources/samples/adult_sample.csv
+else
+  echo "No display found: running a demo release headless (set DISPLAY or use xvfb-run to see the window)."
+  exec .venv/bin/ppdp demo --out out/
+fi
