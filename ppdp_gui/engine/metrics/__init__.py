@@ -1,0 +1,1 @@
+"""metrics for ppdp_gui (Qt-free)."""

@@ -1,0 +1,1 @@
+"""persistence for ppdp_gui (Qt-free)."""

@@ -1,0 +1,1 @@
+"""pipeline for ppdp_gui (Qt-free)."""

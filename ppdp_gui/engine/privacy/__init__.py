@@ -1,0 +1,1 @@
+"""privacy for ppdp_gui (Qt-free)."""

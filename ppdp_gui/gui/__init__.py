@@ -1,0 +1,1 @@
+"""PySide6 widgets: thin; everything they do goes through ppdp_gui.engine."""
