@@ -1,0 +1,354 @@
+"""Utility-vs-privacy chart of sweeps: a measure's mean and spread against one parameter, several series side by side.
+
+The chart knows no mechanism: it reads parameter and measure names from the summaries it is given. Plot items are
+created once per curve and then only updated with setData (pyqtgraph is fast that way, and the legend stays stable).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from ppdp_gui.gui.charts import summary as summ
+from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot
+
+SPREADS = ("Band (mean ± std)", "Error bars (mean ± std)", "Mean only")
+_DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
+           QtCore.Qt.PenStyle.DashDotLine]
+
+
+@dataclass
+class _Curve:
+    """The items of one drawn curve: mean line, band edges + fill, error bars."""
+
+    mean: pg.PlotDataItem
+    upper: pg.PlotDataItem
+    lower: pg.PlotDataItem
+    band: pg.FillBetweenItem
+    bars: pg.ErrorBarItem
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    std: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    y: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass
+class _Series:
+    name: str
+    summary: pd.DataFrame
+    param_names: list[str] | None
+    colour: str
+    curves: list[_Curve] = field(default_factory=list)
+
+
+class SweepChart(QtWidgets.QWidget):
+    """Measure (y, chosen in a combo) against a parameter (x), mean line with spread, reference lines, legend."""
+
+    seriesChanged = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.save_dialog: SaveDialog = ask_png_path
+        self._series: dict[str, _Series] = {}
+        self._reference: dict[str, float] = {}
+        self._ref_lines: dict[str, pg.InfiniteLine] = {}
+        self._log_hints: dict[str, bool] = {}
+        self._colour_next = 0
+        self._build()
+
+    # ---- construction ---------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.measure_combo = QtWidgets.QComboBox()
+        self.measure_combo.setAccessibleName("Measure shown on the vertical axis")
+        self.measure_combo.setToolTip("Which utility or risk figure to plot against the parameter")
+        self.param_combo = QtWidgets.QComboBox()
+        self.param_combo.setAccessibleName("Parameter shown on the horizontal axis")
+        self.param_combo.setToolTip("The swept parameter to put on the horizontal axis")
+        self.spread_combo = QtWidgets.QComboBox()
+        self.spread_combo.addItems(SPREADS)
+        self.spread_combo.setAccessibleName("How the spread over repeats is drawn")
+        self.spread_combo.setToolTip("Each grid point was run several times: show the spread as a band or error bars")
+        self.log_check = QtWidgets.QCheckBox("&Log scale")
+        self.log_check.setAccessibleName("Logarithmic horizontal axis")
+        self.log_check.setToolTip("Use a logarithmic horizontal axis (natural for ε)")
+        self.ref_check = QtWidgets.QCheckBox("&Reference lines")
+        self.ref_check.setChecked(True)
+        self.ref_check.setAccessibleName("Show reference lines")
+        self.ref_check.setToolTip("Show the reference figures (e.g. accuracy on the original data) as lines")
+        self.export_button = QtWidgets.QPushButton("Save as &PNG…")
+        self.export_button.setAccessibleName("Save chart as PNG image")
+        self.export_button.setToolTip("Save the chart as a PNG image for a report")
+
+        controls = QtWidgets.QHBoxLayout()
+        for text, widget in (("&Measure:", self.measure_combo), ("P&arameter:", self.param_combo),
+                             ("&Spread:", self.spread_combo)):
+            label = QtWidgets.QLabel(text)
+            label.setBuddy(widget)
+            controls.addWidget(label)
+            controls.addWidget(widget, 1)
+        controls.addWidget(self.log_check)
+        controls.addWidget(self.ref_check)
+        controls.addStretch(0)
+        controls.addWidget(self.export_button)
+
+        self.plot = pg.PlotWidget()
+        self.plot.setAccessibleName("Utility against privacy chart")
+        self.plot.setToolTip("Mean over repeats at each parameter value; shaded: ± one standard deviation")
+        self.plot.setMinimumSize(360, 240)
+        style_plot(self.plot)
+        self.legend = self.plot.getPlotItem().addLegend(offset=(-10, -10), labelTextColor="#222222",
+                                                       brush=pg.mkBrush(255, 255, 255, 220), pen="#999999")
+        # invisible points at the reference values so that auto-range keeps the reference lines in view
+        self._ref_anchor = pg.PlotDataItem(pen=pg.mkPen((0, 0, 0, 0)))
+        self.plot.addItem(self._ref_anchor)
+        self.empty_label = QtWidgets.QLabel("Run a sweep to see how utility changes with the privacy parameter.")
+        self.empty_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(self.plot, 1)
+
+        self.measure_combo.currentTextChanged.connect(lambda _t: self._redraw())
+        self.param_combo.currentTextChanged.connect(self._param_changed)
+        self.spread_combo.currentIndexChanged.connect(lambda _i: self._apply_spread())
+        self.log_check.toggled.connect(self._log_toggled)
+        self.ref_check.toggled.connect(lambda _c: self._update_references())
+        self.export_button.clicked.connect(self._ask_export)
+
+    # ---- public API -----------------------------------------------------------------------------------------
+    def set_log_hints(self, hints: dict[str, bool]) -> None:
+        """Which parameters are best on a log axis (from ParamSpec.log_scale); others are guessed from their range."""
+        self._log_hints.update({str(k): bool(v) for k, v in hints.items()})
+        self._param_changed(self.param_combo.currentText())
+
+    def add_series(self, name: str, summary: pd.DataFrame, param_names: list[str] | None = None) -> None:
+        """Add (or replace the data of) the series `name`: a summary with mean/std per grid point."""
+        series = self._series.get(name)
+        if series is None:
+            colour = PALETTE[self._colour_next % len(PALETTE)]
+            self._colour_next += 1
+            series = _Series(name, summary, param_names, colour)
+            self._series[name] = series
+        else:
+            series.summary, series.param_names = summary, param_names
+        self._refresh_choices()
+        self._redraw()
+        self.seriesChanged.emit()
+
+    def add_result(self, name: str, result, log_hints: dict[str, bool] | None = None) -> None:
+        """Convenience for a sweep result: its summary() as a series and its reference figures as lines."""
+        if log_hints:
+            self._log_hints.update(log_hints)
+        self.add_series(name, result.summary(), list(getattr(result, "param_names", []) or []) or None)
+        if getattr(result, "reference", None):
+            self.set_reference(result.reference)
+
+    def remove_series(self, name: str) -> None:
+        series = self._series.pop(name, None)
+        if series is None:
+            return
+        for curve in series.curves:
+            self._drop_curve(curve)
+        self._refresh_choices()
+        self._redraw()
+        self.seriesChanged.emit()
+
+    def clear(self) -> None:
+        for name in list(self._series):
+            self.remove_series(name)
+        self.set_reference({})
+        self._colour_next = 0
+
+    def series_names(self) -> list[str]:
+        return list(self._series)
+
+    def set_reference(self, reference: dict[str, float]) -> None:
+        """Horizontal reference lines, e.g. {"BA %": 85.3, "LA %": 75.5}; drawn when they fit the shown measure."""
+        self._reference = {str(k): float(v) for k, v in reference.items() if v is not None and math.isfinite(v)}
+        for key in [k for k in self._ref_lines if k not in self._reference]:
+            self.plot.removeItem(self._ref_lines.pop(key))
+        for key, value in self._reference.items():
+            line = self._ref_lines.get(key)
+            if line is None:
+                line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#555555", width=1.5,
+                                                                             style=QtCore.Qt.PenStyle.DashLine),
+                                       label="", labelOpts={"position": 0.02, "color": "#333333",
+                                                            "anchors": [(0, 1), (0, 1)]})
+                self._ref_lines[key] = line
+                self.plot.addItem(line, ignoreBounds=True)
+            line.setPos(value)
+            line.label.setFormat(f"{key} = {value:.4g}".replace("{", "{{").replace("}", "}}"))
+        self._update_references()
+
+    def reference_lines(self) -> dict[str, pg.InfiniteLine]:
+        return dict(self._ref_lines)
+
+    def curves(self, name: str) -> list[pg.PlotDataItem]:
+        """The mean-line items of series `name` (one per combination of the other swept parameters)."""
+        return [c.mean for c in self._series[name].curves if c.mean.isVisible()]
+
+    def export_png(self, path: str | Path, width: int = 1600) -> Path:
+        return export_plot_png(self.plot, path, width)
+
+    # ---- drawing --------------------------------------------------------------------------------------------
+    def _measure(self) -> str:
+        return self.measure_combo.currentText()
+
+    def _param(self) -> str:
+        return self.param_combo.currentText()
+
+    def _refresh_choices(self) -> None:
+        params, measures = [], []
+        for series in self._series.values():
+            _f, ps, ms = summ.tidy(series.summary, series.param_names)
+            params += [p for p in ps if p not in params]
+            measures += [m for m in ms if m not in measures]
+        for combo, items in ((self.param_combo, params), (self.measure_combo, measures)):
+            current = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(items)
+            if current in items:
+                combo.setCurrentText(current)
+            combo.blockSignals(False)
+        self._param_changed(self._param(), redraw=False)
+        self.empty_label.setVisible(not self._series)
+
+    def _param_changed(self, param: str, redraw: bool = True) -> None:
+        log = self._log_hints.get(param)
+        if log is None:  # guess: positive values spanning over a decade read best on a log axis
+            xs = self._x_values(param)
+            log = bool(xs.size and (xs > 0).all() and xs.max() / xs.min() >= 20)
+        self.log_check.blockSignals(True)
+        self.log_check.setChecked(log)
+        self.log_check.blockSignals(False)
+        self.plot.getPlotItem().setLogMode(x=log, y=False)
+        self.plot.setLabel("bottom", param)
+        if redraw:
+            self._redraw()
+
+    def _x_values(self, param: str) -> np.ndarray:
+        values = []
+        for series in self._series.values():
+            frame = summ.tidy(series.summary, series.param_names)[0]
+            if param in frame.columns:
+                values.append(pd.to_numeric(frame[param], errors="coerce").to_numpy(dtype=float))
+        xs = np.concatenate(values or [np.zeros(0)])
+        return xs[np.isfinite(xs)]
+
+    def _log_toggled(self, log: bool) -> None:
+        self._log_hints[self._param()] = log
+        self.plot.getPlotItem().setLogMode(x=log, y=False)
+        self._set_x_ticks()
+        self._apply_spread()
+
+    def _new_curve(self, series: _Series, index: int) -> _Curve:
+        pen = pg.mkPen(series.colour, width=2.5, style=_DASHES[index % len(_DASHES)])
+        mean = pg.PlotDataItem(pen=pen, symbol="o", symbolSize=7, symbolBrush=series.colour, symbolPen="w")
+        edge = pg.mkPen((0, 0, 0, 0))
+        upper, lower = pg.PlotDataItem(pen=edge), pg.PlotDataItem(pen=edge)
+        fill = pg.mkColor(series.colour)
+        fill.setAlpha(50)
+        band = pg.FillBetweenItem(upper, lower, brush=pg.mkBrush(fill))
+        bars = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.0, pen=pg.mkPen(series.colour, width=1.5))
+        for item in (band, upper, lower, bars):
+            self.plot.addItem(item)
+        self.plot.addItem(mean)
+        return _Curve(mean, upper, lower, band, bars)
+
+    def _drop_curve(self, curve: _Curve) -> None:
+        self.legend.removeItem(curve.mean)
+        for item in (curve.mean, curve.upper, curve.lower, curve.band, curve.bars):
+            self.plot.removeItem(item)
+
+    def _redraw(self) -> None:
+        param, measure = self._param(), self._measure()
+        for series in self._series.values():
+            pts = summ.points(series.summary, param, measure, series.param_names) if param and measure else []
+            while len(series.curves) < len(pts):
+                series.curves.append(self._new_curve(series, len(series.curves)))
+            for i, curve in enumerate(series.curves):
+                if i < len(pts):
+                    p = pts[i]
+                    name = f"{series.name} ({p.label})" if p.label else series.name
+                    curve.x, curve.y, curve.std = p.x, p.mean, p.std
+                    curve.mean.setData(p.x, p.mean)
+                    curve.upper.setData(p.x, p.mean + p.std)
+                    curve.lower.setData(p.x, p.mean - p.std)
+                    label = self.legend.getLabel(curve.mean)
+                    if label is None:
+                        self.legend.addItem(curve.mean, name)
+                    else:
+                        label.setText(name)
+                    curve.mean.setVisible(True)
+                else:
+                    curve.x = curve.y = curve.std = np.zeros(0)
+                    self.legend.removeItem(curve.mean)
+                    curve.mean.setVisible(False)
+        self.plot.setLabel("left", measure)
+        self._set_x_ticks()
+        self._apply_spread()
+        self._update_references()
+
+    def _set_x_ticks(self) -> None:
+        """Label the grid values themselves (a sweep has few); pyqtgraph's log ticks crowd and overlap."""
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        xs = np.unique(self._x_values(self._param()))
+        log = self.log_check.isChecked()
+        if log:
+            xs = xs[xs > 0]
+        if 0 < xs.size <= 15:
+            where = np.log10(xs) if log else xs
+            axis.setTicks([[(float(w), f"{v:g}") for w, v in zip(where, xs)], []])
+        else:
+            axis.setTicks(None)
+
+    def _apply_spread(self) -> None:
+        mode = self.spread_combo.currentIndex()
+        log = self.log_check.isChecked()
+        for series in self._series.values():
+            for curve in series.curves:
+                shown = curve.mean.isVisible() and curve.x.size > 0
+                curve.band.setVisible(shown and mode == 0)
+                curve.upper.setVisible(shown and mode == 0)
+                curve.lower.setVisible(shown and mode == 0)
+                if shown:
+                    # error bars are drawn in view coordinates: on a log axis those are log10(x)
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        x = np.log10(curve.x) if log else curve.x
+                    ok = np.isfinite(x)
+                    curve.bars.setData(x=x[ok], y=curve.y[ok], top=curve.std[ok], bottom=curve.std[ok])
+                curve.bars.setVisible(shown and mode == 1)  # after setData, which makes the item visible
+
+    def _update_references(self) -> None:
+        measures = set()
+        for series in self._series.values():
+            measures |= set(summ.tidy(series.summary, series.param_names)[2])
+        shown_values = []
+        for key, line in self._ref_lines.items():
+            # a reference named like a measure belongs to that measure only; others (BA, LA) go with any measure
+            visible = self.ref_check.isChecked() and (key not in measures or key == self._measure())
+            line.setVisible(visible)
+            if visible:
+                shown_values.append(self._reference[key])
+        xs = np.concatenate([c.x for s in self._series.values() for c in s.curves if c.mean.isVisible()]
+                            or [np.zeros(0)])
+        xs = xs[np.isfinite(xs) & (xs > 0)] if self.log_check.isChecked() else xs[np.isfinite(xs)]
+        if shown_values and xs.size:
+            self._ref_anchor.setData(np.full(len(shown_values), xs.min()), np.asarray(shown_values))
+        else:
+            self._ref_anchor.setData([], [])
+
+    def _ask_export(self) -> None:
+        path = self.save_dialog(self, "Save chart as PNG", "sweep.png")
+        if path:
+            try:
+                self.export_png(path)
+            except OSError as exc:
+                QtWidgets.QMessageBox.warning(self, "Could not save the chart", str(exc))
