@@ -1,0 +1,177 @@
+"""Mondrian multidimensional partitioning (LeFevre, DeWitt, Ramakrishnan 2006), vectorised level by level.
+
+All partitions of one level are split at once: the active rows are kept in one array ordered so that each
+partition is a contiguous segment; sorting (partition, value code) orders every segment by its split dimension in a
+single argsort, and the medians / tie counts of all segments come from `searchsorted`. There is no Python loop over
+rows or over partitions, only over levels (about log2(n / k)) and over the d dimensions tried in turn.
+
+Choice of dimension: the widest normalised range (range of the partition / range of the whole table), then the next
+widest if that one cannot be split, as in the paper.
+
+Strict mode: each distinct value goes to one side. The two thresholds nearest the median ("< m" and "<= m", m the
+lower median) are tried and the more balanced allowable one is taken; if neither leaves k rows on both sides no
+threshold on that dimension can. Relaxed mode: the sorted segment is cut at its middle position, so rows equal to
+the median may fall on both sides (children's ranges may touch).
+
+With l-diversity a split is allowable only if both halves have at least k rows and are l-diverse on the sensitive
+column (distinct: at least l distinct values; entropy: entropy >= log l).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["partition", "is_l_diverse"]
+
+
+def _code_columns(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Dense value codes per column (int64) and the sorted distinct values of each column."""
+    n, d = X.shape
+    codes = np.empty((n, d), dtype=np.int64)
+    uniques = []
+    for j in range(d):
+        u, inv = np.unique(X[:, j], return_inverse=True)
+        codes[:, j] = inv.reshape(-1)
+        uniques.append(u)
+    return codes, uniques
+
+
+def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, diversity: str) -> np.ndarray:
+    """Per group: number of distinct sensitive values, or exp(entropy) (the 'effective' l)."""
+    key = group.astype(np.int64) * n_sens + s
+    uk, counts = np.unique(key, return_counts=True)
+    g = uk // n_sens
+    if diversity == "distinct":
+        return np.bincount(g, minlength=n_groups).astype(float)
+    sizes = np.bincount(g, weights=counts, minlength=n_groups)
+    p = counts / sizes[g]
+    h = np.bincount(g, weights=-p * np.log(p), minlength=n_groups)
+    return np.exp(h)
+
+
+def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
+    """Whether one group of sensitive values is l-diverse (used to check the whole table before partitioning)."""
+    s = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0]
+    if s.size == 0:
+        return False
+    value = _diversity(np.zeros(s.size, dtype=np.int64), s, 1, int(s.max()) + 1, diversity)[0]
+    return bool(value >= l - 1e-9)
+
+
+def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndarray | None = None,
+              l: int | None = None, diversity: str = "distinct") -> np.ndarray:
+    """Equivalence-class id (0..C-1, int64) of every row of X (n x d numbers: quasi-identifiers coded).
+
+    Every class has at least k rows (and is l-diverse on `sensitive` when l is given). Raises ValueError when the
+    whole table already violates the requirement (fewer than k rows, or not l-diverse).
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[:, None]
+    n, d = X.shape
+    if mode not in ("strict", "relaxed"):
+        raise ValueError(f"mode must be 'strict' or 'relaxed', not {mode!r}")
+    if diversity not in ("distinct", "entropy"):
+        raise ValueError(f"diversity must be 'distinct' or 'entropy', not {diversity!r}")
+    k = int(k)
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if n < k:
+        raise ValueError(f"the table has {n} rows, fewer than k = {k}")
+    if np.isnan(X).any():
+        raise ValueError("quasi-identifier codes contain NaN; code missing values first")
+    use_l = l is not None and l > 1 and sensitive is not None
+    if use_l:
+        s_codes = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0].astype(np.int64)
+        if s_codes.size != n:
+            raise ValueError("sensitive column length differs from X")
+        n_sens = int(s_codes.max()) + 1 if n else 1
+        if not is_l_diverse(s_codes, l, diversity):
+            raise ValueError(f"the whole table is not {l}-diverse ({diversity}); no partition can be")
+    labels = np.full(n, -1, dtype=np.int64)
+    if n == 0:
+        return labels
+    if d == 0:
+        labels[:] = 0
+        return labels
+
+    codes, uniques = _code_columns(X)
+    lo = np.array([u[0] for u in uniques])
+    span = np.array([u[-1] - u[0] for u in uniques], dtype=float)
+    span[span == 0] = np.inf  # a constant column never widens anything
+    mult = n + 1  # key = segment * mult + code, codes < n
+
+    active = np.arange(n, dtype=np.int64)  # rows of unfinished partitions, grouped by partition
+    pid = np.zeros(n, dtype=np.int64)  # partition id (0..P-1, nondecreasing along `active`)
+    next_label = 0
+    while active.size:
+        P = int(pid[-1]) + 1
+        sizes = np.bincount(pid, minlength=P)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        # normalised width of every partition on every dimension
+        C = codes[active]
+        cmin = np.minimum.reduceat(C, starts, axis=0)
+        cmax = np.maximum.reduceat(C, starts, axis=0)
+        width = np.empty((P, d))
+        for j in range(d):
+            width[:, j] = (uniques[j][cmax[:, j]] - uniques[j][cmin[:, j]]) / span[j]
+        order = np.argsort(-width, axis=1, kind="stable")
+        undecided = (sizes >= 2 * k) & (width.max(axis=1) > 0)
+        left_count = np.zeros(P, dtype=np.int64)
+        split = np.zeros(P, dtype=bool)
+        for r in range(d):
+            dim = order[:, r]
+            cand = undecided & (width[np.arange(P), dim] > 0)
+            if not cand.any():
+                break
+            row_mask = cand[pid]
+            pos = np.flatnonzero(row_mask)  # positions in `active`, contiguous per partition
+            seg = pid[pos]
+            c = codes[active[pos], dim[seg]]
+            key = seg * mult + c
+            srt = np.argsort(key, kind="stable")
+            key = key[srt]
+            active[pos] = active[pos][srt]  # segments keep their places, now ordered by the split dimension
+            cp = np.flatnonzero(cand)
+            csize = sizes[cp]
+            cstart = np.concatenate(([0], np.cumsum(csize)[:-1]))
+            if mode == "strict":
+                mkey = key[cstart + (csize - 1) // 2]
+                lt = np.searchsorted(key, mkey, "left") - cstart
+                le = np.searchsorted(key, mkey, "right") - cstart
+                ok_lt = (lt >= k) & (csize - lt >= k)
+                ok_le = (le >= k) & (csize - le >= k)
+                better_lt = ok_lt & (~ok_le | (np.abs(2 * lt - csize) < np.abs(2 * le - csize)))
+                left = np.where(better_lt, lt, le)
+                ok = ok_lt | ok_le
+            else:
+                left = csize // 2
+                ok = left >= k
+            if use_l and ok.any():
+                local = np.repeat(np.arange(cp.size), csize)
+                offset = np.arange(pos.size) - cstart[local]
+                side = (offset >= left[local]).astype(np.int64)
+                div = _diversity(local * 2 + side, s_codes[active[pos]], 2 * cp.size, n_sens, diversity)
+                ok &= (div[0::2] >= l - 1e-9) & (div[1::2] >= l - 1e-9)
+            done = cp[ok]
+            split[done] = True
+            left_count[done] = left[ok]
+            undecided[done] = False
+        # partitions that could not split become classes, the others are replaced by their two halves
+        fin = ~split
+        n_fin = int(fin.sum())
+        if n_fin:
+            fin_rank = np.cumsum(fin) - 1 + next_label
+            row_fin = fin[pid]
+            labels[active[row_fin]] = fin_rank[pid[row_fin]]
+            next_label += n_fin
+        if not split.any():
+            break
+        new_base = (np.cumsum(split) - 1) * 2
+        keep = split[pid]
+        offset = np.arange(active.size) - starts[pid]
+        side = (offset >= left_count[pid]).astype(np.int64)
+        pid = (new_base[pid] + side)[keep]
+        active = active[keep]
+    return labels
