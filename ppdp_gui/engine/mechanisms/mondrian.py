@@ -1,0 +1,156 @@
+"""Mondrian multidimensional k-anonymity (LeFevre et al. 2006) as a mechanism, with optional l-diversity.
+
+Rows are partitioned by `mondrian_core.partition` on coded quasi-identifiers (`qi_coding`), then every class
+publishes, per QI, the smallest taxonomy node or the union of public grid cells covering its values: a group's raw
+minimum or maximum is never shown. Identifier columns are dropped; sensitive, class and insensitive columns pass
+through unchanged. Rows are returned grouped by class, in random order inside a class, so the release's row order
+says nothing about the original's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.mondrian_core import is_l_diverse, partition
+from ppdp_gui.engine.mechanisms.qi_coding import code_quasi_identifier, publish_groups
+
+K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, high=1000,
+                    help="Every published combination of quasi-identifier values is shared by at least k rows.")
+GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy", "float", default=0.0, low=0.0,
+                       help="Numeric quasi-identifiers without a taxonomy are published as unions of intervals "
+                            "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
+
+
+def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
+    """The sensitive column for l-diversity: the chosen one, else the only one the data has, else None."""
+    if not params.get("l"):
+        return None
+    chosen = params.get("sensitive")
+    if chosen:
+        return chosen
+    sens = data.sensitive_columns
+    return sens[0] if len(sens) == 1 else None
+
+
+def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
+    """Checks shared by Mondrian and TDS: quasi-identifiers exist, have no gaps and fit their taxonomies."""
+    problems: list[Problem] = []
+    qis = data.quasi_identifiers
+    if not qis:
+        return [Problem("mark at least one column as a quasi-identifier (the columns an attacker could link on)")]
+    if data.n_rows < k:
+        problems.append(Problem(f"the table has {data.n_rows} rows, fewer than k = {k}", param="k"))
+    for name in qis:
+        spec = data.spec(name)
+        col = data.frame[name]
+        if col.isna().any():
+            problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
+                                    column=name))
+            continue
+        if spec.taxonomy is not None:
+            try:
+                spec.taxonomy.node_codes(col)
+            except TaxonomyError as exc:
+                problems.append(Problem(str(exc), column=name))
+        elif spec.kind == "numeric":
+            how = f"width {grid_width:g}" if grid_width > 0 else "an automatic round width"
+            problems.append(Problem(f"{name!r} has no taxonomy: its ranges are snapped to intervals of {how} "
+                                    f"(the automatic width is derived from the column's range)",
+                                    level="warning", column=name))
+    return problems
+
+
+def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np.ndarray) -> pd.DataFrame:
+    """The table to export: identifiers dropped, QIs replaced by their published labels, rows in `order`."""
+    cols = {}
+    for spec in data.schema:
+        if spec.role == Role.IDENTIFIER:
+            continue
+        if spec.name in published:
+            cols[spec.name] = pd.Series(published[spec.name][order])
+        else:
+            cols[spec.name] = data.frame[spec.name].iloc[order].reset_index(drop=True)
+    return pd.DataFrame(cols)
+
+
+def n_published_classes(table: pd.DataFrame, qis: list[str]) -> int:
+    """Distinct published QI combinations (partitions whose ranges snap to the same cells merge)."""
+    codes = np.column_stack([table[q].cat.codes.to_numpy() for q in qis])
+    return int(np.unique(codes, axis=0).shape[0])
+
+
+class Mondrian(Mechanism):
+    name = "Mondrian"
+    guarantee = "k-anonymity"
+    summary = ("Groups similar records into boxes of at least k and publishes each box's ranges/groups, so any "
+               "record matches at least k-1 others on the quasi-identifiers.")
+    params = (
+        K_PARAM,
+        ParamSpec("mode", "Partitioning", "choice", default="strict", choices=("strict", "relaxed"),
+                  help="strict: equal values stay together (boxes never overlap); relaxed: ties may be split, "
+                       "usually smaller boxes."),
+        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100,
+                  help="Also require l well-represented sensitive values in every group (l-diversity)."),
+        ParamSpec("diversity", "l-diversity kind", "choice", default="distinct", choices=("distinct", "entropy"),
+                  help="distinct: at least l different values; entropy: entropy of the values at least log(l)."),
+        ParamSpec("sensitive", "Sensitive column", "column", default=None, roles=(Role.SENSITIVE,), optional=True,
+                  help="The column l-diversity protects (needed when l > 0 and the data has several)."),
+        GRID_PARAM,
+    )
+
+    def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
+        problems = kanon_problems(data, params["k"], params["grid_width"])
+        if params["l"] and params["l"] > 1:
+            sens = resolve_sensitive(data, params)
+            if sens is None:
+                problems.append(Problem("choose the sensitive column for l-diversity", param="sensitive"))
+            elif sens in data.quasi_identifiers:
+                problems.append(Problem(f"{sens!r} is a quasi-identifier; it cannot also be the sensitive column",
+                                        param="sensitive"))
+            elif not is_l_diverse(data.frame[sens].astype(str).to_numpy(), params["l"], params["diversity"]):
+                problems.append(Problem(f"the whole table is not {params['l']}-diverse on {sens!r}; lower l",
+                                        param="l"))
+        return problems
+
+    def privacy_cost(self, **params: Any) -> PrivacyCost:
+        p = self.resolve_params(**params)
+        l = p["l"] if p["l"] and p["l"] > 1 else None
+        note = f"{p['diversity']} l-diversity" if l else ""
+        return PrivacyCost(k=p["k"], l=l, note=note)
+
+    def _run(self, data: Dataset, *, rng, k: int, mode: str, l: int, diversity: str, sensitive: str | None,
+             grid_width: float) -> Iterator[Progress | Release]:
+        yield Progress(0.05, "coding quasi-identifiers")
+        qis = [code_quasi_identifier(data, name, grid_width) for name in data.quasi_identifiers]
+        sens = resolve_sensitive(data, {"l": l, "sensitive": sensitive})
+        use_l = bool(l and l > 1 and sens)
+        yield Progress(0.2, "partitioning")
+        labels = partition(np.column_stack([q.codes for q in qis]), k, mode=mode,
+                           sensitive=data.frame[sens].astype(str).to_numpy() if use_l else None,
+                           l=l if use_l else None, diversity=diversity)
+        yield Progress(0.8, "generalising")
+        published, intervals, sizes = publish_groups(qis, labels)
+        perm = rng.permutation(len(labels))
+        order = perm[np.argsort(labels[perm], kind="stable")]
+        table = release_frame(data, published, order)
+        metadata = {
+            "quasi_identifiers": [q.name for q in qis], "k": k, "l": l if use_l else None,
+            "sensitive": sens if use_l else None, "diversity": diversity if use_l else None,
+            "n_classes": n_published_classes(table, [q.name for q in qis]), "n_partitions": int(sizes.size),
+            "mode": mode,
+            "generalisation": {q.name: q.how for q in qis},
+            "intervals": intervals, "domains": {q.name: list(q.domain) for q in qis},
+        }
+        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=l, diversity=diversity),
+                      params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
+                              "grid_width": grid_width}, metadata=metadata)
+
+    def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
+        from ppdp_gui.engine.metrics.information_loss import kanon_measures
+        return kanon_measures(release, train, test)

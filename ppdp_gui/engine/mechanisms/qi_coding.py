@@ -1,0 +1,176 @@
+"""Quasi-identifiers as numbers for partitioning, and groups of rows back to published labels.
+
+Every QI becomes a numeric code whose order keeps generalisation groups contiguous:
+- a column with a taxonomy (categorical or numeric): the position of its leaf in depth-first order, so every
+  subtree is a run of positions and the smallest node covering a group is the lowest common ancestor of its
+  leftmost and rightmost leaf;
+- a numeric column without a taxonomy: the index of its cell on a public grid of width w (multiples of w from 0).
+  Published ranges are unions of whole cells, so a range never shows a group's raw minimum or maximum;
+- a categorical column without a taxonomy: a flat taxonomy (a group shows its value, or "*" when mixed).
+
+Bounds for information loss are kept in one unit per QI: leaf positions for taxonomies (so NCP is
+(leaves under node - 1)/(leaves - 1), ARX's loss metric) and the column's own unit for grids.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.taxonomy.tree import Taxonomy
+
+
+def nice_width(span: float, parts: int = 10) -> float:
+    """Smallest 1, 2 or 5 x 10^m at least span/parts: the automatic public grid (decades for ages)."""
+    if not math.isfinite(span) or span <= 0:
+        return 1.0
+    raw = span / parts
+    exp = math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        w = m * 10.0 ** exp
+        if w >= raw * (1 - 1e-12):
+            return float(w)
+    return float(10.0 ** (exp + 1))  # pragma: no cover
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@dataclass
+class TaxonomyIndex:
+    """Depth-first leaf positions of a taxonomy and, per node, the range of leaf positions under it."""
+
+    tax: Taxonomy
+    leaf_pos: np.ndarray = field(init=False)  # node id -> position (leaves only)
+    node_lo: np.ndarray = field(init=False)
+    node_hi: np.ndarray = field(init=False)
+    anc: np.ndarray = field(init=False)  # leaf position x level -> ancestor node id (padded with root)
+    labels: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        tax = self.tax
+        leaves = tax.leaves()
+        n_nodes = len(tax)
+        self.leaf_pos = np.full(n_nodes, -1, dtype=np.int64)
+        self.leaf_pos[leaves] = np.arange(len(leaves))
+        self.node_lo = np.full(n_nodes, len(leaves), dtype=np.int64)
+        self.node_hi = np.full(n_nodes, -1, dtype=np.int64)
+        chains = [tax.ancestors(leaf) for leaf in leaves]
+        height = max(len(c) for c in chains)
+        self.anc = np.zeros((len(leaves), height), dtype=np.int64)
+        for pos, chain in enumerate(chains):
+            self.anc[pos, :len(chain)] = chain
+            self.anc[pos, len(chain):] = 0
+            for node in chain:
+                self.node_lo[node] = min(self.node_lo[node], pos)
+                self.node_hi[node] = max(self.node_hi[node], pos)
+        self.labels = np.array([tax.label(i) for i in range(n_nodes)], dtype=object)
+
+    @property
+    def n_leaves(self) -> int:
+        return self.anc.shape[0]
+
+    def positions(self, values: pd.Series) -> np.ndarray:
+        return self.leaf_pos[self.tax.node_codes(values)]
+
+    def covering_node(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Smallest node whose leaves include positions lo..hi (vectorised over groups)."""
+        nodes = self.anc[lo]  # groups x levels, leaf first
+        covers = self.node_hi[nodes] >= hi[:, None]
+        first = covers.argmax(axis=1)
+        return nodes[np.arange(len(lo)), first]
+
+
+@dataclass
+class QICode:
+    """One quasi-identifier coded for partitioning, with what is needed to publish a group of its values."""
+
+    name: str
+    codes: np.ndarray  # float per row
+    index: TaxonomyIndex | None = None
+    width: float | None = None  # grid width when there is no taxonomy
+    integer: bool = False
+    domain: tuple[float, float] = (0.0, 0.0)  # bounds of the whole column, in loss units
+
+    @property
+    def how(self) -> str:
+        if self.index is not None:
+            return "taxonomy"
+        return f"grid of width {_fmt(self.width)}"
+
+    def publish(self, cmin: np.ndarray, cmax: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Labels and loss bounds (lo, hi) of groups whose codes span cmin..cmax."""
+        if self.index is not None:
+            lo = cmin.astype(np.int64)
+            hi = cmax.astype(np.int64)
+            node = self.index.covering_node(lo, hi)
+            return self.index.labels[node], self.index.node_lo[node].astype(float), \
+                self.index.node_hi[node].astype(float)
+        pairs, inv = np.unique(np.column_stack([cmin, cmax]), axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        a = pairs[:, 0] * self.width
+        b = (pairs[:, 1] + 1) * self.width
+        if self.integer:
+            hi = b - 1
+            text = [_fmt(x) if x == y else f"{_fmt(x)}-{_fmt(y)}" for x, y in zip(a, hi)]
+        else:
+            hi = b
+            text = [f"[{_fmt(x)}, {_fmt(y)})" for x, y in zip(a, b)]
+        return np.array(text, dtype=object)[inv], a[inv].astype(float), hi[inv].astype(float)
+
+    def raw_bounds(self, values: pd.Series) -> np.ndarray:
+        """Unseen original values in loss units (for classifiers tested on original rows)."""
+        if self.index is not None:
+            known = values.astype(str).isin(set(self.index.tax.leaf_values()))
+            out = np.full(len(values), np.nan)
+            if known.any():
+                out[known.to_numpy()] = self.index.positions(values[known])
+            return out
+        return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+
+
+def code_quasi_identifier(data: Dataset, name: str, grid_width: float = 0.0) -> QICode:
+    """Code one QI column (see the module docstring); grid_width 0 means automatic (nice_width of the range)."""
+    spec = data.spec(name)
+    series = data.frame[name]
+    tax = spec.taxonomy
+    if tax is None and spec.kind != "numeric":
+        tax = Taxonomy.flat(name, pd.unique(series.astype(str)))
+    if tax is not None:
+        index = TaxonomyIndex(tax)
+        pos = index.positions(series).astype(float)
+        return QICode(name, pos, index=index, domain=(0.0, float(index.n_leaves - 1)))
+    values = pd.to_numeric(series).to_numpy(dtype=float)
+    vmin, vmax = float(np.min(values)), float(np.max(values))
+    width = float(grid_width) if grid_width and grid_width > 0 else nice_width(vmax - vmin)
+    integer = bool(np.all(np.mod(values, 1) == 0)) and float(width).is_integer()
+    cells = np.floor(values / width)
+    return QICode(name, cells, width=width, integer=integer, domain=(vmin, vmax))
+
+
+def group_bounds(labels: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group (labels 0..C-1): min and max of `codes` (n x d), plus each group's size."""
+    order = np.argsort(labels, kind="stable")
+    sizes = np.bincount(labels)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    sorted_codes = codes[order]
+    return np.minimum.reduceat(sorted_codes, starts, axis=0), np.maximum.reduceat(sorted_codes, starts, axis=0), sizes
+
+
+def publish_groups(qis: list[QICode], labels: np.ndarray) -> tuple[dict[str, pd.Categorical], dict, np.ndarray]:
+    """Published column per QI (categorical, one label per group) and {qi: {label: [lo, hi]}} for metrics."""
+    codes = np.column_stack([q.codes for q in qis])
+    cmin, cmax, sizes = group_bounds(labels, codes)
+    columns, intervals = {}, {}
+    for j, q in enumerate(qis):
+        glabels, lo, hi = q.publish(cmin[:, j], cmax[:, j])
+        gcodes, uniques = pd.factorize(glabels)
+        columns[q.name] = pd.Categorical.from_codes(gcodes[labels], categories=pd.Index(uniques, dtype=object))
+        first = np.unique(gcodes, return_index=True)[1]
+        intervals[q.name] = {str(uniques[c]): [float(lo[i]), float(hi[i])] for c, i in zip(gcodes[first], first)}
+    return columns, intervals, sizes
