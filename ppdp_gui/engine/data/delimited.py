@@ -180,6 +180,10 @@ def parse_delimited(text: str, delimiter: str, path: str, data: bytes | None = N
                             path=path, line=header_line) from None
     if table is None or table.num_columns != n:  # pragma: no cover - guarded above
         raise DataError("cannot be read as delimited text", path=path)
+    if data.count(b'"') % 2:  # an odd number of quotes may be a quoted value that never ends (Arrow accepts it)
+        problem = locate_problem(text, delimiter, path)
+        if problem is not None:
+            raise problem
     if table.num_rows <= 1:
         raise DataError(f"has a header on line {header_line} but no data rows", path=path, line=header_line + 1)
     frame = table.slice(1).to_pandas()
