@@ -52,7 +52,8 @@ def export_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None)
                             path=str(target))
         return _atomic(target, lambda tmp: _write_xlsx(safe, tmp))
     sep = "\t" if fmt == "tsv" else ","
-    return _atomic(target, lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\n",
+    # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too
+    return _atomic(target, lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n",
                                                    encoding="utf-8"))
 
 
@@ -94,9 +95,6 @@ def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
     import openpyxl  # lazy: only needed for workbooks
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-    book = openpyxl.Workbook(write_only=True)
-    sheet = book.create_sheet("release")
-    sheet.append(list(frame.columns))
     columns = []
     for pos in range(frame.shape[1]):
         col = frame.iloc[:, pos]
@@ -107,6 +105,9 @@ def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
                 raise DataError(f"column {frame.columns[pos]!r} row {row} holds a control character that Excel "
                                 "cannot store; export CSV or Parquet instead", column=str(frame.columns[pos]))
         columns.append(col.astype(object).where(col.notna(), None).tolist())
+    book = openpyxl.Workbook(write_only=True)  # created only once the values are known to fit
+    sheet = book.create_sheet("release")
+    sheet.append(list(frame.columns))
     for row in zip(*columns):
         sheet.append(list(row))
     book.save(tmp)
