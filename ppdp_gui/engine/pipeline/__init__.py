@@ -1,1 +1,6 @@
-"""pipeline for ppdp_gui (Qt-free)."""
+"""Running mechanisms: one charged release (`run_release`) or an uncharged simulation sweep (`run_sweep`)."""
+
+from ppdp_gui.engine.pipeline.release import run_release
+from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
+
+__all__ = ["run_release", "run_sweep", "SweepResult"]

@@ -1,0 +1,122 @@
+"""Sweeps: the custodian's own simulation of a mechanism over a grid of parameters × repeats.
+
+Nothing here is published, so nothing is charged to the ledger; the figures (mechanism.measures, e.g. error per
+cell or classification accuracy on a held-out part) show what each setting would cost in utility before the one
+real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.errors import ParameterError
+from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release
+from ppdp_gui.engine.noise import NoiseSource
+from ppdp_gui.engine.pipeline.release import resolve_mechanism, validate_or_raise
+
+
+@dataclass
+class SweepResult:
+    """One row per grid point × repeat (params, "repeat", "seconds", measures) and the reference figures."""
+
+    mechanism: str
+    param_names: list[str]
+    rows: pd.DataFrame
+    reference: dict[str, float] = field(default_factory=dict)
+    n_train: int = 0
+    n_test: int = 0
+
+    @property
+    def measure_names(self) -> list[str]:
+        skip = set(self.param_names) | {"repeat", "seconds"}
+        return [c for c in self.rows.columns if c not in skip]
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and std of every measure per grid point (parameters in the index, (measure, stat) columns)."""
+        measures = self.measure_names
+        if not self.param_names:
+            stats = self.rows[measures].agg(["mean", "std"])
+            return pd.DataFrame({(m, s): [stats.loc[s, m]] for m in measures for s in ("mean", "std")})
+        return self.rows.groupby(self.param_names, sort=True)[measures].agg(["mean", "std"])
+
+
+def split_holdout(data: Dataset, holdout: float, rng: NoiseSource) -> tuple[Dataset, Dataset | None]:
+    """Random train/test split, stratified by the class column when there is one; `holdout` = test share."""
+    if not holdout:
+        return data, None
+    if not 0 < holdout < 1:
+        raise ParameterError(f"the held-out share must be between 0 and 1, got {holdout}")
+    n = data.n_rows
+    perm = np.asarray(rng.permutation(n))
+    cls = data.class_column
+    strata = (pd.Categorical(data.frame[cls].astype(str)).codes[perm] if cls else np.zeros(n, dtype=np.int64))
+    rank = pd.Series(strata).groupby(strata).cumcount().to_numpy()  # position within its class, random order
+    sizes = np.bincount(strata)
+    is_test = rank < np.round(holdout * sizes[strata])
+    test_idx, train_idx = np.sort(perm[is_test]), np.sort(perm[~is_test])
+    if len(train_idx) == 0 or len(test_idx) == 0:
+        raise ParameterError(f"{n} rows are too few to hold out {holdout:.0%} for testing")
+    frame = data.frame
+    return (data.with_frame(frame.iloc[train_idx].reset_index(drop=True)),
+            data.with_frame(frame.iloc[test_idx].reset_index(drop=True)))
+
+
+def grid_points(mech: Mechanism, grid: dict[str, list]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Every combination of the grid values, coerced by the parameters' specs (unknown names are an error)."""
+    names = list(grid)
+    values = []
+    for name in names:
+        spec = mech.param(name)
+        vals = [spec.coerce(v) for v in grid[name]]
+        if not vals:
+            raise ParameterError(f"the sweep of {spec.label} has no values")
+        values.append(vals)
+    return names, [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def _run_seed(seed: int, index: int) -> int:
+    return int(np.random.SeedSequence([int(seed), index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, Any], grid: dict[str, list], *,
+              repeats: int = 3, holdout: float = 1 / 3, seed: int | None = None
+              ) -> Iterator[Progress | SweepResult]:
+    """Yield Progress, then a SweepResult. Every grid point is validated before the first run."""
+    mech = resolve_mechanism(mechanism)
+    if int(repeats) < 1:
+        raise ParameterError("repeats must be at least 1")
+    names, points = grid_points(mech, grid)
+    train, test = split_holdout(data, holdout, NoiseSource(seed))
+    for point in points:
+        validate_or_raise(mech, train, {**base_params, **point})
+    yield Progress(0.0, "reference figures")
+    reference = mech.reference_measures(train, test)
+    total, rows = len(points) * int(repeats), []
+    for i, (point, rep) in enumerate(itertools.product(points, range(int(repeats)))):
+        label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base parameters"
+        rng = NoiseSource(_run_seed(seed, i)) if seed is not None else NoiseSource()
+        params = mech.resolve_params(**{**base_params, **point})
+        started, release = time.perf_counter(), None
+        gen = mech.run(train, rng=rng, **params)
+        try:
+            for item in gen:
+                if isinstance(item, Release):
+                    release = item
+                else:
+                    yield Progress((i + 0.9 * item.fraction) / total, f"{label} (run {rep + 1}): {item.message}")
+        finally:
+            gen.close()
+        seconds = time.perf_counter() - started
+        measures = mech.measures(release, train, test) if release is not None else {}
+        rows.append({**point, "repeat": rep, "seconds": seconds, **measures})
+        yield Progress((i + 1) / total, f"{label} (run {rep + 1}) done")
+    result = SweepResult(mech.name, names, pd.DataFrame(rows), dict(reference), train.n_rows,
+                         0 if test is None else test.n_rows)
+    yield result
