@@ -47,6 +47,8 @@ class _Column:
 
     def split(self, node: int, rows: np.ndarray, y: np.ndarray, n_cls: int):
         """(child index per row of `rows`, child ranges, info gain) of specialising `node`, or None."""
+        if rows.size == 0:
+            return None
         v = self.values[rows]
         y = y[rows]
         if self.code.index is not None:

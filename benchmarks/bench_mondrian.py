@@ -1,0 +1,165 @@
+"""Mondrian / TDS on Adult: NCP and classes beside qiyuangong/Mondrian and ARX, and speed (Adult, 10^6 rows).
+
+Run from the repository root:  .venv/bin/python benchmarks/bench_mondrian.py [--quick]
+Data are read from ../shared/data (never copied into the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ppdp_gui.engine.checks import check_release  # noqa: E402
+from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
+from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
+from ppdp_gui.engine.mechanisms.mondrian import Mondrian  # noqa: E402
+from ppdp_gui.engine.mechanisms.mondrian_core import partition  # noqa: E402
+from ppdp_gui.engine.mechanisms.tds import TDS  # noqa: E402
+from ppdp_gui.engine.metrics.information_loss import class_sizes, ncp  # noqa: E402
+from ppdp_gui.engine.noise import NoiseSource  # noqa: E402
+from ppdp_gui.engine.taxonomy.tree import Taxonomy  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "adult"
+COLUMNS = ("age workclass fnlwgt education education-num marital-status occupation relationship race sex "
+           "capital-gain capital-loss hours-per-week native-country income").split()
+NUMERIC = {"age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"}
+QIS = ["age", "workclass", "education-num", "marital-status", "occupation", "race", "sex", "native-country"]
+ARX_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+# qiyuangong/Mondrian README figures (reference README section 2): k -> (NCP %, classes)
+QIYUANGONG = {("strict", 2): (4.97, 7213), ("strict", 5): (8.30, 3271), ("strict", 10): (11.24, 1795),
+              ("strict", 25): (16.35, 776), ("strict", 50): (22.16, 402), ("strict", 100): (30.09, 205),
+              ("relaxed", 10): (15.85, 2040)}
+
+
+def read_tree(path: Path, column: str) -> Taxonomy:
+    rows = [line.strip().split(";") for line in path.read_text().splitlines() if line.strip()]
+    return Taxonomy.from_paths(column, rows)
+
+
+def load_adult() -> Dataset:
+    """adult.data without '?' rows (30,162); qiyuangong's QIs; Basic_Mondrian trees for the categoricals."""
+    df = pd.read_csv(DATA / "adult.data.gz", header=None, names=COLUMNS, sep=", ", engine="python")
+    df = df[~(df == "?").any(axis=1)].reset_index(drop=True)
+    trees = {}
+    for col in ("workclass", "marital-status", "occupation", "race", "sex", "native-country"):
+        trees[col] = read_tree(DATA / "hierarchies" / "basic_mondrian" / f"adult_{col.replace('-', '_')}.txt", col)
+    schema = tuple(ColumnSpec(c, "numeric" if c in NUMERIC else "categorical",
+                              Role.QUASI_IDENTIFIER if c in QIS else Role.CLASS if c == "income" else Role.INSENSITIVE,
+                              trees.get(c)) for c in COLUMNS)
+    return Dataset(df, schema)
+
+
+def load_arx_adult() -> Dataset:
+    """ARX's adult.csv (30,162 rows) with ARX's hierarchies for the 8 QIs (age as a 100-leaf taxonomy)."""
+    arx = DATA / "hierarchies" / "arx"
+    df = pd.read_csv(arx / "adult.csv.gz", sep=";", dtype=str)
+    schema = []
+    for c in df.columns:
+        if c in ARX_QIS:
+            rows = pd.read_csv(arx / f"adult_hierarchy_{c}.csv", sep=";", header=None, dtype=str).values.tolist()
+            schema.append(ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, Taxonomy.from_paths(c, rows)))
+        else:
+            schema.append(ColumnSpec(c, "categorical", Role.CLASS))
+    return Dataset(df, tuple(schema))
+
+
+def code_order_ncp(ds: Dataset, k: int, mode: str) -> tuple[float, int]:
+    """qiyuangong's own measure for comparison only: raw numeric ranges, categoricals coded by first
+    appearance and generalised to runs of codes (no snapping, no taxonomy)."""
+    cols = []
+    for q in QIS:
+        s = ds.frame[q]
+        cols.append(s.to_numpy(float) if q in NUMERIC else pd.factorize(s)[0].astype(float))
+    X = np.column_stack(cols)
+    labels = partition(X, k, mode=mode)
+    span = X.max(axis=0) - X.min(axis=0)
+    frame = pd.DataFrame(X).assign(g=labels).groupby("g")
+    width = (frame.max() - frame.min()).to_numpy() / span
+    sizes = np.bincount(labels)
+    return float(100 * (width * sizes[:, None]).sum() / (len(X) * X.shape[1])), int(sizes.size)
+
+
+def run(mech, ds: Dataset, **params):
+    t = time.perf_counter()
+    rel = run_to_release(mech.run(ds, rng=NoiseSource.for_tests(0), **params))
+    return rel, time.perf_counter() - t
+
+
+def golden(quick: bool) -> None:
+    ds = load_adult()
+    print(f"Adult adult.data without '?': {ds.n_rows} rows; QIs {', '.join(QIS)}")
+    print("ours: age, education-num snapped to public grids (widths 10 and 2); categoricals to the lowest common "
+          "ancestor in the Basic_Mondrian trees (flat trees: value or '*')")
+    print(f"{'k':>4} {'mode':8} | {'NCP % ours':>10} {'classes':>8} {'run s':>6} {'check':>6} | "
+          f"{'code-order NCP %':>16} {'classes':>8} | {'qiyuangong NCP %':>16} {'classes':>8}")
+    mech = Mondrian()
+    for (mode, k), (ref_ncp, ref_cls) in QIYUANGONG.items():
+        if quick and k not in (10,):
+            continue
+        rel, secs = run(mech, ds, k=k, mode=mode)
+        meta = rel.metadata
+        ok = check_release(rel.table, QIS, k).ok
+        raw_ncp, raw_cls = code_order_ncp(ds, k, mode)
+        print(f"{k:>4} {mode:8} | {100 * ncp(rel.table, meta['intervals'], meta['domains']):>10.2f} "
+              f"{meta['n_classes']:>8} {secs:>6.2f} {str(ok):>6} | {raw_ncp:>16.2f} {raw_cls:>8} | "
+              f"{ref_ncp:>16.2f} {ref_cls:>8}")
+    arx = load_arx_adult()
+    print("\nARX Adult with ARX hierarchies, LM (= mean NCP over leaves), k = 10")
+    for mode in ("strict", "relaxed"):
+        rel, secs = run(mech, arx, k=10, mode=mode)
+        lm = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
+        print(f"  Mondrian {mode:8}: LM {lm:.3f}, classes {rel.metadata['n_classes']}, {secs:.2f} s, "
+              f"check {check_release(rel.table, ARX_QIS, 10).ok}")
+    print("  ARX 3.9.2 local recoding (reference): LM 0.079, classes 2,289; ARX global, 0 % suppression: LM 0.661")
+    rel, secs = run(TDS(), arx, k=5)
+    lm = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
+    print(f"  TDS k=5 (global recoding): LM {lm:.3f}, classes {rel.metadata['n_classes']}, "
+          f"{rel.metadata['specialisations']} specialisations, {secs:.2f} s, check {check_release(rel.table, ARX_QIS, 5).ok}")
+    rel, secs = run(Mondrian(), arx, k=10, l=2, sensitive="salary-class")
+    print(f"  Mondrian k=10 + distinct 2-diversity on salary-class: LM "
+          f"{ncp(rel.table, rel.metadata['intervals'], rel.metadata['domains']):.3f}, classes "
+          f"{rel.metadata['n_classes']} (ARX global, 5 % suppression: LM 0.388)")
+
+
+def speed(quick: bool) -> None:
+    ds = load_adult()
+    mech = Mondrian()
+    times = [run(mech, ds, k=10)[1] for _ in range(3)]
+    print(f"\nSpeed: Mondrian on Adult ({ds.n_rows} rows, 8 QIs, k=10), whole run (coding, partition, labels): "
+          f"median {np.median(times):.3f} s (target <= 0.5 s)")
+    n = 200_000 if quick else 1_000_000
+    idx = np.random.default_rng(0).integers(0, ds.n_rows, n)
+    big = Dataset(ds.frame.iloc[idx].reset_index(drop=True), ds.schema)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rel, secs = run(mech, big, k=10)
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"Mondrian on {n:,} rows (Adult resampled), k=10: {secs:.2f} s ({n / secs:,.0f} rows/s), "
+          f"{rel.metadata['n_classes']} classes (target <= 10 s for 10^6); process peak RSS {rss1 / 1024:.0f} MB "
+          f"(+{max(0, rss1 - rss0) / 1024:.0f} MB)")
+    tracemalloc.start()
+    X = np.column_stack([pd.factorize(big.frame[q])[0] for q in QIS]).astype(float)
+    tracemalloc.reset_peak()
+    t = time.perf_counter()
+    partition(X, 10)
+    secs = time.perf_counter() - t
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"partition() alone on {n:,} x 8: {secs:.2f} s (under tracemalloc), peak allocations {peak / 2**20:.0f} MB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="k=10 only and 200,000 rows")
+    args = parser.parse_args()
+    golden(args.quick)
+    speed(args.quick)
