@@ -27,6 +27,8 @@ class Taxonomy:
         self._leaf_of_value: dict[str, int] = {}
         # rows exactly as imported (ARX CSV), so an unchanged import exports byte for byte
         self.source_rows: list[list[str]] | None = None
+        # file layout of an imported ARX file (arx_io.ArxFormat), kept through edits
+        self.source_format = None
 
     # ---- construction ---------------------------------------------------------------------------------------
     def add_node(self, label: str, parent: int = 0) -> int:
@@ -77,6 +79,119 @@ class Taxonomy:
         """Every value directly under the root: the least a categorical column needs."""
         values = sorted({str(v) for v in values})
         return cls.from_paths(column, [[v, root_label] for v in values])
+
+    # ---- editing (GUI) --------------------------------------------------------------------------------------
+    def _edited(self) -> None:
+        self.source_rows = None
+        self._register_leaves()
+
+    def rename(self, node: int, label: str) -> None:
+        """Give `node` a new label; renaming a leaf renames the data value it stands for."""
+        self._check(node)
+        label = str(label)
+        if label.strip() == "":
+            raise TaxonomyError(f"taxonomy of {self.column!r}: a label cannot be empty")
+        if self.is_leaf(node) and self._leaf_of_value.get(label, node) != node:
+            raise TaxonomyError(f"taxonomy of {self.column!r} already has the value {label!r}")
+        self._labels[node] = label
+        self._edited()
+
+    def _subtree(self, node: int) -> set[int]:
+        out, stack = set(), [node]
+        while stack:
+            n = stack.pop()
+            out.add(n)
+            stack.extend(self._children[n])
+        return out
+
+    def move(self, node: int, new_parent: int) -> None:
+        """Put `node` (with its subtree) under `new_parent`, a group that is not inside `node`."""
+        self._check(node)
+        self._check(new_parent)
+        if node == 0:
+            raise TaxonomyError("the root cannot be moved")
+        if new_parent in self._subtree(node):
+            raise TaxonomyError(f"cannot move {self._labels[node]!r} under itself")
+        if self.is_leaf(new_parent):
+            raise TaxonomyError(f"{self._labels[new_parent]!r} is a value, not a group: nothing can go under it")
+        old = self._parent[node]
+        if old == new_parent:
+            return
+        if len(self._children[old]) == 1:
+            raise TaxonomyError(f"moving {self._labels[node]!r} would leave group {self._labels[old]!r} empty; "
+                                "delete that group instead")
+        self._children[old].remove(node)
+        self._children[new_parent].append(node)
+        self._parent[node] = new_parent
+        self._edited()
+
+    def delete(self, node: int) -> None:
+        """Remove `node`; its children move up to its parent in its place. Ids of other nodes do not change."""
+        self._check(node)
+        if node == 0:
+            raise TaxonomyError("the root cannot be deleted")
+        parent = self._parent[node]
+        kids = self._children[node]
+        if not kids and len(self._children[parent]) == 1:
+            raise TaxonomyError(f"deleting {self._labels[node]!r} would leave group {self._labels[parent]!r} "
+                                "empty; delete the group instead")
+        siblings = self._children[parent]
+        at = siblings.index(node)
+        siblings[at:at + 1] = kids
+        for kid in kids:
+            self._parent[kid] = parent
+        self._children[node] = []
+        self._parent[node] = -2  # tombstone: ids stay stable, _check rejects it
+        self._edited()
+
+    def add_group(self, parent: int, label: str, children: Iterable[int]) -> int:
+        """New group `label` under `parent`, taking over `children` (current children of `parent`)."""
+        self._check(parent)
+        children = list(dict.fromkeys(children))
+        if not children:
+            raise TaxonomyError("a new group needs at least one member")
+        if str(label).strip() == "":
+            raise TaxonomyError(f"taxonomy of {self.column!r}: a label cannot be empty")
+        for child in children:
+            self._check(child)
+            if self._parent[child] != parent:
+                raise TaxonomyError(f"{self._labels[child]!r} is not directly under {self._labels[parent]!r}")
+        siblings = self._children[parent]
+        at = min(siblings.index(c) for c in children)
+        node = len(self._labels)
+        self._labels.append(str(label))
+        self._parent.append(parent)
+        self._children.append(children)
+        keep = [c for c in siblings if c not in set(children)]
+        keep.insert(min(at, len(keep)), node)
+        self._children[parent] = keep
+        for child in children:
+            self._parent[child] = node
+        self._edited()
+        return node
+
+    def add_value(self, value: str, parent: int = 0) -> int:
+        """A new data value (leaf) under the group `parent`."""
+        self._check(parent)
+        value = str(value)
+        if value in self._leaf_of_value:
+            raise TaxonomyError(f"taxonomy of {self.column!r} already has the value {value!r}")
+        if parent != 0 and self.is_leaf(parent):
+            raise TaxonomyError(f"{self._labels[parent]!r} is a value, not a group")
+        node = self.add_node(value, parent)
+        self._edited()
+        return node
+
+    def copy(self) -> "Taxonomy":
+        """An independent copy (the editor works on one and replaces the original on OK)."""
+        new = Taxonomy.__new__(Taxonomy)
+        new.__dict__.update(self.__dict__)
+        new._labels = list(self._labels)
+        new._parent = list(self._parent)
+        new._children = [list(c) for c in self._children]
+        new._leaf_of_value = dict(self._leaf_of_value)
+        new.source_rows = None if self.source_rows is None else [list(r) for r in self.source_rows]
+        return new
 
     # ---- queries --------------------------------------------------------------------------------------------
     def _check(self, node: int) -> None:

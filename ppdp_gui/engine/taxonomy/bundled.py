@@ -1,0 +1,28 @@
+"""Taxonomies shipped with the app (the ARX Adult hierarchies), found in the repository's taxonomies/ folder.
+
+The app runs from a source checkout (``pip install -e``), so the folder is located relative to this package:
+``<repo>/taxonomies``. ``PPDP_TAXONOMIES`` overrides it (e.g. for a packaged build).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.taxonomy.arx_io import column_from_filename, read_arx_hierarchy
+from ppdp_gui.engine.taxonomy.tree import Taxonomy
+
+
+def taxonomies_dir() -> Path:
+    override = os.environ.get("PPDP_TAXONOMIES")
+    return Path(override) if override else Path(__file__).resolve().parents[3] / "taxonomies"
+
+
+def bundled_adult_taxonomies() -> dict[str, Taxonomy]:
+    """Column name (as in ARX's adult.csv) -> its ARX hierarchy: age, education, marital-status, …"""
+    folder = taxonomies_dir() / "adult"
+    files = sorted(folder.glob("adult_hierarchy_*.csv"))
+    if not files:
+        raise TaxonomyError(f"the bundled Adult taxonomies are not in {folder}")
+    return {column_from_filename(f): read_arx_hierarchy(f) for f in files}
