@@ -1,0 +1,307 @@
+"""The main window: six steps in the order the work flows, each showing its state in the step list.
+
+Data → Taxonomies → Mechanism → Run → Results → Export. Files open by menu, recent list, command line or
+drag-and-drop; projects save and restore the whole session. Long work runs in the shared JobRunner.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QMainWindow, QMessageBox, QProgressBar, QStackedWidget, QStyle, QWidget)
+
+from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.gui import project as projects
+from ppdp_gui.gui.session import Session
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN
+from ppdp_gui.gui.views.data_view import DataView
+from ppdp_gui.gui.views.export_view import ExportView
+from ppdp_gui.gui.views.mechanism_view import MechanismView
+from ppdp_gui.gui.views.results_view import ResultsView
+from ppdp_gui.gui.views.run_view import RunView
+from ppdp_gui.gui.views.taxonomy_view import TaxonomyView
+from ppdp_gui.gui.widgets.messages import show_error
+from ppdp_gui.gui.workers import JobRunner
+
+TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.gz *.xlsx *.xlsm *.parquet *.pq);;All files (*)"
+PROJECT_FILTER = f"ppdp projects (*{projects.SUFFIX} *.json)"
+MAX_RECENT = 8
+_STATE_ICONS = {DONE: QStyle.SP_DialogApplyButton, WARN: QStyle.SP_MessageBoxWarning,
+                BLOCKED: QStyle.SP_MessageBoxCritical, TODO: QStyle.SP_ArrowRight}
+_STATE_WORDS = {DONE: "done", WARN: "needs attention", BLOCKED: "blocked", TODO: "to do"}
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, *, ledger=None, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("ppdp — privacy-preserving data publishing")
+        self.setAcceptDrops(True)
+        self.settings = settings if settings is not None else QSettings()
+        self.runner = JobRunner(self)
+        self.session = Session(ledger=ledger, parent=self)
+        self.previous_releases: list[dict] = []
+
+        self.data_view = DataView(self.session, self.runner)
+        self.taxonomy_view = TaxonomyView(self.session, self.runner)
+        self.mechanism_view = MechanismView(self.session, self.runner)
+        self.run_view = RunView(self.session, self.runner)
+        self.results_view = ResultsView(self.session, self.runner)
+        self.export_view = ExportView(self.session, self.runner)
+        self.views = [self.data_view, self.taxonomy_view, self.mechanism_view, self.run_view,
+                      self.results_view, self.export_view]
+
+        self.steps = QListWidget()
+        self.steps.setAccessibleName("Steps")
+        self.steps.setToolTip("The steps of a release, in order. Alt+1 … Alt+6 jump to a step.")
+        self.steps.setIconSize(QSize(20, 20))
+        self.steps.setSpacing(3)
+        self.stack = QStackedWidget()
+        for i, view in enumerate(self.views, 1):
+            self.steps.addItem(QListWidgetItem(f"{i}. {view.title}"))
+            self.stack.addWidget(view)
+            view.state_changed.connect(self.refresh_steps)
+        self.steps.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 34))
+        self.steps.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 46))
+        self.steps.setWordWrap(True)
+        self.steps.currentRowChanged.connect(self._step_chosen)
+
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.addWidget(self.steps)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(120)
+        self.busy.setVisible(False)
+        self.busy.setAccessibleName("Working")
+        self.statusBar().addPermanentWidget(self.busy)
+        self.status_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.runner.busy_changed.connect(self.busy.setVisible)
+
+        self._build_menus()
+        self.data_view.open_button.clicked.connect(self.ask_open_table)
+        self.data_view.loaded.connect(self._table_loaded)
+        self.data_view.load_failed.connect(lambda msg: self.statusBar().showMessage("Could not load: " + msg, 15000))
+        self.run_view.run_finished.connect(lambda: self.go_to(self.results_view))
+        self.export_view.exported_files.connect(
+            lambda paths: self.statusBar().showMessage("Exported " + ", ".join(Path(p).name for p in paths), 15000))
+        self.session.dataset_changed.connect(self._update_status)
+        self.steps.setCurrentRow(0)
+        self.refresh_steps()
+        self.resize(1280, 820)
+
+    # -- menus ------------------------------------------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.setStatusTip(tip)
+        act.setToolTip(tip)
+        act.triggered.connect(slot)
+        menu.addAction(act)
+        return act
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&Open table…", self.ask_open_table, QKeySequence.Open,
+                     "Open a CSV, TSV, Excel or Parquet table")
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        file_menu.addSeparator()
+        self._action(file_menu, "Open &project…", self.ask_open_project, "Ctrl+Shift+O",
+                     "Open a saved session: table, roles, taxonomies, mechanism and parameters")
+        self.save_action = self._action(file_menu, "&Save project", self.save_project, QKeySequence.Save,
+                                        "Save the session as a project file")
+        self._action(file_menu, "Save project &as…", lambda: self.save_project(ask=True), QKeySequence.SaveAs)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
+        go = self.menuBar().addMenu("&Go")
+        for i, view in enumerate(self.views, 1):
+            self._action(go, f"&{i}. {view.title}", lambda _c=False, v=view: self.go_to(v), f"Alt+{i}")
+        go.addSeparator()
+        self._action(go, "&Next step", lambda: self.steps.setCurrentRow(min(5, self.steps.currentRow() + 1)),
+                     "Ctrl+PgDown")
+        self._action(go, "&Previous step", lambda: self.steps.setCurrentRow(max(0, self.steps.currentRow() - 1)),
+                     "Ctrl+PgUp")
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&About", self._about)
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About ppdp", "ppdp_gui: publish privacy-preserving versions of sensitive tables. "
+                          "Your data never leaves this computer; every ε spent is kept in the budget ledger.")
+
+    # -- steps -------------------------------------------------------------------------------------------------
+    def go_to(self, view) -> None:
+        self.steps.setCurrentRow(self.views.index(view))
+
+    def _step_chosen(self, row: int) -> None:
+        if row >= 0:
+            self.stack.setCurrentIndex(row)
+            view = self.views[row]
+            if view is self.mechanism_view:
+                self.mechanism_view.refresh_preview()
+            elif view is self.run_view:
+                self.run_view.refresh()
+
+    def refresh_steps(self) -> None:
+        for i, view in enumerate(self.views):
+            kind, text = view.state()
+            item = self.steps.item(i)
+            item.setText(f"{i + 1}. {view.title}" + (f"\n{text}" if text else ""))
+            item.setIcon(self.style().standardIcon(_STATE_ICONS[kind]))
+            item.setToolTip(f"{view.title}: {_STATE_WORDS[kind]}" + (f" — {text}" if text else ""))
+            item.setData(Qt.AccessibleTextRole, item.toolTip())
+            item.setData(Qt.UserRole, kind)
+
+    def step_texts(self) -> list[str]:
+        return [self.steps.item(i).text() for i in range(self.steps.count())]
+
+    def _update_status(self) -> None:
+        ds = self.session.dataset
+        self.status_label.setText(f"{Path(ds.source.path).name if ds.source.path else 'table'} · "
+                                  f"{ds.n_rows:,} rows" if ds is not None else "")
+
+    # -- opening files -----------------------------------------------------------------------------------------------
+    def ask_open_table(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a table", self._last_dir(), TABLE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def ask_open_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a project", self._last_dir(), PROJECT_FILTER)
+        if path:
+            self.open_project(path)
+
+    def open_path(self, path: str) -> None:
+        """Open a table, or a project if the file is one."""
+        if str(path).endswith(projects.SUFFIX):
+            self.open_project(path)
+            return
+        self.previous_releases = []
+        self.session.project_path = None
+        self.go_to(self.data_view)
+        self.statusBar().showMessage(f"Reading {Path(path).name}…")
+        self.data_view.load(str(path))
+
+    def _table_loaded(self, path: str) -> None:
+        self.add_recent(path)
+        self.statusBar().showMessage(f"Loaded {Path(path).name}", 8000)
+        self._update_status()
+
+    def open_project(self, path: str) -> None:
+        try:
+            obj = projects.read_project(path)
+            changed = projects.source_changed(obj)
+        except (PpdpError, OSError) as exc:
+            show_error(self, exc, context=f"Could not open the project {Path(path).name}.")
+            return
+        self.go_to(self.data_view)
+
+        def apply(dataset) -> None:
+            try:
+                ds = dataset
+                for name, tax in projects.taxonomies_of(obj).items():
+                    if name in ds.frame.columns:
+                        ds = ds.with_column(name, taxonomy=tax)
+                self.session.update_dataset(ds)
+                mech = obj.get("mechanism") or {}
+                if mech.get("name") in [self.mechanism_view.combo.itemText(i)
+                                        for i in range(self.mechanism_view.combo.count())]:
+                    self.mechanism_view.choose(mech["name"], mech.get("params") or {})
+            except PpdpError as exc:
+                show_error(self, exc, context="The project's taxonomies or parameters could not all be restored.")
+            self.previous_releases = list(obj.get("releases") or [])
+            self.session.project_path = str(path)
+            self.setWindowTitle(f"{Path(path).name} — ppdp")
+            self.add_recent(str(path))
+            if changed:
+                show_error(self, PpdpError("The table file has changed since this project was saved: check the "
+                                           "roles and taxonomies before releasing."),
+                           context=f"{obj['source']['path']}")
+        self.data_view.load(obj["source"]["path"], na_policy=projects.na_policy_of(obj),
+                            kinds=obj.get("kinds") or None, roles=projects.roles_of(obj) or None, after=apply)
+
+    def save_project(self, ask: bool = False) -> Path | None:
+        if self.session.dataset is None:
+            self.statusBar().showMessage("Nothing to save: open a table first.", 8000)
+            return None
+        path = self.session.project_path
+        if ask or not path:
+            src = Path(self.session.dataset.source.path or "table")
+            suggestion = str(src.with_name(src.name.split(".")[0] + projects.SUFFIX))
+            path, _ = QFileDialog.getSaveFileName(self, "Save project", suggestion, PROJECT_FILTER)
+            if not path:
+                return None
+            if not path.endswith(".json"):
+                path += projects.SUFFIX
+        try:
+            written = projects.save_project(self.session, path, self.previous_releases)
+        except (PpdpError, OSError) as exc:
+            show_error(self, exc, context="The project was not saved.")
+            return None
+        self.session.project_path = str(written)
+        self.setWindowTitle(f"{written.name} — ppdp")
+        self.add_recent(str(written))
+        self.statusBar().showMessage(f"Saved {written}", 8000)
+        return written
+
+    # -- recent files ------------------------------------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def add_recent(self, path: str) -> None:
+        path = str(Path(path).resolve())
+        files = [path] + [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent_files", files[:MAX_RECENT])
+        self.settings.setValue("last_dir", str(Path(path).parent))
+        self._fill_recent()
+
+    def _last_dir(self) -> str:
+        return str(self.settings.value("last_dir", str(Path.home())))
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        for i, path in enumerate(files, 1):
+            act = QAction(f"&{i} {Path(path).name}", self)
+            act.setToolTip(path)
+            act.setStatusTip(path)
+            act.triggered.connect(lambda _c=False, p=path: self.open_path(p))
+            self.recent_menu.addAction(act)
+        self.recent_menu.setEnabled(bool(files))
+
+    # -- drag and drop ------------------------------------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+            self.open_path(urls[0].toLocalFile())
+
+    # -- closing --------------------------------------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        if self.runner.busy:
+            self.statusBar().showMessage("Stopping the running job…")
+            self.runner.cancel_all()
+            if not self.runner.wait_all(15000):
+                event.ignore()
+                self.statusBar().showMessage("A job is still finishing; try again in a moment.", 8000)
+                return
+            QApplication.processEvents()
+        event.accept()

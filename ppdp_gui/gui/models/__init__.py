@@ -1,0 +1,5 @@
+"""Qt item models over engine objects; they read cells on demand and never copy a table into Qt items."""
+
+from ppdp_gui.gui.models.frame_model import DataFrameModel
+
+__all__ = ["DataFrameModel"]

@@ -1,0 +1,94 @@
+"""A read-only Qt table model over a pandas DataFrame that formats cells only when the view asks.
+
+Each column is turned into a numpy array once (cheap, no copy for numeric columns); `data()` indexes it, so a
+1,000,000-row table costs the view only what is on screen. No QStandardItem, no per-cell Python objects.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+def format_cell(value) -> str:
+    """How one value is shown: floats to 6 significant digits, missing values as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return ""
+        return f"{value:.6g}"
+    if value is pd.NA or value is pd.NaT:
+        return ""
+    return str(value)
+
+
+class DataFrameModel(QAbstractTableModel):
+    """Table model for any DataFrame; `set_frame` swaps the table in one reset."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, parent=None):
+        super().__init__(parent)
+        self._frame = pd.DataFrame()
+        self._columns: list[np.ndarray] = []
+        self._names: list[str] = []
+        self._tooltips: dict[str, str] = {}
+        if frame is not None:
+            self.set_frame(frame)
+
+    # -- content ----------------------------------------------------------------------------------------
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._names = [str(c) for c in frame.columns]
+        self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
+        self.endResetModel()
+
+    def set_header_tooltips(self, tips: dict[str, str]) -> None:
+        """Tooltips per column name (e.g. the column's kind and role) shown on the header."""
+        self._tooltips = dict(tips)
+        if self._names:
+            self.headerDataChanged.emit(Qt.Horizontal, 0, len(self._names) - 1)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    # -- Qt model protocol -------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._names)
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        if role == Qt.DisplayRole or role == Qt.ToolTipRole:
+            return format_cell(self._columns[index.column()][index.row()])
+        if role == Qt.TextAlignmentRole:
+            col = self._columns[index.column()]
+            if col.dtype.kind in "iuf":
+                return int(Qt.AlignRight | Qt.AlignVCenter)
+            return int(Qt.AlignLeft | Qt.AlignVCenter)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal:
+            if section >= len(self._names):
+                return None
+            name = self._names[section]
+            if role == Qt.DisplayRole:
+                return name
+            if role == Qt.ToolTipRole:
+                return self._tooltips.get(name, name)
+            return None
+        if role == Qt.DisplayRole:
+            return str(section + 1)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        return Qt.ItemIsEnabled | Qt.ItemIsSelectable

@@ -1,0 +1,1 @@
+"""One view per workflow step: Data, Taxonomies, Mechanism, Run, Results, Export."""

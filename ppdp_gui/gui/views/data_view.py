@@ -1,0 +1,278 @@
+"""Data step: the table, each column's kind and role, the missing-value policy, and load errors in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter,
+                               QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QGroupBox,
+                               QFormLayout, QLabel)
+
+from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.engine.mechanisms.base import Progress
+from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.widgets.messages import describe_error
+
+KINDS = ("numeric", "categorical")
+ROLES = tuple(Role)
+_NA_ACTIONS = {"drop": "Drop rows that have a missing value", "category": "Keep missing as its own category"}
+
+
+def tokens_text(tokens) -> str:
+    return ", ".join("(empty)" if t == "" else t for t in tokens)
+
+
+def parse_tokens(text: str) -> tuple[str, ...]:
+    """'(empty), ?, NA' -> ('', '?', 'NA'); blanks between commas are ignored, duplicates dropped."""
+    out = []
+    for part in text.split(","):
+        t = part.strip()
+        if t == "(empty)":
+            out.append("")
+        elif t:
+            out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: dict | None):
+    """Worker generator: read the file, then count distinct values per column (both can take seconds)."""
+    from ppdp_gui.engine.data.reader import read_table
+    yield Progress(0.0, f"Reading {Path(path).name}…")
+    kwargs = {"kinds": kinds, "roles": roles}
+    if na_policy is not None:
+        kwargs["na_policy"] = na_policy
+    dataset = read_table(path, **kwargs)
+    yield Progress(0.8, "Counting distinct values…")
+    distinct = {c: int(dataset.frame[c].nunique(dropna=True)) for c in dataset.frame.columns}
+    yield Progress(1.0, "Loaded")
+    yield dataset, distinct
+
+
+class DataView(StepView):
+    title = "Data"
+    loaded = Signal(str)  # path of a file that loaded
+    load_failed = Signal(str)
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(session, runner, parent)
+        self.distinct: dict[str, int] = {}
+        self.error_text = ""
+        self._loading = False
+        self._after_load = None
+
+        self.open_button = QPushButton("&Open a table…")
+        self.open_button.setToolTip("Open a CSV, TSV, Excel (.xlsx) or Parquet file. You can also drop a file on the window.")
+        self.file_label = note("No table loaded. Open a file, or drop one on this window.", object_name="file_label")
+        self.error_label = note("", warn=True, object_name="load_error")
+        self.error_label.setVisible(False)
+        self.error_label.setAccessibleName("Load error")
+
+        # missing-value policy
+        self.na_tokens = QLineEdit(tokens_text(NAPolicy().tokens))
+        self.na_tokens.setAccessibleName("Missing-value tokens")
+        self.na_tokens.setToolTip("Cell values that mean 'missing', separated by commas; (empty) is an empty cell.")
+        self.na_action = QComboBox()
+        for key, text in _NA_ACTIONS.items():
+            self.na_action.addItem(text, key)
+        self.na_action.setAccessibleName("What to do with missing values")
+        self.na_apply = QPushButton("Re&load with this policy")
+        self.na_apply.setEnabled(False)
+        na_box = QGroupBox("Missing values")
+        na_form = QFormLayout(na_box)
+        na_form.addRow("Tokens meaning missing:", self.na_tokens)
+        na_form.addRow("Rows with a missing value:", self.na_action)
+        na_form.addRow("", self.na_apply)
+
+        # column kinds and roles
+        self.columns = QTableWidget(0, 4)
+        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Distinct values"])
+        self.columns.verticalHeader().setVisible(False)
+        self.columns.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.columns.setAccessibleName("Column kinds and roles")
+        self.columns.setToolTip("Choose what each column is. Quasi-identifiers (age, sex, ZIP…) can link a record "
+                                "to a person and are generalised; identifiers are removed; the class is what a "
+                                "data user wants to predict.")
+        self.table = QTableView()
+        self.model = DataFrameModel(parent=self)
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Table preview")
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.table.setWordWrap(False)
+
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(na_box)
+        lv.addWidget(QLabel("Columns:"))
+        lv.addWidget(self.columns, 1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.table)
+        split.setStretchFactor(1, 1)
+        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 52, self.fontMetrics().horizontalAdvance("0") * 100])
+
+        top = QHBoxLayout()
+        top.addWidget(self.open_button)
+        top.addWidget(self.file_label, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading("1. Data"))
+        layout.addLayout(top)
+        layout.addWidget(self.error_label)
+        layout.addWidget(split, 1)
+
+        self.na_apply.clicked.connect(self.reload)
+        self.na_tokens.textEdited.connect(lambda _t: self.na_apply.setEnabled(self.session.dataset is not None))
+        self.na_action.currentIndexChanged.connect(lambda _i: self.na_apply.setEnabled(self.session.dataset is not None))
+        session.dataset_changed.connect(self._dataset_changed)
+
+    # -- loading --------------------------------------------------------------------------------------------
+    def na_policy(self) -> NAPolicy:
+        return NAPolicy(tokens=parse_tokens(self.na_tokens.text()), action=self.na_action.currentData())
+
+    def load(self, path: str, *, na_policy: NAPolicy | None = None, kinds: dict | None = None,
+             roles: dict | None = None, after=None) -> None:
+        """Read `path` in the worker; on success the session gets the new dataset and `after(dataset)` runs."""
+        if na_policy is not None:
+            self.na_tokens.setText(tokens_text(na_policy.tokens))
+            self.na_action.setCurrentIndex(max(0, self.na_action.findData(na_policy.action)))
+        policy = na_policy or self.na_policy()
+        self._loading, self._after_load = True, after
+        self.file_label.setText(f"Reading {path}…")
+        self.error_label.setVisible(False)
+        self.state_changed.emit()
+        self.runner.start(lambda: load_job(str(path), policy, kinds, roles),
+                          on_done=lambda result, p=str(path): self._loaded(p, result),
+                          on_error=lambda exc, tb, p=str(path): self._failed(p, exc))
+
+    def reload(self) -> None:
+        """Read the same file again with the current missing-value policy, kinds and roles."""
+        ds = self.session.dataset
+        if ds is None or not ds.source.path:
+            return
+        kinds = {c.name: c.kind for c in ds.schema}
+        roles = {c.name: c.role for c in ds.schema}
+        taxonomies = {c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None}
+
+        def restore(new: Dataset) -> None:
+            for name, tax in taxonomies.items():
+                if name in new.frame.columns:
+                    new = new.with_column(name, taxonomy=tax)
+            self.session.update_dataset(new)
+        self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
+
+    def _loaded(self, path: str, result) -> None:
+        dataset, self.distinct = result
+        self._loading = False
+        self.error_text = ""
+        self.na_apply.setEnabled(False)
+        self.session.set_dataset(dataset)
+        if self._after_load is not None:
+            after, self._after_load = self._after_load, None
+            after(dataset)
+        self.loaded.emit(path)
+
+    def _failed(self, path: str, exc: BaseException) -> None:
+        self._loading = False
+        title, message = describe_error(exc)
+        self.error_text = message
+        self.error_label.setText(f"<b>{title}.</b> {message}")
+        self.error_label.setVisible(True)
+        self.file_label.setText(f"Could not load {Path(path).name}." +
+                                (" The table loaded before is still open." if self.session.dataset else ""))
+        self.state_changed.emit()
+        self.load_failed.emit(message)
+
+    # -- showing the dataset ----------------------------------------------------------------------------------
+    def _dataset_changed(self) -> None:
+        ds = self.session.dataset
+        if ds is None:
+            self.model.set_frame(pd.DataFrame())
+            self.columns.setRowCount(0)
+        else:
+            if self.model.frame is not ds.frame:
+                self.model.set_frame(ds.frame)
+                self._fill_columns(ds)
+            else:
+                self._sync_columns(ds)
+            self.model.set_header_tooltips({c.name: f"{c.name}: {c.kind}, {c.role.label}" for c in ds.schema})
+            src = ds.source
+            dropped = f", {src.n_rows_dropped:,} dropped for missing values" if src.n_rows_dropped else ""
+            self.file_label.setText(f"<b>{Path(src.path).name if src.path else 'table'}</b>: "
+                                    f"{ds.n_rows:,} rows × {len(ds.schema)} columns{dropped}")
+            self.file_label.setToolTip(src.path or "")
+        self.state_changed.emit()
+
+    def _fill_columns(self, ds: Dataset) -> None:
+        self.columns.setRowCount(len(ds.schema))
+        for row, spec in enumerate(ds.schema):
+            item = QTableWidgetItem(spec.name)
+            item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
+            self.columns.setItem(row, 0, item)
+            kind = QComboBox()
+            kind.addItems(list(KINDS))
+            kind.setCurrentText(spec.kind)
+            kind.setAccessibleName(f"Kind of {spec.name}")
+            kind.currentTextChanged.connect(lambda k, n=spec.name: self._kind_chosen(n, k))
+            self.columns.setCellWidget(row, 1, kind)
+            role = QComboBox()
+            for r in ROLES:
+                role.addItem(r.label, r)
+            role.setCurrentIndex(ROLES.index(spec.role))
+            role.setAccessibleName(f"Role of {spec.name}")
+            role.currentIndexChanged.connect(lambda i, n=spec.name: self.session.set_role(n, ROLES[i]))
+            self.columns.setCellWidget(row, 2, role)
+            count = QTableWidgetItem(f"{self.distinct.get(spec.name, 0):,}")
+            count.setFlags(Qt.ItemIsEnabled)
+            count.setTextAlignment(int(Qt.AlignRight | Qt.AlignVCenter))
+            self.columns.setItem(row, 3, count)
+
+    def _sync_columns(self, ds: Dataset) -> None:
+        for row, spec in enumerate(ds.schema):
+            for col, value in ((1, KINDS.index(spec.kind)), (2, ROLES.index(spec.role))):
+                combo = self.columns.cellWidget(row, col)
+                if combo is not None and combo.currentIndex() != value:
+                    combo.blockSignals(True)
+                    combo.setCurrentIndex(value)
+                    combo.blockSignals(False)
+
+    def role_combo(self, column: str) -> QComboBox:
+        return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 2)
+
+    def kind_combo(self, column: str) -> QComboBox:
+        return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 1)
+
+    def _kind_chosen(self, column: str, kind: str) -> None:
+        """A kind change re-types the column from the file's text, so the file is read again."""
+        ds = self.session.dataset
+        if ds is None or ds.spec(column).kind == kind:
+            return
+        if not ds.source.path:
+            return
+        kinds = {c.name: c.kind for c in ds.schema}
+        kinds[column] = kind
+        roles = {c.name: c.role for c in ds.schema}
+        taxonomies = {c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None}
+
+        def restore(new: Dataset) -> None:
+            for name, tax in taxonomies.items():
+                new = new.with_column(name, taxonomy=tax)
+            self.session.update_dataset(new)
+        self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
+
+    # -- step state -----------------------------------------------------------------------------------------
+    def state(self) -> tuple[str, str]:
+        ds = self.session.dataset
+        if self._loading:
+            return TODO, "reading…"
+        if ds is None:
+            return (BLOCKED, "could not load the file") if self.error_text else (TODO, "open a table")
+        qi = len(ds.quasi_identifiers)
+        parts = [f"{ds.n_rows:,} rows", f"{qi} quasi-identifier{'s' if qi != 1 else ''}"]
+        if ds.class_column:
+            parts.append(f"class: {ds.class_column}")
+        return (DONE if qi or ds.class_column else WARN), ", ".join(parts)

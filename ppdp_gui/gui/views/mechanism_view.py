@@ -1,0 +1,226 @@
+"""Mechanism step: choose a mechanism, set its parameters, and see problems, cost and budget before any run.
+
+Everything shown is asked from the mechanism (its ParamSpecs, `validate`, `privacy_cost`) and the ledger; this
+view knows no mechanism by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QListWidget,
+                               QListWidgetItem, QPushButton, QScrollArea, QVBoxLayout, QWidget)
+
+from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.mechanisms.base import PrivacyCost, Problem
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.widgets.messages import show_error
+from ppdp_gui.gui.widgets.param_panel import ParamPanel
+
+
+def fmt_eps(value) -> str:
+    return f"{float(value):.4g}"
+
+
+@dataclass
+class Preview:
+    """What a run would do, known before it starts."""
+
+    problems: list[Problem] = field(default_factory=list)
+    cost: PrivacyCost | None = None
+    budget_text: str = ""
+    over_budget: bool = False
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.level == "error"]
+
+
+def preview(session) -> Preview:
+    """Problems, cost and budget for the session's mechanism, parameters and data (cheap; nothing is spent)."""
+    out = Preview()
+    ds, mech = session.dataset, session.mechanism()
+    if ds is None or mech is None:
+        return out
+    try:
+        out.problems = list(mech.validate(ds, **session.params))
+    except PpdpError as exc:
+        out.problems = [Problem(str(exc))]
+    try:
+        out.cost = mech.privacy_cost(**mech.resolve_params(**session.params))
+    except PpdpError as exc:
+        if not out.problems:
+            out.problems.append(Problem(str(exc)))
+        return out
+    if out.cost.is_dp:
+        try:
+            fp = session.fingerprint()
+            remaining = session.ledger.remaining(fp)
+            spent = session.ledger.spent(fp)
+        except (PpdpError, ImportError, OSError) as exc:
+            out.budget_text = f"Budget unknown: the ledger could not be read ({exc})."
+            return out
+        eps = out.cost.epsilon
+        if remaining is None:
+            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)}. No budget cap is set for this table; "
+                               f"ε spent on it so far: {fmt_eps(spent)}.")
+        else:
+            out.over_budget = Fraction(eps) > Fraction(remaining)
+            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)} of the {fmt_eps(remaining)} left for "
+                               f"this table (spent so far: {fmt_eps(spent)}).")
+            if out.over_budget:
+                out.budget_text += " That is more than is left: lower ε or raise the cap."
+    else:
+        out.budget_text = "Not charged to the ε budget: this mechanism gives a syntactic guarantee " \
+                          f"({out.cost.describe()})."
+    return out
+
+
+class MechanismView(StepView):
+    title = "Mechanism"
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(session, runner, parent)
+        self.combo = QComboBox()
+        self.combo.setAccessibleName("Mechanism")
+        self.combo.setToolTip("How the table will be protected.")
+        self.about = note(object_name="mechanism_about")
+        self.panel: ParamPanel | None = None
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setAccessibleName("Parameters")
+        self.problems = QListWidget()
+        self.problems.setAccessibleName("Problems found before running")
+        self.problems.setMaximumHeight(self.fontMetrics().height() * 6)
+        self.cost_label = QLabel()
+        self.cost_label.setObjectName("cost_label")
+        self.cost_label.setAccessibleName("Privacy cost")
+        self.budget_label = note(object_name="budget_label")
+        self.budget_label.setAccessibleName("Budget left for this table")
+        self.cap_button = QPushButton("Set a budget &cap for this table…")
+        self.cap_button.setToolTip("The ledger refuses any release that would take the total ε spent on this "
+                                   "table above the cap.")
+        self._memory: dict[str, dict] = {}
+        self._preview = Preview()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.refresh_preview)
+
+        top = QFormLayout()
+        top.addRow("&Mechanism:", self.combo)
+        label = top.labelForField(self.combo)
+        if label is not None:
+            label.setBuddy(self.combo)
+        cost_box = QHBoxLayout()
+        cost_box.addWidget(self.cost_label, 1)
+        cost_box.addWidget(self.cap_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading("3. Mechanism"))
+        layout.addLayout(top)
+        layout.addWidget(self.about)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(QLabel("Problems found before running:"))
+        layout.addWidget(self.problems)
+        layout.addLayout(cost_box)
+        layout.addWidget(self.budget_label)
+
+        names = registry.names()
+        self.combo.addItems(names)
+        if not names:
+            self.about.setText("No mechanism is installed in this build.")
+        self.combo.currentTextChanged.connect(self._mechanism_chosen)
+        self.cap_button.clicked.connect(self._ask_cap)
+        session.dataset_changed.connect(self._dataset_changed)
+        session.mechanism_changed.connect(self._schedule)
+        if names:
+            self._mechanism_chosen(names[0])
+
+    # -- mechanism and panel ------------------------------------------------------------------------------------
+    def _mechanism_chosen(self, name: str) -> None:
+        if not name:
+            return
+        if self.session.mechanism_name and self.panel is not None:
+            self._memory[self.session.mechanism_name] = self.panel.values()
+        cls = registry.get(name)
+        self.about.setText(f"<b>{cls.guarantee}</b>. {cls.summary}")
+        self.panel = ParamPanel(cls.params, self.session.dataset)
+        self.panel.set_values(self._memory.get(name, {}))
+        self.panel.changed.connect(lambda: self.session.set_params(self.panel.values()))
+        self.scroll.setWidget(self.panel)
+        self.session.set_mechanism(name, self.panel.values())
+
+    def choose(self, name: str, params: dict | None = None) -> None:
+        """Select `name` and show `params` (used when a project is opened)."""
+        if self.combo.currentText() != name:
+            self.combo.setCurrentText(name)
+        if params is not None and self.panel is not None:
+            self.panel.set_values(params)
+            self.session.set_params(self.panel.values())
+
+    def _dataset_changed(self) -> None:
+        if self.panel is not None:
+            self.panel.blockSignals(True)
+            self.panel.set_dataset(self.session.dataset)
+            self.panel.blockSignals(False)
+            self.session.set_params(self.panel.values())
+        self._schedule()
+
+    # -- preview ------------------------------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        self._timer.start()
+
+    def refresh_preview(self) -> Preview:
+        self._timer.stop()
+        p = preview(self.session)
+        hints = self.panel.empty_column_hints() if self.panel is not None else []
+        p.problems = [Problem(h) for h in hints] + p.problems
+        self._preview = p
+        self.problems.clear()
+        for problem in p.problems:
+            item = QListWidgetItem(("Error: " if problem.level == "error" else "Warning: ") + problem.message)
+            item.setForeground(Qt.red if problem.level == "error" else Qt.darkYellow)
+            self.problems.addItem(item)
+        if not p.problems and self.session.dataset is not None:
+            self.problems.addItem("None: the parameters and data are ready.")
+        self.cost_label.setText(f"<b>Privacy:</b> {p.cost.describe()}" if p.cost else
+                                "<b>Privacy:</b> known once the parameters are valid")
+        self.budget_label.setText(p.budget_text)
+        self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
+        self.cap_button.setEnabled(bool(p.cost and p.cost.is_dp))
+        self.state_changed.emit()
+        return p
+
+    @property
+    def current_preview(self) -> Preview:
+        return self._preview
+
+    def _ask_cap(self) -> None:
+        if self.session.dataset is None:
+            return
+        value, ok = QInputDialog.getDouble(self, "Budget cap", "Total ε that may ever be spent on this table:",
+                                           1.0, 0.001, 1000.0, 3)
+        if ok:
+            try:
+                self.session.ledger.set_cap(self.session.fingerprint(), Fraction(str(value)),
+                                            label=self.session.dataset.source.path or "")
+            except PpdpError as exc:
+                show_error(self, exc)
+            self.refresh_preview()
+
+    def state(self) -> tuple[str, str]:
+        if self.session.dataset is None:
+            return TODO, "load a table first"
+        if not self.session.mechanism_name:
+            return BLOCKED, "no mechanism installed"
+        p = self._preview
+        if p.errors:
+            n = len(p.errors)
+            return BLOCKED, f"{self.session.mechanism_name}: {n} problem{'s' if n != 1 else ''}"
+        if p.over_budget:
+            return BLOCKED, "over the budget left"
+        cost = p.cost.describe() if p.cost else ""
+        return (WARN if p.problems else DONE), f"{self.session.mechanism_name}, {cost}"

@@ -1,0 +1,156 @@
+"""Results step: the released table (and any further tables), its utility and risk figures, a comparison of
+the releases made so far, and the simulation panel (utility against privacy from sweeps)."""
+
+from __future__ import annotations
+
+import pandas as pd
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
+                               QTabWidget, QVBoxLayout, QWidget)
+
+from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
+from ppdp_gui.gui.views.run_view import params_text
+from ppdp_gui.gui.views.sweep_panel import SweepPanel
+
+
+def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
+    view = QTableView(parent)
+    model = DataFrameModel(frame, view)
+    view.setModel(model)
+    view.setAccessibleName(name)
+    view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+    view.setWordWrap(False)
+    return view
+
+
+def comparison_frame(records) -> pd.DataFrame:
+    """One row per release: what it was, what it guarantees, and every figure measured on it."""
+    rows = []
+    for i, r in enumerate(records, 1):
+        row = {"release": i, "mechanism": r.release.mechanism, "privacy": r.release.cost.describe(),
+               "parameters": params_text(dict(r.release.params)), "rows": len(r.release.table)}
+        row.update({k: round(v, 4) for k, v in r.measures.items()})
+        row.update({k: round(v, 4) for k, v in r.risk.items()})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fmt_figure(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.4g}"
+
+
+class ResultsView(StepView):
+    title = "Results"
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(session, runner, parent)
+        self.release_combo = QComboBox()
+        self.release_combo.setAccessibleName("Release shown")
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Results")
+        self.table_tabs = QTabWidget()
+        self.table_tabs.setAccessibleName("Released tables")
+        self.measures_box = QGroupBox("Utility (computed by the mechanism on your data)")
+        self.measures_form = QFormLayout(self.measures_box)
+        self.risk_box = QGroupBox("Re-identification risk (from the released table's groups)")
+        self.risk_form = QFormLayout(self.risk_box)
+        self.histogram = None
+        try:
+            from ppdp_gui.gui.charts import HistogramChart
+            self.histogram = HistogramChart()
+        except ImportError:  # pragma: no cover
+            pass
+        figures = QWidget()
+        fl = QVBoxLayout(figures)
+        boxes = QHBoxLayout()
+        boxes.addWidget(self.measures_box, 1)
+        boxes.addWidget(self.risk_box, 1)
+        fl.addLayout(boxes)
+        if self.histogram is not None:
+            fl.addWidget(self.histogram, 1)
+        self.compare_model = DataFrameModel(parent=self)
+        self.compare = QTableView()
+        self.compare.setModel(self.compare_model)
+        self.compare.setAccessibleName("Releases compared")
+        self.sweep = SweepPanel(session, runner)
+        self.tabs.addTab(self.table_tabs, "Released &table")
+        self.tabs.addTab(figures, "&Figures")
+        self.tabs.addTab(self.compare, "&Compare releases")
+        self.tabs.addTab(self.sweep, "Si&mulate (utility vs privacy)")
+        self.empty = note("No release yet: run one in the Run step. You can already simulate utility against "
+                          "privacy in the last tab.")
+
+        top = QHBoxLayout()
+        label = QLabel("R&elease:")
+        label.setBuddy(self.release_combo)
+        top.addWidget(label)
+        top.addWidget(self.release_combo, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading("5. Results"))
+        layout.addWidget(self.empty)
+        layout.addLayout(top)
+        layout.addWidget(self.tabs, 1)
+
+        self.release_combo.currentIndexChanged.connect(self._show)
+        session.releases_changed.connect(self._releases_changed)
+        self._releases_changed()
+
+    def _releases_changed(self) -> None:
+        records = self.session.releases
+        self.release_combo.blockSignals(True)
+        self.release_combo.clear()
+        for i, r in enumerate(records, 1):
+            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {r.release.cost.describe()}")
+        self.release_combo.setCurrentIndex(len(records) - 1)
+        self.release_combo.blockSignals(False)
+        self.compare_model.set_frame(comparison_frame(records))
+        self.compare.resizeColumnsToContents()
+        self.empty.setVisible(not records)
+        self._show()
+        self.state_changed.emit()
+
+    @property
+    def record(self):
+        i = self.release_combo.currentIndex()
+        return self.session.releases[i] if 0 <= i < len(self.session.releases) else None
+
+    def _show(self, *_args) -> None:
+        record = self.record
+        while self.table_tabs.count():
+            w = self.table_tabs.widget(0)
+            self.table_tabs.removeTab(0)
+            w.deleteLater()
+        for form in (self.measures_form, self.risk_form):
+            while form.rowCount():
+                form.removeRow(0)
+        if record is None:
+            if self.histogram is not None:
+                self.histogram.set_sizes([])
+            return
+        rel = record.release
+        self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
+        for name, frame in (rel.extra_tables or {}).items():
+            self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
+        for form, figures, empty in ((self.measures_form, record.measures, "This mechanism reports no figures."),
+                                     (self.risk_form, record.risk, "Not applicable: the release has no groups "
+                                                                   "of quasi-identifiers.")):
+            if not figures:
+                form.addRow(QLabel(empty))
+            for key, value in figures.items():
+                val = QLabel(fmt_figure(value))
+                val.setAccessibleName(key)
+                form.addRow(key + ":", val)
+        if record.outcome is not None:
+            for text in record.outcome.notes:
+                self.measures_form.addRow(QLabel(text))
+        if self.histogram is not None:
+            sizes = record.outcome.class_sizes if record.outcome is not None else None
+            k = (rel.metadata or {}).get("k")
+            self.histogram.set_sizes([] if sizes is None else sizes, k=k if isinstance(k, int) else None)
+
+    def state(self) -> tuple[str, str]:
+        n, sweeps = len(self.session.releases), len(self.session.sweeps)
+        extra = f", {sweeps} simulation{'s' if sweeps != 1 else ''}" if sweeps else ""
+        if not n:
+            return TODO, "no release yet" + extra
+        return DONE, f"{n} release{'s' if n != 1 else ''}{extra}"

@@ -1,0 +1,180 @@
+"""Run step: what will happen, then the release in the worker with progress and cancel.
+
+For a DP mechanism the pipeline reserves ε in the ledger before it computes anything; the view says so on the
+button and beside it, because cancelling cannot give the budget back.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QPushButton, QVBoxLayout
+
+from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.views.mechanism_view import fmt_eps, preview
+from ppdp_gui.gui.widgets.messages import show_error
+from ppdp_gui.gui.workers.tasks import release_job
+
+
+def params_text(params: dict) -> str:
+    def show(v):
+        if isinstance(v, (tuple, list)):
+            return ", ".join(map(str, v)) or "(none)"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "(none)" if v in (None, "") else str(v)
+    return "; ".join(f"{k} = {show(v)}" for k, v in params.items())
+
+
+class RunView(StepView):
+    title = "Run"
+    run_finished = Signal()
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(session, runner, parent)
+        self.summary = note(object_name="run_summary")
+        self.summary.setAccessibleName("What this run will do")
+        self.reserve_note = note("A differentially private run reserves its ε in the budget ledger <b>before</b> "
+                                 "anything is computed. The budget is never given back, also not when you cancel "
+                                 "or the run fails.")
+        self.run_button = QPushButton("&Run")
+        self.run_button.setObjectName("run_button")
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setAccessibleName("Run progress")
+        self.progress.setFormat("%p %")
+        self.message = QLabel("")
+        self.message.setObjectName("run_message")
+        self.log = QListWidget()
+        self.log.setAccessibleName("Run log")
+        self._job = None
+        self._failed_text = ""
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading("4. Run"))
+        layout.addWidget(self.summary)
+        layout.addWidget(self.reserve_note)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        layout.addWidget(QLabel("Log:"))
+        layout.addWidget(self.log, 1)
+
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        session.mechanism_changed.connect(self.refresh)
+        session.dataset_changed.connect(self.refresh)
+        self.refresh()
+
+    @property
+    def running(self) -> bool:
+        return self._job is not None
+
+    def refresh(self) -> None:
+        if self.running:
+            return
+        s = self.session
+        p = preview(s)
+        if s.dataset is None or not s.mechanism_name:
+            self.summary.setText("Load a table and choose a mechanism first.")
+            self.run_button.setEnabled(False)
+            self.run_button.setText("&Run")
+        else:
+            lines = [f"<b>{s.mechanism_name}</b> on {s.dataset.n_rows:,} rows.",
+                     f"Parameters: {params_text(s.params)}."]
+            if p.cost is not None:
+                lines.append(f"Privacy: {p.cost.describe()}.")
+            if p.budget_text:
+                lines.append(p.budget_text)
+            for problem in p.errors:
+                lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
+            self.summary.setText("<br>".join(lines))
+            ok = not p.errors and not p.over_budget
+            self.run_button.setEnabled(ok)
+            dp = bool(p.cost and p.cost.is_dp)
+            self.run_button.setText(f"&Run and spend ε = {fmt_eps(p.cost.epsilon)}" if dp else "&Run")
+            self.reserve_note.setVisible(dp)
+        self.state_changed.emit()
+
+    def start(self) -> None:
+        s = self.session
+        if self.running or s.dataset is None or not s.mechanism_name:
+            return
+        name, data, params = s.mechanism_name, s.dataset, dict(s.params)
+        try:
+            ledger = s.ledger
+        except (ImportError, OSError, PpdpError):
+            ledger = None  # release_job refuses a DP release without a ledger
+        self._failed_text = ""
+        self.log.clear()
+        self.log.addItem(f"Started {name}: {params_text(params)}")
+        self.progress.setValue(0)
+        self.message.setText("Starting…")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self._job = self.runner.start(lambda: release_job(name, data, params, ledger),
+                                      on_done=self._done, on_error=self._failed,
+                                      on_progress=self._progress, on_cancelled=self._cancelled)
+        self.state_changed.emit()
+
+    def cancel(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self.message.setText("Cancelling at the next step…")
+            self.cancel_button.setEnabled(False)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(1000 * max(0.0, min(1.0, fraction)))))
+        if message:
+            self.message.setText(message)
+            if self.log.count() == 0 or self.log.item(self.log.count() - 1).text() != message:
+                self.log.addItem(message)
+                self.log.scrollToBottom()
+
+    def _finish(self) -> None:
+        self._job = None
+        self.cancel_button.setEnabled(False)
+        self.refresh()
+
+    def _done(self, outcome) -> None:
+        self.session.add_release(outcome.release, outcome.ledger_entry, outcome)
+        self.progress.setValue(1000)
+        rows = len(outcome.release.table)
+        self.message.setText(f"Finished: {rows:,} rows released. See Results.")
+        self.log.addItem(f"Finished: {rows:,} rows, {outcome.release.cost.describe()}")
+        for text in outcome.notes:
+            self.log.addItem(text)
+        self._finish()
+        self.run_finished.emit()
+
+    def _failed(self, exc: BaseException, details: str) -> None:
+        self._failed_text = str(exc)
+        self.message.setText("The run failed: nothing was released.")
+        self.log.addItem(f"Failed: {exc}")
+        self._finish()
+        show_error(self, exc, details, context="The run did not produce a release.")
+
+    def _cancelled(self) -> None:
+        self.message.setText("Cancelled: nothing was released.")
+        self.log.addItem("Cancelled by you.")
+        self.progress.setValue(0)
+        self._finish()
+
+    def state(self) -> tuple[str, str]:
+        if self.running:
+            return TODO, f"running… {self.progress.value() // 10} %"
+        if self._failed_text:
+            return BLOCKED, "last run failed"
+        n = len(self.session.releases)
+        if n:
+            return DONE, f"{n} release{'s' if n != 1 else ''} made"
+        if self.session.dataset is None:
+            return TODO, "load a table first"
+        return (TODO if self.run_button.isEnabled() else WARN), "ready to run" if self.run_button.isEnabled() \
+            else "fix the problems first"

@@ -1,0 +1,287 @@
+"""Taxonomies step: which quasi-identifiers have a generalisation tree, and the editor for the chosen one.
+
+The list says per column what is there ("5 levels, 100 values", "no taxonomy", "3 data values not in the tree").
+Bulk actions (ARX import, a folder of ARX files, flat trees, numeric intervals) sit under the list; the tree
+editor (gui/taxonomy_editor) edits the selected column and reports each change back to the session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QListWidget,
+                               QListWidgetItem, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from ppdp_gui.engine.data.schema import Role
+from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.widgets.messages import show_error
+
+try:  # the tree editor is built alongside; until it is there the step shows a read-only preview
+    from ppdp_gui.gui.taxonomy_editor.editor import TaxonomyEditor
+except ImportError:  # pragma: no cover - depends on what has landed
+    TaxonomyEditor = None
+
+
+def missing_values(tax, series: pd.Series) -> list[str]:
+    """Data values the tree does not cover (these would block a generalisation)."""
+    try:
+        from ppdp_gui.engine.taxonomy.coverage import check_coverage
+        return list(check_coverage(tax, series).missing)
+    except ImportError:  # pragma: no cover - coverage module from another engineer
+        leaves = set(tax.leaf_values())
+        return sorted(v for v in series.dropna().astype(str).unique() if v not in leaves)
+
+
+def describe_taxonomy(tax, series: pd.Series) -> str:
+    levels = tax.height + 1
+    text = f"{levels} levels, {len(tax.leaf_values())} values"
+    missing = missing_values(tax, series)
+    if missing:
+        text += f" — {len(missing)} data value{'s' if len(missing) != 1 else ''} not in the tree"
+    return text
+
+
+class TaxonomyView(StepView):
+    title = "Taxonomies"
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(session, runner, parent)
+        self.columns = QListWidget()
+        self.columns.setAccessibleName("Quasi-identifier columns and their taxonomies")
+        self.columns.setToolTip("Each quasi-identifier needs a generalisation tree (taxonomy) for DiffGen, TDS and "
+                                "similar mechanisms. Numeric columns can use intervals instead.")
+        self.import_button = QPushButton("&Import ARX hierarchy…")
+        self.import_button.setToolTip("Read an ARX hierarchy CSV (one row per value, one column per level, ';') "
+                                      "for the selected column.")
+        self.folder_button = QPushButton("Import a &folder of ARX hierarchies…")
+        self.folder_button.setToolTip("Match files named like <column>.csv or *_hierarchy_<column>.csv to columns.")
+        self.flat_button = QPushButton("&Flat taxonomy for the selected column")
+        self.flat_all_button = QPushButton("Flat taxonomies for all &without one")
+        self.width_box = QDoubleSpinBox()
+        self.width_box.setRange(0.0001, 1e9)
+        self.width_box.setValue(5)
+        self.width_box.setAccessibleName("Interval width")
+        self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
+        self.intervals_button = QPushButton("Numeric &intervals")
+        self.intervals_button.setToolTip("Build intervals of the given width for the selected numeric column.")
+        self.remove_button = QPushButton("&Remove taxonomy")
+        self.summary = note(object_name="taxonomy_summary")
+
+        buttons = QGridLayout()
+        buttons.addWidget(self.import_button, 0, 0, 1, 2)
+        buttons.addWidget(self.folder_button, 1, 0, 1, 2)
+        buttons.addWidget(self.flat_button, 2, 0, 1, 2)
+        buttons.addWidget(self.flat_all_button, 3, 0, 1, 2)
+        buttons.addWidget(self.width_box, 4, 0)
+        buttons.addWidget(self.intervals_button, 4, 1)
+        buttons.addWidget(self.remove_button, 5, 0, 1, 2)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.summary)
+        lv.addWidget(self.columns, 1)
+        lv.addLayout(buttons)
+
+        if TaxonomyEditor is not None:
+            self.editor = TaxonomyEditor()
+            self.editor.taxonomyChanged.connect(self._edited)
+            self.preview = None
+        else:  # pragma: no cover
+            self.editor = None
+            self.preview = QTreeWidget()
+            self.preview.setHeaderLabels(["Group / value"])
+            self.preview.setAccessibleName("Taxonomy preview")
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.editor or self.preview)
+        split.setStretchFactor(1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading("2. Taxonomies"))
+        layout.addWidget(note("A taxonomy says how values may be generalised, e.g. 39 → 35-39 → 30-39 → *. "
+                              "Import the ARX hierarchy files you already have, or build and edit trees here."))
+        layout.addWidget(split, 1)
+
+        self.columns.currentItemChanged.connect(lambda _c, _p: self._show_selected())
+        self.import_button.clicked.connect(self._import_one)
+        self.folder_button.clicked.connect(self._import_folder)
+        self.flat_button.clicked.connect(lambda: self._flat([self.selected_column()]))
+        self.flat_all_button.clicked.connect(lambda: self._flat(self.session.qi_without_taxonomy()))
+        self.intervals_button.clicked.connect(self._intervals)
+        self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
+        session.dataset_changed.connect(self._refresh)
+        self._shown_column: str | None = None
+        self._refresh()
+
+    # -- list -------------------------------------------------------------------------------------------------
+    def qi_columns(self) -> list[str]:
+        ds = self.session.dataset
+        return ds.quasi_identifiers if ds is not None else []
+
+    def selected_column(self) -> str | None:
+        item = self.columns.currentItem()
+        return item.data(Qt.UserRole) if item is not None else None
+
+    def select(self, column: str) -> None:
+        for i in range(self.columns.count()):
+            if self.columns.item(i).data(Qt.UserRole) == column:
+                self.columns.setCurrentRow(i)
+
+    def column_status(self, name: str) -> str:
+        ds = self.session.dataset
+        spec = ds.spec(name)
+        if spec.taxonomy is None:
+            return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
+        return describe_taxonomy(spec.taxonomy, ds.frame[name])
+
+    def _refresh(self) -> None:
+        keep = self.selected_column()
+        self.columns.blockSignals(True)
+        self.columns.clear()
+        for name in self.qi_columns():
+            item = QListWidgetItem(f"{name}\n    {self.column_status(name)}")
+            item.setData(Qt.UserRole, name)
+            self.columns.addItem(item)
+        self.columns.blockSignals(False)
+        if self.columns.count():
+            names = self.qi_columns()
+            self.columns.setCurrentRow(names.index(keep) if keep in names else 0)
+        self.summary.setText(self.state()[1].capitalize() + "." if self.session.dataset else "Load a table first.")
+        enabled = self.columns.count() > 0
+        for b in (self.import_button, self.flat_button, self.flat_all_button, self.intervals_button,
+                  self.remove_button, self.folder_button):
+            b.setEnabled(enabled)
+        self._show_selected()
+        self.state_changed.emit()
+
+    def _show_selected(self) -> None:
+        name = self.selected_column()
+        ds = self.session.dataset
+        if self.editor is not None:
+            self.editor.setEnabled(name is not None)
+            # only reload the editor when another column (or another taxonomy object) is to be shown, so the
+            # editor's own edits, which come back through the session, keep their undo history
+            tax = ds.spec(name).taxonomy if name else None
+            if name is not None and (name != self._shown_column or (tax is not None and tax is not self._editor_tax())):
+                self._shown_column = name
+                self.editor.set_column(name, tax, ds.frame[name])
+            if name is None:
+                self._shown_column = None
+        elif self.preview is not None:  # pragma: no cover
+            self.preview.clear()
+            tax = ds.spec(name).taxonomy if name else None
+            if tax is not None:
+                self._fill_preview(tax)
+        numeric = name is not None and ds.spec(name).kind == "numeric"
+        self.intervals_button.setEnabled(numeric)
+        self.width_box.setEnabled(numeric)
+
+    def _editor_tax(self):
+        try:
+            return self.editor.taxonomy()
+        except Exception:  # noqa: BLE001 - an empty editor has none
+            return None
+
+    def _fill_preview(self, tax) -> None:  # pragma: no cover - used only without the editor
+        items = {tax.root: QTreeWidgetItem([tax.label(tax.root)])}
+        self.preview.addTopLevelItem(items[tax.root])
+        stack = [tax.root]
+        while stack:
+            node = stack.pop()
+            for child in tax.children(node):
+                items[child] = QTreeWidgetItem(items[node], [tax.label(child)])
+                stack.append(child)
+
+    # -- actions ----------------------------------------------------------------------------------------------
+    def _set(self, column: str | None, tax) -> None:
+        if column is None:
+            return
+        self._shown_column = None if tax is not None else self._shown_column
+        self.session.set_taxonomy(column, tax)
+
+    def _edited(self, column: str, tax) -> None:
+        if self.session.dataset is not None and column in self.session.dataset.frame.columns:
+            self.session.set_taxonomy(column, tax)
+
+    def import_arx(self, column: str, path: str) -> None:
+        from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+        try:
+            self._set(column, read_arx_hierarchy(path, column))
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not import {Path(path).name} for {column}.")
+
+    def _import_one(self) -> None:
+        column = self.selected_column()
+        if column is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, f"ARX hierarchy for {column}", "",
+                                              "ARX hierarchy (*.csv *.txt);;All files (*)")
+        if path:
+            self.import_arx(column, path)
+
+    def import_folder(self, folder: str) -> list[str]:
+        """Attach every hierarchy file in `folder` whose name ends with a quasi-identifier's name."""
+        from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+        done = []
+        files = sorted(Path(folder).glob("*.csv"))
+        for column in self.qi_columns():
+            for f in files:
+                stem = f.stem
+                if stem == column or stem.endswith("_" + column):
+                    try:
+                        self.session.set_taxonomy(column, read_arx_hierarchy(f, column))
+                        done.append(column)
+                    except PpdpError as exc:
+                        show_error(self, exc, context=f"Could not import {f.name} for {column}.")
+                    break
+        self._shown_column = None
+        self._refresh()
+        return done
+
+    def _import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder of ARX hierarchy files")
+        if folder:
+            done = self.import_folder(folder)
+            self.summary.setText(f"Imported {len(done)} hierarch{'ies' if len(done) != 1 else 'y'}"
+                                 f"{': ' + ', '.join(done) if done else ''}. " + self.state()[1].capitalize() + ".")
+
+    def _flat(self, columns) -> None:
+        from ppdp_gui.engine.taxonomy.tree import Taxonomy
+        ds = self.session.dataset
+        for column in [c for c in columns if c]:
+            self.session.set_taxonomy(column, Taxonomy.flat(column, ds.frame[column].dropna().astype(str).unique()))
+        self._shown_column = None
+        self._refresh()
+
+    def _intervals(self) -> None:
+        column = self.selected_column()
+        if column is None:
+            return
+        try:
+            from ppdp_gui.engine.taxonomy.builders import numeric_intervals
+            values = self.session.dataset.frame[column]
+            self._set(column, numeric_intervals(column, values, self.width_box.value()))
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build intervals for {column}.")
+
+    # -- step state ---------------------------------------------------------------------------------------------
+    def state(self) -> tuple[str, str]:
+        ds = self.session.dataset
+        if ds is None:
+            return TODO, "load a table first"
+        qis = ds.quasi_identifiers
+        if not qis:
+            return WARN, "no quasi-identifiers marked"
+        missing = self.session.qi_without_taxonomy()
+        if missing:
+            n = len(missing)
+            return WARN, f"{n} quasi-identifier{'s' if n != 1 else ''} without taxonomy"
+        uncovered = [c for c in qis if ds.spec(c).taxonomy is not None
+                     and missing_values(ds.spec(c).taxonomy, ds.frame[c])]
+        if uncovered:
+            return WARN, f"{len(uncovered)} of {len(qis)} taxonomies miss data values"
+        return DONE, f"all {len(qis)} quasi-identifiers covered"

@@ -1,0 +1,1 @@
+"""Reusable widgets: the parameter panel drawn from ParamSpecs, message dialogs."""

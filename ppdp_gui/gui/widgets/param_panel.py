@@ -1,0 +1,250 @@
+"""A mechanism's parameter form, built from its `ParamSpec`s alone (no mechanism is known by name here).
+
+float -> slider + typed value box (log10 slider for `log_scale`), int -> slider + spin box (or spin box only when
+unbounded), choice -> combo, bool -> check box, column -> combo of the columns allowed by `roles`/`column_kind`,
+columns -> checkable list. Help text becomes the tooltip and a caption under the editor.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
+                               QListWidget, QListWidgetItem, QSlider, QSpinBox, QAbstractSpinBox, QVBoxLayout,
+                               QWidget)
+
+from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.mechanisms.base import ParamSpec
+
+NONE_LABEL = "(none)"
+_STEPS = 1000
+
+
+def allowed_columns(spec: ParamSpec, dataset: Dataset | None) -> list[str]:
+    """Columns a column parameter may take: filtered by the spec's roles and column kind."""
+    if dataset is None:
+        return []
+    return [c.name for c in dataset.schema
+            if (not spec.roles or c.role in spec.roles) and (spec.column_kind is None or c.kind == spec.column_kind)]
+
+
+class NumberField(QWidget):
+    """Slider and typed box kept in step; the slider runs on log10 of the value when `log` is set."""
+
+    valueChanged = Signal()
+
+    def __init__(self, spec: ParamSpec, integer: bool, parent=None):
+        super().__init__(parent)
+        self.spec, self.integer = spec, integer
+        low, high = spec.low, spec.high
+        self.log = bool(spec.log_scale and low is not None and low > 0)
+        self.box: QAbstractSpinBox = QSpinBox() if integer else QDoubleSpinBox()
+        big = 2_000_000_000 if integer else 1e12
+        self.box.setRange(low if low is not None else -big, high if high is not None else big)
+        if not integer:
+            self.box.setDecimals(self._decimals())
+            self.box.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
+        self.box.setKeyboardTracking(False)
+        self.box.setMinimumWidth(110)
+        self.slider: QSlider | None = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        if low is not None and high is not None and high > low:
+            self.slider = QSlider(Qt.Horizontal)
+            self.slider.setRange(0, _STEPS)
+            self.slider.setPageStep(_STEPS // 20)
+            self.slider.setMinimumWidth(160)
+            self.slider.valueChanged.connect(self._slid)
+            layout.addWidget(self.slider, 1)
+        layout.addWidget(self.box)
+        self.box.valueChanged.connect(self._typed)
+
+    def _decimals(self) -> int:
+        low = self.spec.low
+        if self.log and low:
+            return int(min(8, max(2, math.ceil(-math.log10(low)) + 2)))
+        span = (self.spec.high or 1) - (low or 0)
+        return 4 if span <= 1 else 3
+
+    # slider position <-> value
+    def _to_pos(self, v: float) -> int:
+        lo, hi = float(self.spec.low), float(self.spec.high)
+        if self.log:
+            t = (math.log10(max(v, lo)) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+        else:
+            t = (v - lo) / (hi - lo)
+        return int(round(min(1.0, max(0.0, t)) * _STEPS))
+
+    def _from_pos(self, pos: int) -> float:
+        lo, hi = float(self.spec.low), float(self.spec.high)
+        t = pos / _STEPS
+        v = 10 ** (math.log10(lo) + t * (math.log10(hi) - math.log10(lo))) if self.log else lo + t * (hi - lo)
+        if self.integer:
+            return int(round(v))
+        # round to 3 significant digits so a dragged ε reads 0.316, not 0.31622776
+        return float(f"{v:.3g}") if self.log else round(v, self._decimals())
+
+    def _slid(self, pos: int) -> None:
+        self.box.blockSignals(True)
+        self.box.setValue(self._from_pos(pos))
+        self.box.blockSignals(False)
+        self.valueChanged.emit()
+
+    def _typed(self, _v) -> None:
+        if self.slider is not None:
+            self.slider.blockSignals(True)
+            self.slider.setValue(self._to_pos(self.box.value()))
+            self.slider.blockSignals(False)
+        self.valueChanged.emit()
+
+    def value(self) -> float | int:
+        return int(self.box.value()) if self.integer else float(self.box.value())
+
+    def setValue(self, v) -> None:
+        self.box.setValue(int(v) if self.integer else float(v))
+        self._typed(v)
+
+
+class ParamPanel(QWidget):
+    """The form; `values()` gives the dict to pass to validate / privacy_cost / run."""
+
+    changed = Signal()
+
+    def __init__(self, specs: Sequence[ParamSpec], dataset: Dataset | None = None, parent=None):
+        super().__init__(parent)
+        self.specs = tuple(specs)
+        self.dataset = dataset
+        self._editors: dict[str, QWidget] = {}
+        self._labels: dict[str, QLabel] = {}
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        for spec in self.specs:
+            editor = self._make_editor(spec)
+            self._editors[spec.name] = editor
+            label = QLabel(spec.label + ("" if not spec.optional else " (optional)"))
+            label.setBuddy(editor)
+            label.setToolTip(spec.help)
+            editor.setToolTip(spec.help)
+            editor.setAccessibleName(spec.label)
+            editor.setAccessibleDescription(spec.help)
+            editor.setObjectName(f"param_{spec.name}")
+            self._labels[spec.name] = label
+            holder = QWidget()
+            box = QVBoxLayout(holder)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(1)
+            box.addWidget(editor)
+            if spec.help:
+                caption = QLabel(spec.help)
+                caption.setWordWrap(True)
+                caption.setProperty("role", "help")
+                caption.setStyleSheet("color: palette(placeholder-text); font-size: 90%;")
+                box.addWidget(caption)
+            form.addRow(label, holder)
+        self.set_values({})
+
+    # -- editors -------------------------------------------------------------------------------------------
+    def _make_editor(self, spec: ParamSpec) -> QWidget:
+        if spec.kind in ("float", "int"):
+            w = NumberField(spec, integer=spec.kind == "int")
+            w.valueChanged.connect(self.changed)
+        elif spec.kind == "bool":
+            w = QCheckBox(spec.label)
+            w.toggled.connect(self.changed)
+        elif spec.kind == "choice":
+            w = QComboBox()
+            w.addItems(list(spec.choices))
+            w.currentIndexChanged.connect(self.changed)
+        elif spec.kind == "column":
+            w = QComboBox()
+            w.currentIndexChanged.connect(self.changed)
+        elif spec.kind == "columns":
+            w = QListWidget()
+            w.setMaximumHeight(150)
+            w.itemChanged.connect(lambda _i: self.changed.emit())
+        else:  # pragma: no cover - ParamKind is closed
+            raise ValueError(f"unknown parameter kind {spec.kind}")
+        return w
+
+    def editor(self, name: str) -> QWidget:
+        return self._editors[name]
+
+    def _fill_columns(self, spec: ParamSpec, value: Any) -> None:
+        w = self._editors[spec.name]
+        names = allowed_columns(spec, self.dataset)
+        w.blockSignals(True)
+        w.clear()
+        if spec.kind == "column":
+            if spec.optional or not names:
+                w.addItem(NONE_LABEL)
+            w.addItems(names)
+            i = w.findText(str(value)) if value not in (None, "") else -1
+            w.setCurrentIndex(i if i >= 0 else 0)
+        else:
+            chosen = set(value or ())
+            for name in names:
+                item = QListWidgetItem(name)
+                item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+                item.setCheckState(Qt.Checked if name in chosen else Qt.Unchecked)
+                w.addItem(item)
+        w.blockSignals(False)
+
+    # -- values -------------------------------------------------------------------------------------------
+    def set_dataset(self, dataset: Dataset | None) -> None:
+        """New data (or new roles): refill the column pickers, keeping choices that are still allowed."""
+        current = self.values()
+        self.dataset = dataset
+        for spec in self.specs:
+            if spec.kind in ("column", "columns"):
+                self._fill_columns(spec, current.get(spec.name))
+        self.changed.emit()
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        """Show `values`; parameters not given show their default."""
+        for spec in self.specs:
+            v = values.get(spec.name, spec.default)
+            w = self._editors[spec.name]
+            w.blockSignals(True)
+            try:
+                if spec.kind in ("float", "int"):
+                    w.setValue(v if v is not None else (spec.low if spec.low is not None else 0))
+                elif spec.kind == "bool":
+                    w.setChecked(bool(v))
+                elif spec.kind == "choice":
+                    i = w.findText(str(v)) if v is not None else -1
+                    w.setCurrentIndex(max(i, 0))
+            finally:
+                w.blockSignals(False)
+            if spec.kind in ("column", "columns"):
+                self._fill_columns(spec, v)
+        self.changed.emit()
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for spec in self.specs:
+            w = self._editors[spec.name]
+            if spec.kind in ("float", "int"):
+                out[spec.name] = w.value()
+            elif spec.kind == "bool":
+                out[spec.name] = w.isChecked()
+            elif spec.kind == "choice":
+                out[spec.name] = w.currentText()
+            elif spec.kind == "column":
+                text = w.currentText()
+                out[spec.name] = None if text in ("", NONE_LABEL) and spec.optional else \
+                    ("" if text == NONE_LABEL else text)
+            else:
+                out[spec.name] = tuple(w.item(i).text() for i in range(w.count())
+                                       if w.item(i).checkState() == Qt.Checked)
+        return out
+
+    def empty_column_hints(self) -> list[str]:
+        """Column parameters with nothing to choose from, said in words the user can act on."""
+        hints = []
+        for spec in self.specs:
+            if spec.kind in ("column", "columns") and not spec.optional and not allowed_columns(spec, self.dataset):
+                want = " or ".join(r.label for r in spec.roles) if spec.roles else (spec.column_kind or "any")
+                hints.append(f"{spec.label}: no column has the role {want}; set one in the Data step.")
+        return hints

@@ -1,0 +1,124 @@
+"""Run an engine generator (yielding `Progress`, then a result) in a QThread, with throttled progress and cancel.
+
+The generator is created and driven entirely inside the worker thread; the GUI thread only receives queued
+signals. Cancelling sets a flag that is honoured at the next `yield`: the worker then closes the generator there
+(so its `finally` blocks run in the thread that runs it) and emits `cancelled`. Any exception is caught and sent
+as `failed(exc, traceback_text)`: a failing run can never take the window down.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable, Iterator
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from ppdp_gui.engine.mechanisms.base import Progress
+
+
+class JobThread(QThread):
+    """One job. `make_gen()` is called in the worker thread and must return an iterator of Progress/results;
+    the last non-Progress item (or the generator's return value) is the result."""
+
+    progress = Signal(float, str)
+    succeeded = Signal(object)
+    failed = Signal(object, str)
+    cancelled = Signal()
+
+    def __init__(self, make_gen: Callable[[], Iterator[Any]], *, min_interval: float = 0.05, parent=None):
+        super().__init__(parent)
+        self._make_gen = make_gen
+        self._cancel = threading.Event()
+        self._min_interval = min_interval
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> None:  # runs in the worker thread
+        gen = None
+        try:
+            gen = self._make_gen()
+            result, last_emit, pending = None, 0.0, None
+            while True:
+                if self._cancel.is_set():
+                    if hasattr(gen, "close"):
+                        gen.close()
+                    self.cancelled.emit()
+                    return
+                try:
+                    item = next(gen)
+                except StopIteration as stop:
+                    if stop.value is not None:
+                        result = stop.value
+                    break
+                if isinstance(item, Progress):
+                    now = time.monotonic()
+                    if now - last_emit >= self._min_interval:
+                        self.progress.emit(float(item.fraction), item.message)
+                        last_emit, pending = now, None
+                    else:
+                        pending = item  # shown later unless a newer one supersedes it
+                else:
+                    result = item
+            if pending is not None:
+                self.progress.emit(float(pending.fraction), pending.message)
+            if self._cancel.is_set():
+                self.cancelled.emit()
+                return
+            self.succeeded.emit(result)
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes a message, never a crash
+            self.failed.emit(exc, traceback.format_exc())
+
+
+class JobRunner(QObject):
+    """Starts jobs, keeps them alive until they finish and lets the owner cancel or wait for them."""
+
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._jobs: set[JobThread] = set()
+
+    def start(self, make_gen: Callable[[], Iterator[Any]], *, on_done: Callable[[Any], None],
+              on_error: Callable[[BaseException, str], None] | None = None,
+              on_progress: Callable[[float, str], None] | None = None,
+              on_cancelled: Callable[[], None] | None = None) -> JobThread:
+        job = JobThread(make_gen)
+        job.succeeded.connect(on_done)
+        if on_error is not None:
+            job.failed.connect(on_error)
+        if on_progress is not None:
+            job.progress.connect(on_progress)
+        if on_cancelled is not None:
+            job.cancelled.connect(on_cancelled)
+        job.finished.connect(lambda j=job: self._finished(j))
+        self._jobs.add(job)
+        job.start()
+        self.busy_changed.emit(True)
+        return job
+
+    def _finished(self, job: JobThread) -> None:
+        self._jobs.discard(job)
+        job.deleteLater()
+        self.busy_changed.emit(bool(self._jobs))
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._jobs)
+
+    def cancel_all(self) -> None:
+        for job in list(self._jobs):
+            job.cancel()
+
+    def wait_all(self, msecs: int = 30000) -> bool:
+        """Block until every job has stopped (used when the window closes); True if all stopped."""
+        ok = True
+        for job in list(self._jobs):
+            ok = job.wait(msecs) and ok
+        return ok
