@@ -62,8 +62,31 @@ def test_import_matches_the_arx_file(editor, arx):
 
 
 def test_model_is_a_valid_item_model(qtmodeltester, editor):
+    """Qt's model tester stays connected and checks every signal of the edits below (batched and single)."""
     qtmodeltester.check(editor.model, force_py=True)
-    qtmodeltester.check(TaxonomyModel(EditTree.from_taxonomy(editor.taxonomy())), force_py=True)
+    tree = editor.tree()
+    group = editor.new_group("Tmp", parent=tree.find("Higher education"), edit=False)
+    editor.move_nodes([tree.find("Masters"), tree.find("9th")], group, 0)
+    editor.insert_level([tree.find("Masters")], "Inner", edit=False)
+    editor.delete_nodes([group])
+    while editor.undo_stack.index() > 1:  # back to the import
+        editor.undo_stack.undo()
+    assert editor.taxonomy().height == 3
+    from ppdp_gui.gui.taxonomy_editor.edit_tree import Add, Move, Remove, Rename
+
+    model = TaxonomyModel(EditTree.from_taxonomy(editor.taxonomy()))
+    qtmodeltester.check(model, force_py=True)
+    t = model.tree
+    inverses = [model.apply(op) for op in (Add(100, "G", 0, 1, True), Move(t.find("Masters"), 100, 0),
+                                           Move(t.find("Doctorate"), 100, 1), Rename(100, "H"))]
+    hs = t.find("High School")
+    first = t.kids[hs][0]
+    inverses.append(model.apply(Move(first, hs, len(t.kids[hs]) - 1)))  # to the end of its own group
+    assert t.kids[hs][-1] == first
+    for inverse in reversed(inverses):
+        model.apply(inverse)
+    assert 100 not in t and t.row(first) == 0
+    model.apply(Remove(t.find("Doctorate")))
 
 
 def test_group_drag_rename_delete_undo_redo(editor, qtbot):

@@ -31,22 +31,25 @@ class EditCommand(QtGui.QUndoCommand):
         if self._plan is not None:
             plan, self._plan = self._plan, None
             try:
-                plan(self._record)
+                with self._model.batch():
+                    plan(self._record)
             except Exception as exc:  # planners check first; if one still fails, leave the tree as it was
                 self.undo()
                 self._ops.clear()
                 self.error = str(exc)
                 self.setObsolete(True)  # QUndoStack drops an obsolete command right after pushing it
             return
-        self._inverses = [self._model.apply(op) for op in self._ops]
+        with self._model.batch():
+            self._inverses = [self._model.apply(op) for op in self._ops]
 
     def _record(self, op: Op) -> None:
         self._inverses.append(self._model.apply(op))
         self._ops.append(op)
 
     def undo(self) -> None:
-        for inverse in reversed(self._inverses):
-            self._model.apply(inverse)
+        with self._model.batch():
+            for inverse in reversed(self._inverses):
+                self._model.apply(inverse)
         self._inverses = []
 
 

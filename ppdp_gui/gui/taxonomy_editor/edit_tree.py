@@ -54,6 +54,8 @@ class EditTree:
         self.kids: dict[int, list[int]] = {0: []}
         self.groups: set[int] = {0}
         self.next_id = 1
+        self.version = 0  # bumped by every edit: lets callers cache what they derive from the tree
+        self._rows: dict[int, dict[int, int]] = {}  # parent -> {child: row}, rebuilt per parent after an edit
 
     # ---- conversion -----------------------------------------------------------------------------------------
     @classmethod
@@ -92,7 +94,12 @@ class EditTree:
 
     def row(self, node: int) -> int:
         parent = self.parent[node]
-        return 0 if parent < 0 else self.kids[parent].index(node)
+        if parent < 0:
+            return 0
+        rows = self._rows.get(parent)
+        if rows is None:
+            rows = self._rows[parent] = {k: i for i, k in enumerate(self.kids[parent])}
+        return rows[node]
 
     def ancestors(self, node: int) -> list[int]:
         out = [node]
@@ -147,6 +154,14 @@ class EditTree:
 
     # ---- primitives (each returns its inverse) --------------------------------------------------------------
     def apply(self, op: Op) -> Op:
+        self.version += 1
+        for node in (op.node, getattr(op, "parent", -1)):
+            if node in self.parent:
+                self._rows.pop(self.parent[node], None)
+            self._rows.pop(node, None)
+        return self._apply(op)
+
+    def _apply(self, op: Op) -> Op:
         if isinstance(op, Add):
             if op.node in self.labels:
                 raise TaxonomyError(f"node {op.node} exists already")
@@ -161,7 +176,8 @@ class EditTree:
         if isinstance(op, Remove):
             if self.kids[op.node]:
                 raise TaxonomyError("only an empty node can be removed")
-            parent, row = self.parent[op.node], self.row(op.node)
+            parent = self.parent[op.node]
+            row = self.kids[parent].index(op.node)
             inverse = Add(op.node, self.labels[op.node], parent, row, op.node in self.groups)
             self.kids[parent].remove(op.node)
             for table in (self.labels, self.parent, self.kids):
@@ -171,8 +187,9 @@ class EditTree:
         if isinstance(op, Move):
             if self.is_ancestor(op.node, op.parent):
                 raise TaxonomyError("a group cannot move into itself")
-            old_parent, old_row = self.parent[op.node], self.row(op.node)
-            self.kids[old_parent].remove(op.node)
+            old_parent = self.parent[op.node]
+            old_row = self.kids[old_parent].index(op.node)
+            del self.kids[old_parent][old_row]
             self.kids[op.parent].insert(op.row, op.node)
             self.parent[op.node] = op.parent
             return Move(op.node, old_parent, old_row)

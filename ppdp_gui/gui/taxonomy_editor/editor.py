@@ -52,6 +52,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self._values: pd.Series | None = None
         self._clipboard: list[int] = []
         self._loading = False
+        self._built: tuple[EditTree, int, Taxonomy] | None = None  # last tree -> Taxonomy conversion
         self.undo_stack = QtGui.QUndoStack(self)
         self.model = TaxonomyModel(EditTree(), self)
         self.model.move_handler = self.move_nodes
@@ -219,7 +220,11 @@ class TaxonomyEditor(QtWidgets.QWidget):
         last = self.undo_stack.command(index - 1) if index > 0 else None
         if isinstance(last, cmd.ReplaceCommand) and last.taxonomy is not None:
             return last.taxonomy  # as imported or built: keeps e.g. the ARX file's own row order
-        taxonomy = self.model.tree.to_taxonomy()
+        tree = self.model.tree
+        if self._built is not None and self._built[0] is tree and self._built[1] == tree.version:
+            return self._built[2]
+        taxonomy = tree.to_taxonomy()
+        self._built = (tree, tree.version, taxonomy)
         origin = self._origin(index)
         if origin is not None and getattr(origin, "source_format", None) is not None:
             taxonomy.source_format = origin.source_format  # an edited ARX file keeps its layout (delimiter, …)
