@@ -1,0 +1,84 @@
+"""The `ppdp` command: one-line errors with exit code 2, generic mechanism listing, charged releases with a
+report, the ledger listing and the demo on the bundled Adult sample."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ppdp_gui.cli import main, parse_pairs, parse_role
+from ppdp_gui.engine.errors import ParameterError
+from ppdp_gui.engine.mechanisms import registry
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "resources" / "samples" / "adult_sample.csv"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_bad_file_is_one_line_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text('a,b\n1,"unclosed\n2,3\n')
+    code, out, err = run(capsys, "inspect", str(bad))
+    assert code == 2 and err.startswith("ppdp: error: ") and "bad.csv" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    code, _, err = run(capsys, "inspect", str(tmp_path / "missing.csv"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_entry_point_in_a_subprocess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ppdp_gui.cli", "inspect", str(tmp_path / "nope.csv")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("ppdp: error:")
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run(capsys, "run")[0] == 2
+    assert run(capsys, "no-such-command")[0] == 2
+    assert run(capsys)[0] == 2
+
+
+def test_inspect_shows_kinds_roles_and_missing(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("patient_id,age,sex,diagnosis\n" + "".join(
+        f"{i},{20 + i % 50},{'F' if i % 2 else 'M'},{'?' if i % 10 == 0 else 'flu'}\n" for i in range(200)))
+    code, out, _ = run(capsys, "inspect", str(path))
+    assert code == 0
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
+    assert lines["age"][1:3] == ["numeric", "quasi-identifier"]
+    assert lines["patient_id"][2] == "identifier" and lines["diagnosis"][2] == "sensitive"
+    assert lines["diagnosis"][-1] == "20" and lines["age"][-1] == "0"  # 20 missing diagnoses
+    assert "dropped by the default policy): 20" in out and "A column is numeric when" in out
+
+
+def test_mechanisms_lists_every_registered_one_with_its_params(capsys):
+    code, out, _ = run(capsys, "mechanisms")
+    assert code == 0
+    for name in registry.names():
+        assert name in out
+        for p in registry.get(name).params:
+            assert f"--param {p.name} = " in out
+
+
+def test_small_parsers():
+    assert parse_pairs(["a=1", "b = x=y"], "param") == {"a": "1", "b": "x=y"}
+    with pytest.raises(ParameterError, match="NAME=VALUE"):
+        parse_pairs(["oops"], "param")
+    assert parse_role("qi").value == "quasi-identifier" and parse_role("CLASS").value == "class"
+    with pytest.raises(ParameterError, match="unknown role"):
+        parse_role("boss")
+
+
+def test_bad_parameter_is_one_line(tmp_path, capsys):
+    code, _, err = run(capsys, "run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(tmp_path / "o.csv"),
+                       "--ledger", str(tmp_path / "l.sqlite"), "-p", "epsilon=abc", "-p", "columns=age")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "ε" in err
+    assert not (tmp_path / "o.csv").exists()
