@@ -81,8 +81,12 @@ def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np
 
 def n_published_classes(table: pd.DataFrame, qis: list[str]) -> int:
     """Distinct published QI combinations (partitions whose ranges snap to the same cells merge)."""
-    codes = np.column_stack([table[q].cat.codes.to_numpy() for q in qis])
-    return int(np.unique(codes, axis=0).shape[0])
+    key = np.zeros(len(table), dtype=np.int64)
+    for q in qis:
+        codes = table[q].cat.codes.to_numpy().astype(np.int64)
+        key = key * (int(codes.max(initial=0)) + 1) + codes
+        key = pd.factorize(key)[0].astype(np.int64)  # stay dense: no overflow however many QIs
+    return int(key.max(initial=-1)) + 1
 
 
 class Mondrian(Mechanism):
