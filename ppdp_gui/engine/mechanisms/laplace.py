@@ -232,7 +232,8 @@ class LaplaceHistogram(Mechanism):
         ParamSpec("consistency", "Consistency", "choice", default="none", choices=CONSISTENCY,
                   help="'keep noisy total': after clamping, rescale so the counts add up to the noisy total."),
         ParamSpec("output", "Output", "choice", default="counts", choices=OUTPUTS,
-                  help="'counts': one row per cell with its count; 'records': each cell repeated count times."),
+                  help="'counts': one row per cell with its count; 'records': each cell repeated count times "
+                       "(negative counts give no record)."),
     )
 
     # -- checks and cost ------------------------------------------------------------------------------------
