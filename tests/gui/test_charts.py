@@ -130,6 +130,20 @@ def test_add_result_uses_summary_and_reference(chart):
     assert "BA %" in chart.reference_lines()
 
 
+def test_real_sweep_result_is_drawn(chart):
+    from ppdp_gui.engine.pipeline.sweep import SweepResult
+
+    rows = sweep_rows().drop(columns="h").assign(seconds=0.1)
+    result = SweepResult("any", ["epsilon"], rows, reference={"BA %": 85.3, "LA %": 75.5})
+    chart.add_result("release", result, log_hints={"epsilon": True})
+    assert chart.measure_combo.count() == 2  # accuracy %, discernibility ("seconds" is not a measure)
+    chart.measure_combo.setCurrentText("accuracy %")
+    [curve] = chart.curves("release")
+    np.testing.assert_allclose(curve.getOriginalDataset()[1],
+                               rows.groupby("epsilon")["accuracy %"].mean().sort_index().to_numpy())
+    assert set(chart.reference_lines()) == {"BA %", "LA %"}
+
+
 def test_other_varying_parameter_splits_curves(chart):
     rows = pd.concat([sweep_rows().assign(h=4), sweep_rows(seed=2).assign(h=8)])
     chart.add_series("A", summarise(rows))
