@@ -10,8 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Callable
-
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -28,25 +26,35 @@ def delimiter_name(delimiter: str) -> str:
     return _DELIMITER_NAMES.get(delimiter, repr(delimiter))
 
 
-def decode_text(data: bytes, path: str, encoding: str | None) -> str:
-    """UTF-8 (with or without BOM) unless the user chose an encoding; never a silent guess."""
+def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
+    """UTF-8 bytes without BOM; the input must be UTF-8 unless the user chose an encoding (never a silent guess)."""
     nul = data.find(b"\x00")
     if nul >= 0:
         line, col = _line_col_of_byte(data, nul)
         raise DataError(f"contains a NUL byte at byte offset {nul}: this looks like a binary file or UTF-16 text, "
                         "not a CSV/TSV file; save it as a UTF-8 CSV", path=path, line=line, column=col)
     enc = encoding or "utf-8"
+    utf8 = enc.lower().replace("_", "-") in ("utf-8", "utf8")
     try:
-        text = data.decode("utf-8-sig" if enc.lower().replace("_", "-") in ("utf-8", "utf8") else enc)
+        text = data.decode("utf-8-sig" if utf8 else enc)  # validates; the str itself is dropped at once if UTF-8
     except UnicodeDecodeError as exc:
         line, col = _line_col_of_byte(data, exc.start)
         bad = data[exc.start:exc.start + 1].hex()
-        raise DataError(f"byte 0x{bad} at byte offset {exc.start} is not valid {enc}; save the file as UTF-8, "
+        shown = "UTF-8" if utf8 else enc
+        raise DataError(f"byte 0x{bad} at byte offset {exc.start} is not valid {shown}; save the file as UTF-8, "
                         "or choose its encoding (e.g. latin-1) when opening it", path=path, line=line,
                         column=col) from None
     except LookupError:
         raise DataError(f"unknown text encoding {encoding!r}", path=path) from None
-    return text
+    if not utf8:
+        return text.encode("utf-8")
+    del text
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def head_text(data: bytes, size: int = 1 << 20) -> str:
+    """The start of UTF-8 `data` as text (a character cut at the end is dropped)."""
+    return data[:size].decode("utf-8", errors="ignore")
 
 
 def _line_col_of_byte(data: bytes, offset: int) -> tuple[int, int]:
@@ -56,10 +64,14 @@ def _line_col_of_byte(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def sniff_delimiter(text: str) -> str:
-    """The candidate found the same (non-zero) number of times on most of the first lines; ',' if none is."""
-    lines = [ln for ln in text[: 1 << 20].splitlines()[:_SNIFF_LINES] if ln.strip()]
-    if len(text) > (1 << 20) and len(lines) > 1:
-        lines = lines[:-1]  # the last line may be cut in half
+    """The candidate found the same (non-zero) number of times on most of the first lines; ',' if none is.
+
+    `text` is the start of the file; if it does not end at a line end its last (cut) line is ignored.
+    """
+    lines = text.splitlines()
+    if len(lines) > 1 and not text.endswith(("\n", "\r")):
+        lines = lines[:-1]
+    lines = [ln for ln in lines[:_SNIFF_LINES] if ln.strip()]
     best, best_score = ",", (0.0, 0)
     for d in DELIMITERS:
         counts = [len(_split_outside_quotes(ln, d)) - 1 for ln in lines]
@@ -96,27 +108,26 @@ def _records(text: str, delimiter: str):
             yield start, row
 
 
-def header_fields(text: str, delimiter: str, path: str) -> tuple[int, list[str]]:
-    """(line, names) of the first non-blank record; parses only the start of the text when that suffices."""
-    prefix = text[: 1 << 16]
-    if len(prefix) < len(text):
-        records = _records(prefix, delimiter)
+def header_fields(data: bytes, delimiter: str, path: str) -> tuple[int, list[str]]:
+    """(line, names) of the first non-blank record; parses only the start of the file when that suffices."""
+    if len(data) > (1 << 16):
+        records = _records(head_text(data, 1 << 16), delimiter)
         try:
             first = next(records)
             next(records)  # a later record exists, so the header was not cut by the prefix
             return first
         except (StopIteration, DataError):
             pass
-    for first in _records(text, delimiter):
+    for first in _records(data.decode("utf-8"), delimiter):
         return first
     raise DataError("the file is empty (no header line)", path=path, line=1)
 
 
-def locate_problem(text: str, delimiter: str, path: str) -> DataError | None:
+def locate_problem(data: bytes, delimiter: str, path: str) -> DataError | None:
     """The first record whose field count differs from the header's, as a DataError (slow; error path only)."""
     expected = None
     try:
-        for line, row in _records(text, delimiter):
+        for line, row in _records(data.decode("utf-8"), delimiter):
             if expected is None:
                 expected = len(row)
             elif len(row) != expected:
@@ -129,24 +140,22 @@ def locate_problem(text: str, delimiter: str, path: str) -> DataError | None:
     return None
 
 
-def line_of_record(text: str, delimiter: str, record: int) -> int | None:
-    """Physical line where data record `record` (0 = first row after the header) starts."""
-    for i, (line, _row) in enumerate(_records(text, delimiter)):
+def line_of_record(data: bytes, delimiter: str, record: int) -> int | None:
+    """Physical line where data record `record` (0 = first row after the header) starts (slow; error path)."""
+    for i, (line, _row) in enumerate(_records(data.decode("utf-8"), delimiter)):
         if i == record + 1:
             return line
     return None
 
 
-def parse_delimited(text: str, delimiter: str, path: str, data: bytes | None = None
-                    ) -> tuple[list[str], int, pd.DataFrame, Callable[[int], int | None]]:
-    """Header names and line, a frame of strings (RangeIndex = record number) and a row -> line lookup.
+def parse_delimited(data: bytes, delimiter: str, path: str
+                    ) -> tuple[list[str], int, pd.DataFrame]:
+    """Header names and line, and a frame of strings (RangeIndex = record number; see `line_of_record`).
 
-    `data` is the UTF-8 bytes of `text` when the caller still has them (saves a re-encoding).
+    `data` is UTF-8 without BOM (see `to_utf8`).
     """
-    header_line, header = header_fields(text, delimiter, path)
+    header_line, header = header_fields(data, delimiter, path)
     n = len(header)
-    if data is None:
-        data = text.encode("utf-8")
     table = None
     for block, threads in ((_BLOCK_SIZE, True), (max(len(data), 1) + 1, False)):
         invalid: list = []
@@ -167,7 +176,7 @@ def parse_delimited(text: str, delimiter: str, path: str, data: bytes | None = N
             )
             break
         except (pa.ArrowInvalid, pa.ArrowException, ValueError, OverflowError) as exc:
-            problem = locate_problem(text, delimiter, path)
+            problem = locate_problem(data, delimiter, path)
             if problem is not None:
                 raise problem from None
             if not invalid and block != max(len(data), 1) + 1 and "straddl" in str(exc):
@@ -181,11 +190,11 @@ def parse_delimited(text: str, delimiter: str, path: str, data: bytes | None = N
     if table is None or table.num_columns != n:  # pragma: no cover - guarded above
         raise DataError("cannot be read as delimited text", path=path)
     if data.count(b'"') % 2:  # an odd number of quotes may be a quoted value that never ends (Arrow accepts it)
-        problem = locate_problem(text, delimiter, path)
+        problem = locate_problem(data, delimiter, path)
         if problem is not None:
             raise problem
     if table.num_rows <= 1:
         raise DataError(f"has a header on line {header_line} but no data rows", path=path, line=header_line + 1)
     frame = table.slice(1).to_pandas()
     frame.columns = range(n)
-    return header, header_line, frame, lambda row: line_of_record(text, delimiter, row)
+    return header, header_line, frame

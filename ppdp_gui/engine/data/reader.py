@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data import coltypes
-from ppdp_gui.engine.data.delimited import decode_text, parse_delimited, sniff_delimiter
+from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
 from ppdp_gui.engine.data.roles import guess_roles
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.errors import DataError
@@ -35,6 +36,7 @@ EXCEL_SUFFIXES = (".xlsx", ".xlsm")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SUPPORTED = "CSV, TSV (optionally .gz), XLSX or Parquet"
 LineOfRow = Callable[[int], "int | None"]
+_NOT_BLANK = re.compile(rb"\S")
 
 
 # ---- public ------------------------------------------------------------------------------------------------
@@ -51,29 +53,29 @@ def read_table(path, *, na_policy: NAPolicy = NAPolicy(), kinds: dict[str, str] 
     where = str(p)
     try:
         raw = _read_bytes(p, max_bytes)
+        sha256 = hashlib.sha256(raw).hexdigest()
         fmt = _file_format(p, raw)
         delim = None
         if fmt in ("xlsx", "parquet"):
             frame, line_of_row, header_line = _read_xlsx(raw, where, sheet) if fmt == "xlsx" else (
                 _read_parquet(raw, where), None, None)
         else:
-            data = _gunzip(raw, where, max_bytes) if fmt.endswith(".gz") else raw
-            if not data.strip():
-                raise DataError("the file is empty", path=where, line=1)
-            text = decode_text(data, where, encoding)
-            if not text.strip():
-                raise DataError("the file is empty", path=where, line=1)
-            delim = delimiter or ("\t" if fmt.startswith("tsv") else sniff_delimiter(text))
-            utf8 = encoding is None or encoding.lower().replace("_", "-") in ("utf-8", "utf8")
-            header, header_line, frame, line_of_row = parse_delimited(text, delim, where, data if utf8 else None)
+            data = _text_bytes(raw, fmt, where, encoding, max_bytes)
+            delim = delimiter or ("\t" if fmt.startswith("tsv") else sniff_delimiter(head_text(data)))
+            header, header_line, frame = parse_delimited(data, delim, where)
             frame.columns = header
+            line_of_row = _reloading_line_lookup(p, fmt, encoding, max_bytes, delim)
+            del data
+        del raw  # the bytes are not kept while typing: error messages re-read the file
         n_read = len(frame)
-        frame, schema, dropped = _build(frame, kinds=kinds, roles=roles, taxonomies=None, na_policy=na_policy,
-                                        line_of_row=line_of_row, path=where, header_line=header_line)
+        cols = _columns(frame, where, header_line)
+        del frame  # _build consumes `cols`, so each original column is freed once converted
+        frame, schema, dropped = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
+                                        na_policy=na_policy, line_of_row=line_of_row, path=where)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
-    source = SourceInfo(path=str(p.resolve()), sha256=hashlib.sha256(raw).hexdigest(), n_rows_read=n_read,
-                        n_rows_dropped=dropped, na_policy=na_policy, delimiter=delim, file_format=fmt)
+    source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=dropped,
+                        na_policy=na_policy, delimiter=delim, file_format=fmt)
     return Dataset(frame=frame, schema=schema, source=source)
 
 
@@ -87,8 +89,9 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
-    out, schema, dropped = _build(frame, kinds=kinds, roles=roles, taxonomies=taxonomies, na_policy=na_policy,
-                                  line_of_row=None, path=source.path if source else None, header_line=None)
+    where = source.path if source else None
+    out, schema, dropped = _build(_columns(frame, where, None), len(frame), kinds=kinds, roles=roles,
+                                  taxonomies=taxonomies, na_policy=na_policy, line_of_row=None, path=where)
     if source is None:
         source = SourceInfo(n_rows_read=len(frame), n_rows_dropped=dropped, na_policy=na_policy)
     elif dropped:
@@ -141,6 +144,25 @@ def _file_format(p: Path, raw: bytes) -> str:
     if last == ".gz":
         raise DataError("is named .gz but is not gzip-compressed", path=str(p))
     return TEXT_FORMATS.get(last, "csv")
+
+
+def _text_bytes(raw: bytes, fmt: str, where: str, encoding: str | None, max_bytes: int) -> bytes:
+    data = _gunzip(raw, where, max_bytes) if fmt.endswith(".gz") else raw
+    data = to_utf8(data, where, encoding)
+    if not _NOT_BLANK.search(data):
+        raise DataError("the file is empty", path=where, line=1)
+    return data
+
+
+def _reloading_line_lookup(p: Path, fmt: str, encoding: str | None, max_bytes: int, delim: str) -> LineOfRow:
+    """Row -> line for error messages; reads the file again (error path only) instead of keeping its bytes."""
+    def line_of_row(row: int) -> int | None:
+        try:
+            return line_of_record(_text_bytes(_read_bytes(p, max_bytes), fmt, str(p), encoding, max_bytes),
+                                  delim, row)
+        except DataError:
+            return None
+    return line_of_row
 
 
 def _gunzip(raw: bytes, where: str, max_bytes: int) -> bytes:
@@ -232,26 +254,32 @@ def _read_parquet(raw: bytes, where: str) -> pd.DataFrame:
 
 
 # ---- typing, missing values, roles -----------------------------------------------------------------------
-def _build(frame: pd.DataFrame, *, kinds, roles, taxonomies, na_policy: NAPolicy, line_of_row: LineOfRow | None,
-           path: str | None, header_line: int | None) -> tuple[pd.DataFrame, tuple[ColumnSpec, ...], int]:
+def _columns(frame: pd.DataFrame, path: str | None, header_line: int | None) -> dict[str, pd.Series]:
     names = _check_names(list(frame.columns), path, header_line)
+    return {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
+
+
+def _build(cols: dict[str, pd.Series], n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
+           line_of_row: LineOfRow | None, path: str | None) -> tuple[pd.DataFrame, tuple[ColumnSpec, ...], int]:
+    """Missing values, kinds, conversion and roles. Consumes `cols` (replaced column by column, to save memory)."""
+    names = list(cols)
     kinds, roles, taxonomies = _check_options(names, kinds, roles, taxonomies, path)
     if na_policy.action not in ("drop", "category"):
         raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
     tokens = list(na_policy.tokens)
-    cols: dict[str, pd.Series] = {}
     missing: dict[str, np.ndarray] = {}
-    for pos, name in enumerate(names):
-        col = frame.iloc[:, pos]
+    for name in names:
+        col = cols[name]
         if isinstance(col.dtype, pd.CategoricalDtype):
             col = col.astype(col.cat.categories.dtype)
         if coltypes.is_text_dtype(col.dtype):
-            col = col.astype("str").str.strip()
+            col = col.astype("str")
+            if coltypes.has_outer_space(col):  # strip only when needed: saves a copy of the column
+                col = col.str.strip()
             miss = col.isna().to_numpy() | col.isin(tokens).to_numpy()
         else:
             miss = col.isna().to_numpy()
         cols[name], missing[name] = col, miss
-    n = len(frame)
     dropped = 0
     if na_policy.action == "drop" and names:
         any_missing = np.logical_or.reduce([missing[c] for c in names])
@@ -261,17 +289,19 @@ def _build(frame: pd.DataFrame, *, kinds, roles, taxonomies, na_policy: NAPolicy
                             "keep missing values as a category instead", path=path)
         if dropped:
             keep = ~any_missing
-            cols = {c: s[keep] for c, s in cols.items()}
-            missing = {c: m[keep] for c, m in missing.items()}
+            for name in names:
+                cols[name] = cols[name][keep]
+                missing[name] = missing[name][keep]
     final_kinds: dict[str, str] = {}
     for name in names:
         col, miss = cols[name], missing[name]
         text = coltypes.is_text_dtype(col.dtype)
-        kind = kinds.get(name) or (coltypes.infer_text_kind(col[~miss]) if text
-                                   else coltypes.infer_typed_kind(col[~miss]))
+        present = col[~miss] if miss.any() else col
+        kind = kinds.get(name) or (coltypes.infer_text_kind(present) if text else coltypes.infer_typed_kind(present))
         final_kinds[name] = kind
         cols[name] = _convert(col, miss, kind, text, name, na_policy, line_of_row)
     out = pd.DataFrame(cols).reset_index(drop=True) if names else pd.DataFrame(index=range(n - dropped))
+    cols.clear()
     guessed = guess_roles(out, final_kinds)
     guessed.update(roles)
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
@@ -285,7 +315,7 @@ def _convert(col: pd.Series, miss: np.ndarray, kind: str, text: bool, name: str,
         if text:
             return coltypes.text_to_numeric(col, miss, name, line_of_row)
         if pd.api.types.is_bool_dtype(col.dtype) or coltypes.is_number_dtype(col.dtype):
-            values = col[~miss].to_numpy(dtype=float)
+            values = (col[~miss] if miss.any() else col).to_numpy(dtype=float)
             if not np.isfinite(values).all():
                 raise DataError(f"column {name!r} is set to numeric but holds infinite values", column=name)
             return coltypes.numbers_to_column(values, miss, col.index)
