@@ -50,6 +50,17 @@ def test_corpus_message_names_line_and_column(tmp_path, name):
         assert word in text, text
 
 
+def test_trailing_delimiter_column_without_values_is_dropped(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b,\n1,x,\n2,y, \n")
+    ds = read_table(path)
+    assert list(ds.frame.columns) == ["a", "b"] and ds.n_rows == 2
+    path.write_bytes(b"a,b,\n1,x,\n2,y,z\n")  # a value without a column name is an error
+    with pytest.raises(DataError) as err:
+        read_table(path)
+    assert (err.value.line, err.value.column) == (1, 3)
+
+
 def test_gzipped_ragged_file_reports_line(tmp_path):
     path = tmp_path / "bad.csv.gz"
     path.write_bytes(gzip.compress(b"a,b\n1,2\n3\n"))

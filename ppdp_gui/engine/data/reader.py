@@ -63,7 +63,7 @@ def read_table(path, *, na_policy: NAPolicy = NAPolicy(), kinds: dict[str, str] 
             data = _text_bytes(raw, fmt, where, encoding, max_bytes)
             delim = delimiter or ("\t" if fmt.startswith("tsv") else sniff_delimiter(head_text(data)))
             header, header_line, frame = parse_delimited(data, delim, where)
-            frame.columns = header
+            frame = _drop_empty_unnamed(frame, header)
             line_of_row = _reloading_line_lookup(p, fmt, encoding, max_bytes, delim)
             del data
         del raw  # the bytes are not kept while typing: error messages re-read the file
@@ -254,6 +254,16 @@ def _read_parquet(raw: bytes, where: str) -> pd.DataFrame:
 
 
 # ---- typing, missing values, roles -----------------------------------------------------------------------
+def _drop_empty_unnamed(frame: pd.DataFrame, header: list[str]) -> pd.DataFrame:
+    """Name the columns; drop those with a blank name and no value at all (a trailing delimiter on every line)."""
+    frame.columns = header
+    blank = [j for j, name in enumerate(header) if not str(name).strip()]
+    empty = [j for j in blank if not coltypes.has_text(frame.iloc[:, j])]
+    if empty:
+        frame = frame.iloc[:, [j for j in range(len(header)) if j not in set(empty)]]
+    return frame
+
+
 def _columns(frame: pd.DataFrame, path: str | None, header_line: int | None) -> dict[str, pd.Series]:
     names = _check_names(list(frame.columns), path, header_line)
     return {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
