@@ -140,8 +140,9 @@ def roles_of(obj: dict) -> dict[str, Role]:
 
 
 def taxonomies_of(obj: dict) -> dict:
-    from ppdp_gui.engine.taxonomy.tree import Taxonomy
-    return {name: Taxonomy.from_paths(name, rows) for name, rows in (obj.get("taxonomies") or {}).items()}
+    from ppdp_gui.engine.taxonomy.arx_io import taxonomy_from_rows
+    return {name: taxonomy_from_rows(name, [list(map(str, r)) for r in rows], f"project taxonomy of {name}")
+            for name, rows in (obj.get("taxonomies") or {}).items()}
 
 
 def source_changed(obj: dict) -> bool:

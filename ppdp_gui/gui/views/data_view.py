@@ -228,7 +228,7 @@ class DataView(StepView):
             self.columns.setCellWidget(row, 2, role)
             count = QTableWidgetItem(f"{self.distinct.get(spec.name, 0):,}")
             count.setFlags(Qt.ItemIsEnabled)
-            count.setTextAlignment(int(Qt.AlignRight | Qt.AlignVCenter))
+            count.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             self.columns.setItem(row, 3, count)
 
     def _sync_columns(self, ds: Dataset) -> None:

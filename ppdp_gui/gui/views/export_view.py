@@ -26,7 +26,9 @@ def describe_entry(entry) -> str:
     """A ledger entry as 'field: value' lines, whatever its class looks like."""
     if entry is None:
         return "Nothing was charged to the ledger for this release (no ε spent: syntactic guarantee)."
-    if dataclasses.is_dataclass(entry):
+    if hasattr(entry, "to_dict"):
+        items = entry.to_dict().items()
+    elif dataclasses.is_dataclass(entry):
         items = dataclasses.asdict(entry).items()
     elif hasattr(entry, "_asdict"):
         items = entry._asdict().items()

@@ -25,6 +25,22 @@ def fmt_eps(value) -> str:
     return f"{float(value):.4g}"
 
 
+def short_cost(cost: PrivacyCost | None) -> str:
+    """ε / δ / k / l only (no note): fits the step list."""
+    if cost is None:
+        return ""
+    parts = []
+    if cost.epsilon is not None:
+        parts.append(f"ε = {fmt_eps(cost.epsilon)}")
+    if cost.delta:
+        parts.append(f"δ = {float(cost.delta):.3g}")
+    if cost.k is not None:
+        parts.append(f"k = {cost.k}")
+    if cost.l:
+        parts.append(f"l = {cost.l}")
+    return ", ".join(parts) or "no formal guarantee"
+
+
 @dataclass
 class Preview:
     """What a run would do, known before it starts."""
@@ -136,6 +152,7 @@ class MechanismView(StepView):
         self.cap_button.clicked.connect(self._ask_cap)
         session.dataset_changed.connect(self._dataset_changed)
         session.mechanism_changed.connect(self._schedule)
+        session.releases_changed.connect(self._schedule)  # the budget left has changed
         if names:
             self._mechanism_chosen(names[0])
 
@@ -222,5 +239,4 @@ class MechanismView(StepView):
             return BLOCKED, f"{self.session.mechanism_name}: {n} problem{'s' if n != 1 else ''}"
         if p.over_budget:
             return BLOCKED, "over the budget left"
-        cost = p.cost.describe() if p.cost else ""
-        return (WARN if p.problems else DONE), f"{self.session.mechanism_name}, {cost}"
+        return (WARN if p.problems else DONE), f"{self.session.mechanism_name}, {short_cost(p.cost)}"

@@ -70,6 +70,7 @@ class RunView(StepView):
         self.cancel_button.clicked.connect(self.cancel)
         session.mechanism_changed.connect(self.refresh)
         session.dataset_changed.connect(self.refresh)
+        session.releases_changed.connect(self.refresh)
         self.refresh()
 
     @property

@@ -47,19 +47,39 @@ class NumberField(QWidget):
             self.box.setDecimals(self._decimals())
             self.box.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
         self.box.setKeyboardTracking(False)
+        self.box.setAccessibleName(f"{spec.label} value")
+        self.box.setToolTip(spec.help)
         self.box.setMinimumWidth(110)
         self.slider: QSlider | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        # an optional number (default None) is only passed when the user ticks "set"; else the mechanism decides
+        self.use: QCheckBox | None = None
+        if spec.optional:
+            self.use = QCheckBox("set")
+            self.use.setAccessibleName(f"Set {spec.label}")
+            self.use.setToolTip("Unticked: no value is given and the mechanism uses its own rule (see help).")
+            self.use.toggled.connect(self._use_toggled)
+            layout.addWidget(self.use)
         if low is not None and high is not None and high > low:
             self.slider = QSlider(Qt.Horizontal)
             self.slider.setRange(0, _STEPS)
             self.slider.setPageStep(_STEPS // 20)
             self.slider.setMinimumWidth(160)
+            self.slider.setAccessibleName(f"{spec.label} slider" + (" (logarithmic)" if self.log else ""))
+            self.slider.setToolTip(spec.help)
             self.slider.valueChanged.connect(self._slid)
             layout.addWidget(self.slider, 1)
         layout.addWidget(self.box)
         self.box.valueChanged.connect(self._typed)
+        if self.use is not None:
+            self._use_toggled(False)
+
+    def _use_toggled(self, on: bool) -> None:
+        self.box.setEnabled(on)
+        if self.slider is not None:
+            self.slider.setEnabled(on)
+        self.valueChanged.emit()
 
     def _decimals(self) -> int:
         low = self.spec.low
@@ -99,10 +119,19 @@ class NumberField(QWidget):
             self.slider.blockSignals(False)
         self.valueChanged.emit()
 
-    def value(self) -> float | int:
+    def value(self) -> float | int | None:
+        if self.use is not None and not self.use.isChecked():
+            return None
         return int(self.box.value()) if self.integer else float(self.box.value())
 
     def setValue(self, v) -> None:
+        if self.use is not None:
+            self.use.blockSignals(True)
+            self.use.setChecked(v is not None)
+            self.use.blockSignals(False)
+            self._use_toggled(v is not None)
+        if v is None:
+            return
         self.box.setValue(int(v) if self.integer else float(v))
         self._typed(v)
 
@@ -209,7 +238,7 @@ class ParamPanel(QWidget):
             w.blockSignals(True)
             try:
                 if spec.kind in ("float", "int"):
-                    w.setValue(v if v is not None else (spec.low if spec.low is not None else 0))
+                    w.setValue(v if v is not None or spec.optional else (spec.low if spec.low is not None else 0))
                 elif spec.kind == "bool":
                     w.setChecked(bool(v))
                 elif spec.kind == "choice":

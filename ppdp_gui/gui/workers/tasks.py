@@ -65,11 +65,11 @@ def latest_entry(ledger, data: Dataset, release: Release):
     entry = (release.metadata or {}).get("ledger_entry")
     if entry is not None and not isinstance(entry, (int, str)):
         return entry
+    if entry is not None and hasattr(ledger, "entry"):
+        found = ledger.entry(int(entry))
+        if found is not None:
+            return found
     entries = ledger.entries(ledger.fingerprint(data.frame))
-    if entry is not None:
-        for e in entries:
-            if getattr(e, "id", None) == entry:
-                return e
     return entries[-1] if entries else None
 
 

@@ -1,0 +1,62 @@
+"""The DataFrame table model reads cells on demand: a 1,000,000-row table costs only what is on screen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableView
+
+from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.models.frame_model import format_cell
+
+
+class CountingModel(DataFrameModel):
+    def __init__(self, frame):
+        super().__init__(frame)
+        self.rows_asked: set[int] = set()
+
+    def data(self, index, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole:
+            self.rows_asked.add(index.row())
+        return super().data(index, role)
+
+
+def big_frame(n=1_000_000) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    return pd.DataFrame({"age": rng.integers(17, 91, n), "score": rng.random(n),
+                         "sex": pd.Series(np.where(rng.random(n) < 0.5, "Male", "Female"), dtype="str")})
+
+
+def test_million_rows_only_visible_cells_are_read(qtbot):
+    frame = big_frame()
+    model = CountingModel(frame)
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.resize(600, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    assert model.rowCount() == 1_000_000 and model.columnCount() == 3
+    view.scrollToBottom()
+    view.grab()  # paint
+    assert max(model.rows_asked) == 999_999  # the last row is reachable and drawn
+    # a few screens' worth of rows at most were formatted, never the whole table
+    assert len(model.rows_asked) < 500
+    view.scrollTo(model.index(500_000, 0))
+    view.grab()
+    assert 500_000 in model.rows_asked and len(model.rows_asked) < 1000
+
+
+def test_cells_and_headers_are_formatted():
+    frame = pd.DataFrame({"a": [1.0, np.nan, 1 / 3], "b": ["x", None, "z"], "n": [1, 2, 3]})
+    model = DataFrameModel(frame)
+    cell = lambda r, c: model.data(model.index(r, c))  # noqa: E731
+    assert [cell(r, 0) for r in range(3)] == ["1", "", "0.333333"]
+    assert cell(1, 1) == "" and cell(2, 1) == "z" and cell(0, 2) == "1"
+    assert model.headerData(0, Qt.Horizontal) == "a" and model.headerData(0, Qt.Vertical) == "1"
+    assert model.data(model.index(0, 2), Qt.TextAlignmentRole) & int(Qt.AlignRight)
+    assert format_cell(pd.NA) == "" and format_cell(np.float32(2.5)) == "2.5"
+    model.set_header_tooltips({"a": "a: numeric"})
+    assert model.headerData(0, Qt.Horizontal, Qt.ToolTipRole) == "a: numeric"
+    assert not model.flags(model.index(0, 0)) & Qt.ItemIsEditable

@@ -1,0 +1,136 @@
+"""Runs through the window: DP budget reserved and shown, over-budget refused with a clear dialog, cancel,
+failures that never crash, malformed files reported with line and column."""
+
+from __future__ import annotations
+
+import threading
+import time
+from fractions import Fraction
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from ppdp_gui.engine.errors import MechanismError
+from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Progress, Release
+
+DP = "Laplace histogram"
+
+
+def error_dialogs(window) -> list[QMessageBox]:
+    return [b for b in window.findChildren(QMessageBox) if b.objectName() == "error_dialog" and b.isVisible()]
+
+
+class Slow(Mechanism):
+    """Test-only: counts steps until closed, or fails on request."""
+    name = "Slow test"
+    guarantee = "none (test)"
+    params = (ParamSpec("fail", "Fail", "bool", default=False),)
+    closed = threading.Event()
+
+    def privacy_cost(self, **params):
+        return PrivacyCost(note="test only")
+
+    def _run(self, data, *, rng, fail):
+        try:
+            for i in range(10_000):
+                time.sleep(0.005)
+                if fail and i == 3:
+                    raise MechanismError("no partition satisfies k = 10 000 on 12 rows")
+                yield Progress(i / 10_000, f"step {i}")
+            yield Release(self.name, data.frame, self.privacy_cost(), {})
+        finally:
+            Slow.closed.set()
+
+
+@pytest.fixture
+def slow_registered(monkeypatch):
+    names, get = registry.names, registry.get
+    monkeypatch.setattr(registry, "names", lambda: names() + ["Slow test"])
+    monkeypatch.setattr(registry, "get", lambda name: Slow if name == "Slow test" else get(name))
+    Slow.closed.clear()
+
+
+@pytest.mark.skipif(DP not in registry.names(), reason="Laplace histogram not registered")
+def test_dp_release_reserves_budget_and_refuses_beyond_cap(loaded_window, qtbot):
+    w = loaded_window
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText(DP)
+    panel = w.mechanism_view.panel
+    panel.editor("epsilon").setValue(0.5)
+    columns = panel.editor("columns")
+    columns.findItems("sex", Qt.MatchExactly)[0].setCheckState(Qt.Checked)
+    ledger, fp = w.session.ledger, w.session.fingerprint()
+    ledger.set_cap(fp, Fraction(3, 4))
+    p = w.mechanism_view.refresh_preview()
+    assert not p.errors and p.cost.epsilon == Fraction(1, 2)
+    assert "0.5 of the 0.75 left" in w.mechanism_view.budget_label.text()
+    w.go_to(w.run_view)
+    assert w.run_view.run_button.text() == "&Run and spend ε = 0.5" and w.run_view.reserve_note.isVisibleTo(w)
+    qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.run_view.running, timeout=60000)
+    record = w.session.last_release
+    assert record is not None and ledger.spent(fp) == Fraction(1, 2)
+    assert record.ledger_entry is not None and record.ledger_entry.epsilon == Fraction(1, 2)
+    assert record.ledger_entry.output_hash  # completed after the run
+    w.go_to(w.export_view)
+    assert "epsilon: 1/2" in w.export_view.entry_text.toPlainText()
+
+    # 0.25 left: a second run at 0.5 is blocked before it starts…
+    w.go_to(w.run_view)
+    assert not w.run_view.run_button.isEnabled()
+    qtbot.waitUntil(lambda: "over the budget" in w.step_texts()[2], timeout=5000)
+    # …and if started anyway, the ledger refuses it with a dialog, nothing is spent, the window lives on
+    w.run_view.start()
+    qtbot.waitUntil(lambda: not w.run_view.running, timeout=30000)
+    qtbot.waitUntil(lambda: bool(error_dialogs(w)), timeout=5000)
+    box = error_dialogs(w)[0]
+    assert "budget" in box.windowTitle().lower() or "budget" in box.text().lower()
+    box.close()
+    assert ledger.spent(fp) == Fraction(1, 2) and len(w.session.releases) == 1
+
+
+def test_cancel_stops_the_run(slow_registered, loaded_window, qtbot):
+    w = loaded_window
+    w.mechanism_view.combo.setCurrentText("Slow test")
+    w.go_to(w.run_view)
+    qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.run_view.progress.value() > 0, timeout=20000)
+    qtbot.mouseClick(w.run_view.cancel_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.run_view.running, timeout=20000)
+    assert Slow.closed.wait(5) and "Cancelled" in w.run_view.message.text()
+    assert not w.session.releases and not error_dialogs(w)
+
+
+def test_failure_is_a_dialog_not_a_crash(slow_registered, loaded_window, qtbot):
+    w = loaded_window
+    w.mechanism_view.combo.setCurrentText("Slow test")
+    w.mechanism_view.panel.editor("fail").setChecked(True)
+    w.go_to(w.run_view)
+    w.run_view.start()
+    qtbot.waitUntil(lambda: not w.run_view.running, timeout=20000)
+    qtbot.waitUntil(lambda: bool(error_dialogs(w)), timeout=5000)
+    box = error_dialogs(w)[0]
+    assert "no partition satisfies k" in box.text()
+    box.close()
+    assert "failed" in w.step_texts()[3] and not w.session.releases
+    # the window still works: choose again, run again
+    w.mechanism_view.panel.editor("fail").setChecked(False)
+    assert w.run_view.run_button.isEnabled()
+
+
+def test_malformed_file_reports_line_and_column(make_window, qtbot, tmp_path, adult_sample):
+    bad = tmp_path / "ragged.csv"
+    bad.write_text("a,b,c\n1,2,3\n4,5\n")
+    w = make_window()
+    w.open_path(str(bad))
+    qtbot.waitUntil(lambda: w.data_view.error_text != "", timeout=20000)
+    text = w.data_view.error_label.text()
+    assert "line 3" in text and w.data_view.error_label.isVisibleTo(w)
+    assert "could not load" in w.step_texts()[0]
+    assert w.session.dataset is None
+    # a good file afterwards clears the error
+    w.open_path(str(adult_sample))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    assert not w.data_view.error_label.isVisibleTo(w)
