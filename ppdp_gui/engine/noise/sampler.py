@@ -12,15 +12,24 @@ from ppdp_gui.engine.errors import ParameterError
 
 
 def _positive(name: str, value) -> float:
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a positive finite number, got {value!r}") from None
     if not (v > 0 and math.isfinite(v)):
         raise ParameterError(f"{name} must be a positive finite number, got {value!r}")
     return v
 
 
 def snapping_epsilon(epsilon: float, bound: float, scale: float) -> float:
-    """The ε actually guaranteed by the snapping mechanism for a nominal ε (Mironov 2012, Thm 1, η = 2^-53)."""
-    return float(epsilon) * (1.0 + 2.0 ** -49 * float(bound) / float(scale)) + 2.0 ** -49
+    """The ε actually guaranteed by `snapped_laplace` for a nominal ε = Δ/scale.
+
+    Mironov 2012, Thm 1, for sensitivity 1: ((1 + 12·B·η)/λ + 2η)-DP with η = 2^-53, valid for λ < B < 2^46·λ.
+    For sensitivity Δ, divide B and λ by Δ: ε(1 + 12·η·B/Δ) + 2η = ε + 12·η·B/scale + 2η. Rounded up slightly
+    (12η < 2^-49), so the figure charged is never below the true one.
+    """
+    eps, b, s = float(epsilon), float(bound), float(scale)
+    return eps + 2.0 ** -49 * b / s + 2.0 ** -52
 
 
 class NoiseSource:
@@ -56,12 +65,20 @@ class NoiseSource:
         s = _positive("noise scale", scale)
         b = _positive("bound", bound)
         x = np.clip(np.asarray(values, dtype=np.float64), -b, b)
-        u = 1.0 - self._gen.random(size=x.shape)  # (0, 1]
+        u = self._uniform_all_doubles(x.shape)
         sign = np.where(self._gen.integers(0, 2, size=x.shape) == 1, 1.0, -1.0)
         noisy = x + sign * s * np.log(u) * -1.0
         lam = 2.0 ** math.ceil(math.log2(s))
         snapped = np.round(noisy / lam) * lam
         return np.clip(snapped, -b, b)
+
+    def _uniform_all_doubles(self, shape) -> np.ndarray:
+        """U in (0, 1) where every double can occur, with probability proportional to its spacing (Mironov's U*):
+        the exponent is geometric (each leading zero bit has probability 1/2), the 52 mantissa bits uniform.
+        `random()` would only give multiples of 2^-53, whose logarithms leave gaps the snapping proof excludes."""
+        zeros = self._gen.geometric(0.5, size=shape) - 1
+        mantissa = self._gen.integers(0, 2 ** 52, size=shape, dtype=np.int64)
+        return np.ldexp((mantissa + 2 ** 52).astype(np.float64), -(53 + zeros))
 
     def laplace(self, scale, size=None) -> np.ndarray:
         """Raw continuous Laplace draws; only for noise that is itself snapped or for tests of the sampler."""
@@ -85,7 +102,8 @@ class NoiseSource:
         return int(np.argmax(logits + self._gen.gumbel(size=s.shape)))
 
     def report_noisy_max(self, scores, epsilon, sensitivity) -> int:
-        """Index of the largest score after exponential noise of scale 2Δ/ε (same distribution family as EM)."""
+        """Index of the largest score after exponential noise of scale 2Δ/ε: ε-DP, and distributed exactly as
+        permute-and-flip (McKenna & Sheldon 2020), which is never worse than the exponential mechanism."""
         eps = _positive("ε", epsilon)
         delta = _positive("sensitivity", sensitivity)
         s = np.asarray(scores, dtype=np.float64)
