@@ -1,0 +1,109 @@
+"""The fragmentation pipeline as plain functions on arrays: fragments -> per-fragment Mondrian -> class enforcement.
+
+Kept apart from the Mechanism class so the reproduction script and tests can call each step directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppdp_gui.engine.mechanisms.fragmentation import enforce
+from ppdp_gui.engine.mechanisms.fragmentation.segments import segment
+from ppdp_gui.engine.mechanisms.mondrian_core import partition
+
+STRATEGIES = ("naive", "dependency graph", "ρ-selectivity")
+
+
+@dataclass(frozen=True)
+class Anonymised:
+    """Equivalence class per row per fragment, and the class values each fragment publishes."""
+
+    ecs: list[np.ndarray]
+    enforced: enforce.Enforced
+    segments: np.ndarray | None  # l-diversity: segment per row
+
+
+def partition_fragments(codes: list[np.ndarray], y: np.ndarray, k: int, *, mode: str = "strict") -> list[np.ndarray]:
+    """Mondrian k-anonymity on each fragment's coded quasi-identifiers, independently (step 2)."""
+    return [partition(c, k, mode=mode) for c in codes]
+
+
+def partition_l_diverse(codes: list[np.ndarray], all_codes: np.ndarray, y: np.ndarray, k: int, l: int,
+                        *, mode: str = "strict") -> tuple[list[np.ndarray], np.ndarray]:
+    """Fragmentation-based l-diversity (§5): segments, then every chunk cut into classes holding all of the
+    segment's class values. Returns (class id per row per fragment, segment per row)."""
+    seg = segment(all_codes, y, k, l)
+    ecs = [np.zeros(len(y), dtype=np.int64) for _ in codes]
+    offsets = [0] * len(codes)
+    for s in range(int(seg.max()) + 1):
+        rows = np.nonzero(seg == s)[0]
+        l_s = len(np.unique(y[rows]))
+        for f, c in enumerate(codes):
+            part = partition(c[rows], k, mode=mode, sensitive=y[rows], l=l_s, diversity="distinct")
+            ecs[f][rows] = part + offsets[f]
+            offsets[f] += int(part.max()) + 1
+    return ecs, seg
+
+
+def enforce_classes(ecs: list[np.ndarray], y: np.ndarray, n_classes: int, k: int, strategy: str,
+                    rho: float = 0.5, order_rng=None) -> enforce.Enforced:
+    """Step 3: make joins on the class column k-anonymous with the chosen strategy."""
+    ys = [y] * len(ecs)
+    order = None
+    if order_rng is not None:
+        order = np.asarray(order_rng.permutation(sum(int(e.max()) + 1 for e in ecs)))
+    if strategy == "naive":
+        return enforce.enforce_naive(ecs, ys, n_classes)
+    if strategy == "dependency graph":
+        return enforce.enforce_dependency_graph(ecs, ys, n_classes, k, order=order)
+    if strategy == "ρ-selectivity":
+        return enforce.enforce_rho(ecs, ys, n_classes, k, rho, order=order)
+    raise ValueError(f"unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
+
+
+def join_violations(ecs: list[np.ndarray], result: enforce.Enforced, n_classes: int, k: int,
+                    rho: float | None = None) -> int:
+    """Pairs of classes (any two fragments) whose join on the class breaks k-anonymity (or the ρ level)."""
+    total = 0
+    for a in range(len(ecs)):
+        for b in range(a + 1, len(ecs)):
+            if result.published is not None:
+                na, nb = np.bincount(ecs[a]), np.bincount(ecs[b])
+                total += len(enforce.rho_violations(na, result.published[a], nb, result.published[b], k, rho))
+            else:
+                ca = enforce.class_counts(ecs[a], result.labels[a], n_classes)
+                cb = enforce.class_counts(ecs[b], result.labels[b], n_classes)
+                total += len(enforce.violating_pairs(ca, cb, k))
+    return total
+
+
+def partition_all(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, mode: str = "strict",
+                  all_codes: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """Step 2 for k-anonymity (l < 2) or the l-diversity extension (l ≥ 2, class = sensitive column)."""
+    if l and l > 1:
+        return partition_l_diverse(codes, np.column_stack(codes) if all_codes is None else all_codes,
+                                   y, k, l, mode=mode)
+    return partition_fragments(codes, y, k, mode=mode), None
+
+
+def enforce_all(ecs: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, strategy: str = "dependency graph",
+                rho: float = 0.5, order_rng=None) -> enforce.Enforced:
+    """Step 3. With l ≥ 2 class values stay as they are (Theorem 5.1); the join condition is still checked and,
+    should it fail (only possible with ≥ 3 class values across segments), repaired by the dependency graph."""
+    n_classes = int(y.max()) + 1
+    if l and l > 1:
+        result = enforce.Enforced([y.copy() for _ in ecs], None, [0] * len(ecs))
+        if join_violations(ecs, result, n_classes, k):
+            result = enforce.enforce_dependency_graph(ecs, [y] * len(ecs), n_classes, k)
+        return result
+    return enforce_classes(ecs, y, n_classes, k, strategy, rho, order_rng)
+
+
+def anonymise(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, strategy: str = "dependency graph",
+              rho: float = 0.5, mode: str = "strict", all_codes: np.ndarray | None = None,
+              order_rng=None) -> Anonymised:
+    """Steps 2-3 on coded fragments (classes = Mondrian partitions; the mechanism uses published groups)."""
+    ecs, seg = partition_all(codes, y, k, l=l, mode=mode, all_codes=all_codes)
+    return Anonymised(ecs, enforce_all(ecs, y, k, l=l, strategy=strategy, rho=rho, order_rng=order_rng), seg)

@@ -1,0 +1,240 @@
+"""Fragmentation-based anonymisation of high-dimensional tables (Zakerzadeh, Aggarwal & Barker; seed 002).
+
+The quasi-identifiers are split into fragments by FMRMR (each fragment predicts the class by itself, with little
+redundancy inside), each fragment is made k-anonymous by Mondrian on its own few columns, and the class values
+are adjusted so that joining fragments on the class column never yields a group smaller than k. The fragments
+are published as separate tables that share only the class column: no row key, and each fragment's rows are in
+their own random order, so the only way to link them is the approximate join on the class, which is checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.errors import CheckError, MechanismError
+from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
+from ppdp_gui.engine.mechanisms.fragmentation.anonymise import STRATEGIES, enforce_all, join_violations, partition_all
+from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, kanon_problems
+from ppdp_gui.engine.mechanisms.mondrian_core import is_l_diverse
+from ppdp_gui.engine.mechanisms.qi_coding import code_quasi_identifier, publish_groups
+
+AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
+
+
+def fragment_name(i: int) -> str:
+    return f"fragment {i + 1}"
+
+
+def fragment_tables(release: Release) -> dict[str, pd.DataFrame]:
+    """Every fragment table of a fragmentation release, by name (the first is `release.table`)."""
+    out = {}
+    for frag in release.metadata["fragments"]:
+        name = frag["table"]
+        out[name] = release.table if frag["where"] == "table" else release.extra_tables[name]
+    return out
+
+
+def assign_other_columns(frame: pd.DataFrame, fragments: list[list[str]], others: list[str]) -> list[list[str]]:
+    """Non-QI columns go where they add the least redundancy (the FMRMR contribution; relevance is the same
+    for every fragment), after the QIs, as the paper says for further sensitive attributes."""
+    out = [[] for _ in fragments]
+    if not others:
+        return out
+    members = [list(f) for f in fragments]
+    for col in others:
+        names = [col] + [c for f in members for c in f]
+        red = fmrmr.mutual_information_matrix(fmrmr.encode_columns(frame, names))
+        pos = {c: i for i, c in enumerate(names)}
+        link = [sum(red[0, pos[c]] for c in f) for f in members]
+        best = int(np.argmin(link))
+        out[best].append(col)
+        members[best].append(col)
+    return out
+
+
+def group_ids(columns: list[pd.Categorical]) -> np.ndarray:
+    """Dense id of each row's combination of published labels."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        codes = np.asarray(col.codes, dtype=np.int64)
+        key = pd.factorize(key * (int(codes.max(initial=0)) + 1) + codes)[0].astype(np.int64)
+    return key
+
+
+def ec_level_classes(ec_sorted: np.ndarray, published: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Class column for ρ-selectivity: in each group (rows contiguous), one row per published value, then "*"."""
+    n = len(ec_sorted)
+    first = np.searchsorted(ec_sorted, ec_sorted, side="left")
+    rank = np.arange(n) - first
+    listed = np.argsort(~published, axis=1, kind="stable")  # published value codes first, in code order
+    size = published.sum(axis=1)
+    col = np.full(n, AMBIGUOUS, dtype=object)
+    show = rank < size[ec_sorted]
+    col[show] = values[listed[ec_sorted[show], rank[show]]]
+    return col
+
+
+class Fragmentation(Mechanism):
+    name = "Fragmentation"
+    guarantee = "k-anonymity (per fragment)"
+    summary = ("Splits the quasi-identifiers into fragments that each predict the class well, anonymises every "
+               "fragment on its own (Mondrian) and adjusts class values so fragments cannot be re-joined into "
+               "groups smaller than k. Keeps far more detail than anonymising many columns at once.")
+    params = (
+        ParamSpec("k", "k (smallest group size)", "int", default=40, low=2, high=1000,
+                  help="Every fragment's groups, and every join of two fragments on the class, have ≥ k rows."),
+        ParamSpec("l", "l (class values per group, 0 = off)", "int", default=0, low=0, high=100,
+                  help="≥ 2: the paper's l-diversity extension with the class as the sensitive value: records are "
+                       "first split into segments, and every group holds all class values of its segment."),
+        ParamSpec("strategy", "Non-reconstructability", "choice", default="dependency graph", choices=STRATEGIES,
+                  help="How class values are adjusted so joins on the class stay k-anonymous (k-anonymity only). "
+                       "naive: each group takes its majority class; dependency graph: only groups whose joins are "
+                       "too small, as few changes as possible; ρ-selectivity: publish each group's set of class "
+                       "values instead of one per row."),
+        ParamSpec("rho", "ρ (share of k-anonymous joins)", "float", default=0.5, low=0.0, high=1.0,
+                  help="ρ-selectivity only: the least share of possible joins of two groups that must give ≥ k rows."),
+        ParamSpec("n_fragments", "Number of fragments", "int", default=2, low=2, high=20,
+                  help="The paper splits in two; more repeats the split on the largest fragment."),
+        ParamSpec("class_column", "Class column", "column", default=None, roles=(Role.CLASS,), optional=True,
+                  help="The label shared by all fragments (default: the data's class column)."),
+        GRID_PARAM,
+    )
+
+    # -- checks ---------------------------------------------------------------------------------------------
+    def _class(self, data: Dataset, params: dict[str, Any]) -> str | None:
+        return params.get("class_column") or data.class_column
+
+    def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
+        problems = kanon_problems(data, params["k"], params["grid_width"])
+        cls = self._class(data, params)
+        qis = data.quasi_identifiers
+        if cls is None:
+            problems.append(Problem("mark a column as the class (the label shared by the fragments)",
+                                    param="class_column"))
+            return problems
+        if cls in qis:
+            problems.append(Problem(f"{cls!r} is a quasi-identifier; it cannot also be the class", param="class_column"))
+        if data.frame[cls].isna().any():
+            problems.append(Problem(f"the class column {cls!r} has missing values", column=cls))
+        if len(qis) < params["n_fragments"]:
+            problems.append(Problem(f"{len(qis)} quasi-identifier(s) cannot make {params['n_fragments']} fragments",
+                                    param="n_fragments"))
+        l = params["l"]
+        if l and l > 1 and not data.frame[cls].isna().any() and \
+                not is_l_diverse(data.frame[cls].astype(str).to_numpy(), l, "distinct"):
+            problems.append(Problem(f"the whole table has fewer than {l} class values; lower l", param="l"))
+        if l and l > 1 and params["strategy"] != "dependency graph":
+            problems.append(Problem("with l ≥ 2 the class values are kept (the l-diversity extension); the "
+                                    "non-reconstructability strategy is not used", level="warning", param="strategy"))
+        return problems
+
+    def privacy_cost(self, **params: Any) -> PrivacyCost:
+        p = self.resolve_params(**params)
+        l = p["l"] if p["l"] and p["l"] > 1 else None
+        how = "l-diversity extension" if l else p["strategy"] + (f", ρ = {p['rho']:g}" if
+                                                                   p["strategy"] == "ρ-selectivity" else "")
+        return PrivacyCost(k=p["k"], l=l, note=f"per fragment, joins on the class checked ({how})")
+
+    # -- run ------------------------------------------------------------------------------------------------
+    def _run(self, data: Dataset, *, rng, k: int, l: int, strategy: str, rho: float, n_fragments: int,
+             class_column: str | None, grid_width: float) -> Iterator[Progress | Release]:
+        frame = data.frame
+        cls = class_column or data.class_column
+        qis = data.quasi_identifiers
+        use_l = bool(l and l > 1)
+        yield Progress(0.05, "measuring mutual information")
+        numeric = {q for q in qis if data.spec(q).kind == "numeric"}
+        split = fmrmr.fragment_features(frame, qis, cls, n_fragments, numeric=numeric)
+        frags = [list(f) for f in split.fragments]
+        others = [c.name for c in data.schema if c.name != cls and c.name not in qis and c.role != Role.IDENTIFIER]
+        extra = assign_other_columns(frame, frags, others)
+
+        yield Progress(0.2, "anonymising each fragment")
+        coded = {q: code_quasi_identifier(data, q, grid_width) for q in qis}
+        codes = [np.column_stack([coded[q].codes for q in f]) for f in frags]
+        y, values = fmrmr.class_codes(frame[cls])
+        parts, segments = partition_all(codes, y, k, l=l if use_l else 0)
+        # the groups a reader sees are rows sharing all published labels (partitions whose ranges snap to the
+        # same cells merge), so the class condition is enforced on those
+        published, ecs = [], []
+        for f, names in enumerate(frags):
+            cols, intervals, _ = publish_groups([coded[q] for q in names], parts[f])
+            published.append((cols, intervals))
+            ecs.append(group_ids([cols[q] for q in names]))
+        yield Progress(0.6, f"keeping joins on {cls!r} k-anonymous")
+        enforced = enforce_all(ecs, y, k, l=l if use_l else 0, strategy=strategy, rho=rho, order_rng=rng)
+
+        yield Progress(0.8, "publishing fragments")
+        tables, frag_meta = [], []
+        for f, names in enumerate(frags):
+            ec = ecs[f]
+            cols, intervals = published[f]
+            perm = np.asarray(rng.permutation(len(ec)))
+            order = perm[np.argsort(ec[perm], kind="stable")]  # own random order: rows do not line up
+            out = {q: pd.Series(cols[q][order]) for q in names}
+            for c in extra[f]:
+                out[c] = frame[c].iloc[order].reset_index(drop=True)
+            if enforced.published is not None:
+                out[cls] = ec_level_classes(ec[order], enforced.published[f], values)
+            else:
+                out[cls] = pd.Series(values[enforced.labels[f][order]], dtype=frame[cls].dtype)
+            tables.append(pd.DataFrame(out))
+            frag_meta.append({
+                "table": fragment_name(f), "where": "table" if f == 0 else "extra_tables",
+                "quasi_identifiers": names, "other_columns": extra[f], "k": k, "l": l if use_l else None,
+                "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
+                "class_distortion": enforced.distorted[f], "n_classes": int(ec.max()) + 1,
+                "intervals": intervals, "domains": {q: list(coded[q].domain) for q in names},
+            })
+
+        yield Progress(0.9, "recounting every fragment and every join")
+        self._verify(tables, frag_meta, ecs, enforced, y, k, rho if strategy == "ρ-selectivity" and not use_l else None)
+        metadata = {
+            "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
+            "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
+            "intervals": frag_meta[0]["intervals"], "domains": frag_meta[0]["domains"],
+            "fragments": frag_meta, "class_column": cls,
+            "strategy": "l-diversity extension" if use_l else strategy,
+            "rho": rho if strategy == "ρ-selectivity" and not use_l else None,
+            "class_distortion": int(sum(enforced.distorted)),
+            "class_published": "per group (ρ-selectivity: value set, other slots '*')"
+            if enforced.published is not None else "per row",
+            "segments": None if segments is None else int(segments.max()) + 1,
+            "fmrmr": {"score": split.score, "seeds": list(split.seeds), "relevance": split.relevance,
+                      "discretisation": "numbers: 3 states at mean ± sd/2 (Ding & Peng); categories: as is"},
+            "generalisation": {q: coded[q].how for q in qis},
+            "join": {
+                "shared_columns": [cls], "row_key": None,
+                "statement": (f"The {len(frags)} fragment tables share only the column {cls!r} and have no common "
+                              "row identifier; each has its rows in its own random order. They can only be "
+                              f"joined approximately, on {cls!r}, and every such join of two fragments was "
+                              f"checked to give groups of at least k = {k} rows."),
+            },
+        }
+        yield Release(mechanism=self.name, table=tables[0], cost=self.privacy_cost(
+            k=k, l=l, strategy=strategy, rho=rho), params={
+            "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "class_column": cls,
+            "grid_width": grid_width}, metadata=metadata,
+            extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0})
+
+    @staticmethod
+    def _verify(tables, frag_meta, ecs, enforced, y, k, rho) -> None:
+        """Independent recount of every fragment, and the join condition on what was computed; else refuse."""
+        from ppdp_gui.engine.checks.anonymity import check_release
+        for t, m in zip(tables, frag_meta):
+            res = check_release(t, m["quasi_identifiers"], k, sensitive=m["sensitive"], l=m["l"])
+            if not res.ok:
+                raise CheckError(f"Fragmentation: {m['table']} failed the independent check: {res.message}")
+        bad = join_violations(ecs, enforced, int(y.max()) + 1, k, rho)
+        if bad:
+            raise MechanismError(f"Fragmentation: {bad} pair(s) of groups can still be joined on the class into "
+                                 f"fewer than k = {k} rows")
+
+    def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
+        from ppdp_gui.engine.mechanisms.fragmentation.measures import fragmentation_measures
+        return fragmentation_measures(release, train, test)
