@@ -82,3 +82,41 @@ def test_bad_parameter_is_one_line(tmp_path, capsys):
                        "--ledger", str(tmp_path / "l.sqlite"), "-p", "epsilon=abc", "-p", "columns=age")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "ε" in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_run_writes_release_report_and_charges_the_ledger(tmp_path, capsys):
+    ledger, out, report = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "report.json"
+    argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(report),
+            "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
+            "-p", "columns=sex,salary-class", "-p", "epsilon=0.5"]
+    code, text, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "ε = 0.5" in text and "spent on this dataset so far: 0.5" in text and "remaining 0.5" in text
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["sex", "salary-class", "count"] and len(table) == 4
+    assert abs(table["count"].sum() - 30_162) < 100  # four cells of noise of scale 2
+    doc = json.loads(report.read_text())
+    assert doc["cost"]["epsilon"] == "1/2" and doc["ledger"]["output_hash"] == doc["release"]["output_sha256"]
+    assert doc["dataset"]["rows_used"] == 30_162 and doc["warnings"] == []  # taxonomies: public domains
+    # a second release of 0.5 fits the cap exactly; a third is refused before anything is written
+    assert run(capsys, *argv)[0] == 0
+    out.unlink()
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "budget" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+    code, text, _ = run(capsys, "ledger", "--ledger", str(ledger), "--entries")
+    assert code == 0 and "spent ε = 1 (1)" in text and "2 release(s)" in text and text.count("Laplace") == 2
+
+
+def test_demo_releases_the_bundled_sample(tmp_path, capsys):
+    code, text, err = run(capsys, "demo", "--out", str(tmp_path))
+    assert code == 0, err
+    assert (tmp_path / "release.csv").stat().st_size > 0 and (tmp_path / "ledger.sqlite").exists()
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["cost"]["epsilon"] == "1" and doc["dataset"]["rows_used"] == 30_162
+    name = doc["mechanism"]["name"]
+    assert name == ("DiffGen" if "DiffGen" in registry.names() else "Laplace histogram")
+    if name == "DiffGen":
+        assert doc["params"]["h"] == 10 and doc["params"]["class_column"] == "salary-class"
+        assert "CA %" in text and "BA %" in text
+    assert "spent on this dataset so far: 1" in text

@@ -194,3 +194,25 @@ def test_jsonable_handles_engine_values():
     out = jsonable({"f": Fraction(1, 3), "t": (1, np.int64(2)), "nan": float("nan"), "r": Role.CLASS,
                     "a": np.arange(3)})
     assert out == {"f": "1/3", "t": [1, 2], "nan": None, "r": "class", "a": [0, 1, 2]}
+
+
+def test_with_the_real_ledger_a_cancelled_run_stays_charged(tmp_path):
+    from ppdp_gui.engine.privacy.fingerprint import content_hash
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    ledger, data = Ledger(tmp_path / "ledger.sqlite"), adult_like()
+    fp = ledger.fingerprint(data.frame)
+    ledger.set_cap(fp, Fraction(1))
+    release = list(run_release("Laplace histogram", data, PARAMS, ledger=ledger))[-1]
+    entry = ledger.entries(fp)[-1]
+    assert entry.id == release.metadata["ledger_entry"] and entry.output_hash == content_hash(release.table)
+    gen = run_release("Laplace histogram", data, PARAMS, ledger=ledger)
+    for item in gen:
+        if item.fraction > 0.05:  # the mechanism has started
+            break
+    gen.close()
+    assert ledger.spent(fp) == Fraction(1) and ledger.entries(fp)[-1].output_hash is None
+    with pytest.raises(BudgetError):  # the cancelled run's ε is not refunded: the cap is reached
+        list(run_release("Laplace histogram", data, PARAMS, ledger=ledger))
+    assert len(ledger.entries(fp)) == 2
+    report = release_report(release, data, ledger_entry=entry)
+    assert report["ledger"]["fingerprint"] == fp and report["dataset"]["fingerprint"] == fp

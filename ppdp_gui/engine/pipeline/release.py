@@ -41,11 +41,7 @@ def validate_or_raise(mech: Mechanism, data: Dataset, params: dict) -> list[str]
 
 def output_hash(table) -> str:
     """sha256 of the released table's canonical content (what the ledger and the report record)."""
-    try:
-        from ppdp_gui.engine.privacy.fingerprint import content_hash
-    except ImportError:  # TODO(pipeline): remove once privacy/fingerprint.py lands
-        import hashlib
-        return hashlib.sha256(table.to_csv(index=False).encode("utf-8")).hexdigest()
+    from ppdp_gui.engine.privacy.fingerprint import content_hash
     return content_hash(table)
 
 
