@@ -120,3 +120,16 @@ def test_demo_releases_the_bundled_sample(tmp_path, capsys):
         assert doc["params"]["h"] == 10 and doc["params"]["class_column"] == "salary-class"
         assert "CA %" in text and "BA %" in text
     assert "spent on this dataset so far: 1" in text
+
+
+def test_sweep_is_a_simulation_that_charges_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PPDP_LEDGER", str(tmp_path / "never.sqlite"))
+    rows = tmp_path / "rows.csv"
+    code, text, err = run(capsys, "sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult",
+                          "-p", "columns=sex,race", "-g", "epsilon=0.1,1", "--repeats", "2", "--holdout", "0",
+                          "--seed", "3", "-o", str(rows))
+    assert code == 0, err
+    assert "nothing charged" in text and "mean abs error" in text
+    figures = pd.read_csv(rows)
+    assert len(figures) == 4 and set(figures["epsilon"]) == {0.1, 1.0}
+    assert not (tmp_path / "never.sqlite").exists()
