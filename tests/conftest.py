@@ -7,6 +7,12 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+
+@pytest.fixture(autouse=True)
+def _private_ledger(tmp_path_factory, monkeypatch):
+    """Tests never write to the user's real budget ledger (~/.local/share/ppdp_gui)."""
+    monkeypatch.setenv("PPDP_LEDGER", str(tmp_path_factory.mktemp("ledger") / "ledger.sqlite"))
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
