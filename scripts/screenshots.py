@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     ap.add_argument("--scale", type=float, default=1.0, help="QT_SCALE_FACTOR (2 = 200 %%)")
-    ap.add_argument("--mechanism", default="Mondrian")
+    ap.add_argument("--mechanism", default=None, help="default: DiffGen if registered, else Mondrian")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scale != 1:
@@ -44,7 +44,10 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    from ppdp_gui.engine.mechanisms import registry
     from ppdp_gui.gui.main_window import MainWindow
+
+    mechanism = args.mechanism or ("DiffGen" if "DiffGen" in registry.names() else "Mondrian")
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -69,7 +72,7 @@ def main(argv=None) -> int:
     w.taxonomy_view.select("education")
     shot("2_taxonomies")
     w.go_to(w.mechanism_view)
-    w.mechanism_view.combo.setCurrentText(args.mechanism)
+    w.mechanism_view.combo.setCurrentText(mechanism)
     w.mechanism_view.refresh_preview()
     shot("3_mechanism")
     w.go_to(w.run_view)

@@ -63,8 +63,8 @@ class MainWindow(QMainWindow):
             self.steps.addItem(QListWidgetItem(f"{i}. {view.title}"))
             self.stack.addWidget(view)
             view.state_changed.connect(self.refresh_steps)
-        self.steps.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 34))
-        self.steps.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 46))
+        self.steps.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 26))
+        self.steps.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 40))
         self.steps.setWordWrap(True)
         self.steps.currentRowChanged.connect(self._step_chosen)
 
@@ -145,9 +145,8 @@ class MainWindow(QMainWindow):
         if row >= 0:
             self.stack.setCurrentIndex(row)
             view = self.views[row]
-            if view is self.mechanism_view:
-                self.mechanism_view.refresh_preview()
-            elif view is self.run_view:
+            if view is self.mechanism_view or view is self.run_view:
+                self.mechanism_view.refresh_preview(fresh=True)  # the ledger may have changed meanwhile
                 self.run_view.refresh()
 
     def refresh_steps(self) -> None:

@@ -50,10 +50,16 @@ class Session(QObject):
         self.project_path: str | None = None
         self._ledger = ledger
         self._fingerprint: tuple[object, str] | None = None
+        self._preview = None
+        # connected first, so the cache is stale before any view hears of a change
+        for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
+            signal.connect(self.invalidate_preview)
 
     # -- dataset ------------------------------------------------------------------------------------------
-    def set_dataset(self, dataset: Dataset | None) -> None:
+    def set_dataset(self, dataset: Dataset | None, fingerprint: str | None = None) -> None:
+        """A new table; `fingerprint` is its ledger fingerprint if the loader already computed it."""
         self.dataset = dataset
+        self._fingerprint = (dataset.frame, fingerprint) if dataset is not None and fingerprint else None
         self.releases.clear()
         self.sweeps.clear()
         self.dataset_changed.emit()
@@ -108,6 +114,17 @@ class Session(QObject):
         self.sweeps.append((label, result))
         self.sweeps_changed.emit()
 
+    # -- what a run would do ----------------------------------------------------------------------------------
+    def preview(self):
+        """Problems, cost and budget of the current choice (cached until something changes)."""
+        if self._preview is None:
+            from ppdp_gui.gui.preview import preview
+            self._preview = preview(self)
+        return self._preview
+
+    def invalidate_preview(self) -> None:
+        self._preview = None
+
     # -- ledger ----------------------------------------------------------------------------------------------
     @property
     def ledger(self):
@@ -115,6 +132,13 @@ class Session(QObject):
             from ppdp_gui.engine.privacy.ledger import Ledger
             self._ledger = Ledger()
         return self._ledger
+
+    def fingerprint_function(self):
+        """ledger.fingerprint, for a worker to call; None when the ledger cannot be opened here."""
+        try:
+            return self.ledger.fingerprint
+        except (ImportError, OSError):
+            return None
 
     def fingerprint(self) -> str | None:
         """The ledger's fingerprint of the loaded table, computed once per table."""

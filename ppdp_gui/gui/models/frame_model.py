@@ -1,7 +1,8 @@
 """A read-only Qt table model over a pandas DataFrame that formats cells only when the view asks.
 
-Each column is turned into a numpy array once (cheap, no copy for numeric columns); `data()` indexes it, so a
-1,000,000-row table costs the view only what is on screen. No QStandardItem, no per-cell Python objects.
+Each column becomes a numpy array the first time the view asks for one of its cells (no copy for numeric
+columns; text columns are converted once); `data()` indexes it, so a 1,000,000-row table costs the view only
+what is on screen. No QStandardItem, no per-cell Python objects.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class DataFrameModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame | None = None, parent=None):
         super().__init__(parent)
         self._frame = pd.DataFrame()
-        self._columns: list[np.ndarray] = []
+        self._columns: list[np.ndarray | None] = []
         self._names: list[str] = []
         self._tooltips: dict[str, str] = {}
         if frame is not None:
@@ -42,8 +43,14 @@ class DataFrameModel(QAbstractTableModel):
         self.beginResetModel()
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
-        self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
+        self._columns = [None] * frame.shape[1]
         self.endResetModel()
+
+    def column_array(self, i: int) -> np.ndarray:
+        col = self._columns[i]
+        if col is None:
+            col = self._columns[i] = self._frame.iloc[:, i].to_numpy()
+        return col
 
     def set_header_tooltips(self, tips: dict[str, str]) -> None:
         """Tooltips per column name (e.g. the column's kind and role) shown on the header."""
@@ -66,10 +73,9 @@ class DataFrameModel(QAbstractTableModel):
         if not index.isValid():
             return None
         if role == Qt.DisplayRole or role == Qt.ToolTipRole:
-            return format_cell(self._columns[index.column()][index.row()])
+            return format_cell(self.column_array(index.column())[index.row()])
         if role == Qt.TextAlignmentRole:
-            col = self._columns[index.column()]
-            if col.dtype.kind in "iuf":
+            if self._frame.dtypes.iloc[index.column()].kind in "iuf":
                 return int(Qt.AlignRight | Qt.AlignVCenter)
             return int(Qt.AlignLeft | Qt.AlignVCenter)
         return None

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLineEdit, Q
                                QFormLayout, QLabel)
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.gui.models import DataFrameModel
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
@@ -37,8 +38,9 @@ def parse_tokens(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: dict | None):
-    """Worker generator: read the file, then count distinct values per column (both can take seconds)."""
+def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: dict | None, fingerprint=None):
+    """Worker generator: read the file, count distinct values per column and take the ledger fingerprint
+    (each can take seconds on a large table, so none of it runs in the GUI thread)."""
     from ppdp_gui.engine.data.reader import read_table
     yield Progress(0.0, f"Reading {Path(path).name}…")
     kwargs = {"kinds": kinds, "roles": roles}
@@ -47,8 +49,15 @@ def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: d
     dataset = read_table(path, **kwargs)
     yield Progress(0.8, "Counting distinct values…")
     distinct = {c: int(dataset.frame[c].nunique(dropna=True)) for c in dataset.frame.columns}
+    fp = None
+    if fingerprint is not None:
+        yield Progress(0.9, "Fingerprinting the table for the budget ledger…")
+        try:
+            fp = fingerprint(dataset.frame)
+        except (ImportError, OSError, PpdpError):
+            fp = None  # computed (and reported) later, when the budget is first shown
     yield Progress(1.0, "Loaded")
-    yield dataset, distinct
+    yield dataset, distinct, fp
 
 
 class DataView(StepView):
@@ -145,7 +154,8 @@ class DataView(StepView):
         self.file_label.setText(f"Reading {path}…")
         self.error_label.setVisible(False)
         self.state_changed.emit()
-        self.runner.start(lambda: load_job(str(path), policy, kinds, roles),
+        fingerprint = self.session.fingerprint_function()
+        self.runner.start(lambda: load_job(str(path), policy, kinds, roles, fingerprint),
                           on_done=lambda result, p=str(path): self._loaded(p, result),
                           on_error=lambda exc, tb, p=str(path): self._failed(p, exc))
 
@@ -166,11 +176,11 @@ class DataView(StepView):
         self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
 
     def _loaded(self, path: str, result) -> None:
-        dataset, self.distinct = result
+        dataset, self.distinct, fingerprint = result
         self._loading = False
         self.error_text = ""
         self.na_apply.setEnabled(False)
-        self.session.set_dataset(dataset)
+        self.session.set_dataset(dataset, fingerprint)
         if self._after_load is not None:
             after, self._after_load = self._after_load, None
             after(dataset)

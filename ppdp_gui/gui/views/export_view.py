@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.mechanisms.base import Progress
+from ppdp_gui.gui.preview import short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 
@@ -134,7 +135,7 @@ class ExportView(StepView):
         self.release_combo.blockSignals(True)
         self.release_combo.clear()
         for i, r in enumerate(self.session.releases, 1):
-            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {r.release.cost.describe()}")
+            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {short_cost(r.release.cost)}")
         self.release_combo.setCurrentIndex(len(self.session.releases) - 1)
         self.release_combo.blockSignals(False)
         self._release_chosen()

@@ -6,7 +6,6 @@ view knows no mechanism by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from PySide6.QtCore import Qt, QTimer
@@ -15,84 +14,10 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QInputDialog
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.mechanisms.base import PrivacyCost, Problem
+from ppdp_gui.gui.preview import Preview, fmt_eps, preview, short_cost  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.widgets.param_panel import ParamPanel
-
-
-def fmt_eps(value) -> str:
-    return f"{float(value):.4g}"
-
-
-def short_cost(cost: PrivacyCost | None) -> str:
-    """ε / δ / k / l only (no note): fits the step list."""
-    if cost is None:
-        return ""
-    parts = []
-    if cost.epsilon is not None:
-        parts.append(f"ε = {fmt_eps(cost.epsilon)}")
-    if cost.delta:
-        parts.append(f"δ = {float(cost.delta):.3g}")
-    if cost.k is not None:
-        parts.append(f"k = {cost.k}")
-    if cost.l:
-        parts.append(f"l = {cost.l}")
-    return ", ".join(parts) or "no formal guarantee"
-
-
-@dataclass
-class Preview:
-    """What a run would do, known before it starts."""
-
-    problems: list[Problem] = field(default_factory=list)
-    cost: PrivacyCost | None = None
-    budget_text: str = ""
-    over_budget: bool = False
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.level == "error"]
-
-
-def preview(session) -> Preview:
-    """Problems, cost and budget for the session's mechanism, parameters and data (cheap; nothing is spent)."""
-    out = Preview()
-    ds, mech = session.dataset, session.mechanism()
-    if ds is None or mech is None:
-        return out
-    try:
-        out.problems = list(mech.validate(ds, **session.params))
-    except PpdpError as exc:
-        out.problems = [Problem(str(exc))]
-    try:
-        out.cost = mech.privacy_cost(**mech.resolve_params(**session.params))
-    except PpdpError as exc:
-        if not out.problems:
-            out.problems.append(Problem(str(exc)))
-        return out
-    if out.cost.is_dp:
-        try:
-            fp = session.fingerprint()
-            remaining = session.ledger.remaining(fp)
-            spent = session.ledger.spent(fp)
-        except (PpdpError, ImportError, OSError) as exc:
-            out.budget_text = f"Budget unknown: the ledger could not be read ({exc})."
-            return out
-        eps = out.cost.epsilon
-        if remaining is None:
-            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)}. No budget cap is set for this table; "
-                               f"ε spent on it so far: {fmt_eps(spent)}.")
-        else:
-            out.over_budget = Fraction(eps) > Fraction(remaining)
-            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)} of the {fmt_eps(remaining)} left for "
-                               f"this table (spent so far: {fmt_eps(spent)}).")
-            if out.over_budget:
-                out.budget_text += " That is more than is left: lower ε or raise the cap."
-    else:
-        out.budget_text = "Not charged to the ε budget: this mechanism gives a syntactic guarantee " \
-                          f"({out.cost.describe()})."
-    return out
 
 
 class MechanismView(StepView):
@@ -113,6 +38,7 @@ class MechanismView(StepView):
         self.problems.setMaximumHeight(self.fontMetrics().height() * 6)
         self.cost_label = QLabel()
         self.cost_label.setObjectName("cost_label")
+        self.cost_label.setWordWrap(True)
         self.cost_label.setAccessibleName("Privacy cost")
         self.budget_label = note(object_name="budget_label")
         self.budget_label.setAccessibleName("Budget left for this table")
@@ -162,7 +88,14 @@ class MechanismView(StepView):
             return
         if self.session.mechanism_name and self.panel is not None:
             self._memory[self.session.mechanism_name] = self.panel.values()
-        cls = registry.get(name)
+        try:
+            cls = registry.get(name)
+        except Exception as exc:  # noqa: BLE001 - a broken or half-installed mechanism must not break the window
+            self.about.setText(f"{name} cannot be loaded in this build ({type(exc).__name__}: {exc}).")
+            self.scroll.takeWidget()
+            self.panel = None
+            self.session.set_mechanism(None)
+            return
         self.about.setText(f"<b>{cls.guarantee}</b>. {cls.summary}")
         self.panel = ParamPanel(cls.params, self.session.dataset)
         self.panel.set_values(self._memory.get(name, {}))
@@ -190,11 +123,12 @@ class MechanismView(StepView):
     def _schedule(self) -> None:
         self._timer.start()
 
-    def refresh_preview(self) -> Preview:
+    def refresh_preview(self, fresh: bool = False) -> Preview:
+        """Show problems, cost and budget; `fresh` re-reads the ledger (it may have changed outside)."""
         self._timer.stop()
-        p = preview(self.session)
-        hints = self.panel.empty_column_hints() if self.panel is not None else []
-        p.problems = [Problem(h) for h in hints] + p.problems
+        if fresh:
+            self.session.invalidate_preview()
+        p = self.session.preview()
         self._preview = p
         self.problems.clear()
         for problem in p.problems:
@@ -226,7 +160,7 @@ class MechanismView(StepView):
                                             label=self.session.dataset.source.path or "")
             except PpdpError as exc:
                 show_error(self, exc)
-            self.refresh_preview()
+            self.refresh_preview(fresh=True)
 
     def state(self) -> tuple[str, str]:
         if self.session.dataset is None:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.preview import short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
 from ppdp_gui.gui.views.run_view import params_text
 from ppdp_gui.gui.views.sweep_panel import SweepPanel
@@ -19,7 +20,9 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
     view.setModel(model)
     view.setAccessibleName(name)
     view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
     view.setWordWrap(False)
+    view.resizeColumnsToContents()  # looks at the first rows only (resizeContentsPrecision)
     return view
 
 
@@ -27,7 +30,7 @@ def comparison_frame(records) -> pd.DataFrame:
     """One row per release: what it was, what it guarantees, and every figure measured on it."""
     rows = []
     for i, r in enumerate(records, 1):
-        row = {"release": i, "mechanism": r.release.mechanism, "privacy": r.release.cost.describe(),
+        row = {"release": i, "mechanism": r.release.mechanism, "privacy": short_cost(r.release.cost),
                "parameters": params_text(dict(r.release.params)), "rows": len(r.release.table)}
         row.update({k: round(v, 4) for k, v in r.measures.items()})
         row.update({k: round(v, 4) for k, v in r.risk.items()})
@@ -100,7 +103,7 @@ class ResultsView(StepView):
         self.release_combo.blockSignals(True)
         self.release_combo.clear()
         for i, r in enumerate(records, 1):
-            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {r.release.cost.describe()}")
+            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {short_cost(r.release.cost)}")
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
         self.compare_model.set_frame(comparison_frame(records))
@@ -131,11 +134,17 @@ class ResultsView(StepView):
         self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
         for name, frame in (rel.extra_tables or {}).items():
             self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
-        for form, figures, empty in ((self.measures_form, record.measures, "This mechanism reports no figures."),
-                                     (self.risk_form, record.risk, "Not applicable: the release has no groups "
-                                                                   "of quasi-identifiers.")):
+        no_measures = ("No figures for this release on its own: utility such as classification accuracy needs "
+                       "held-out data. See the Simulate tab.")
+        no_risk = ("Group-size risk does not apply: " + ("the release is protected by ε-differential privacy."
+                                                         if rel.cost.is_dp else
+                                                         "the release has no groups of quasi-identifiers."))
+        for form, figures, empty in ((self.measures_form, record.measures, no_measures),
+                                     (self.risk_form, record.risk, no_risk)):
             if not figures:
-                form.addRow(QLabel(empty))
+                label = QLabel(empty)
+                label.setWordWrap(True)
+                form.addRow(label)
             for key, value in figures.items():
                 val = QLabel(fmt_figure(value))
                 val.setAccessibleName(key)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QP
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
-from ppdp_gui.gui.views.mechanism_view import fmt_eps, preview
+from ppdp_gui.gui.preview import fmt_eps
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import release_job
 
@@ -81,7 +81,7 @@ class RunView(StepView):
         if self.running:
             return
         s = self.session
-        p = preview(s)
+        p = s.preview()
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
             self.run_button.setEnabled(False)

@@ -36,10 +36,24 @@ def missing_values(tax, series: pd.Series) -> list[str]:
         return sorted(v for v in series.dropna().astype(str).unique() if v not in leaves)
 
 
-def describe_taxonomy(tax, series: pd.Series) -> str:
+_COVERAGE_CACHE: list[tuple[object, object, str, list[str]]] = []
+
+
+def cached_missing_values(tax, frame: pd.DataFrame, column: str) -> list[str]:
+    """missing_values, remembered for the last few (taxonomy, table, column): the step list asks often."""
+    for t, f, c, result in _COVERAGE_CACHE:
+        if t is tax and f is frame and c == column:
+            return result
+    result = missing_values(tax, frame[column])
+    _COVERAGE_CACHE.insert(0, (tax, frame, column, result))
+    del _COVERAGE_CACHE[32:]
+    return result
+
+
+def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:
     levels = tax.height + 1
     text = f"{levels} levels, {len(tax.leaf_values())} values"
-    missing = missing_values(tax, series)
+    missing = cached_missing_values(tax, frame, column)
     if missing:
         text += f" — {len(missing)} data value{'s' if len(missing) != 1 else ''} not in the tree"
     return text
@@ -57,13 +71,16 @@ class TaxonomyView(StepView):
         self.import_button = QPushButton("&Import ARX hierarchy…")
         self.import_button.setToolTip("Read an ARX hierarchy CSV (one row per value, one column per level, ';') "
                                       "for the selected column.")
-        self.folder_button = QPushButton("Import a &folder of ARX hierarchies…")
+        self.folder_button = QPushButton("Import an ARX &folder…")
         self.folder_button.setToolTip("Match files named like <column>.csv or *_hierarchy_<column>.csv to columns.")
-        self.flat_button = QPushButton("&Flat taxonomy for the selected column")
-        self.flat_all_button = QPushButton("Flat taxonomies for all &without one")
+        self.flat_button = QPushButton("&Flat taxonomy")
+        self.flat_button.setToolTip("A one-level tree for the selected column: every value directly under *.")
+        self.flat_all_button = QPushButton("Flat for all &without one")
+        self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
         self.width_box = QDoubleSpinBox()
         self.width_box.setRange(0.0001, 1e9)
         self.width_box.setValue(5)
+        self.width_box.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 9))
         self.width_box.setAccessibleName("Interval width")
         self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
         self.intervals_button = QPushButton("Numeric &intervals")
@@ -115,7 +132,13 @@ class TaxonomyView(StepView):
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
+        self._editor_stale = False
         self._refresh()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._editor_stale:
+            self._show_selected()
 
     # -- list -------------------------------------------------------------------------------------------------
     def qi_columns(self) -> list[str]:
@@ -136,7 +159,7 @@ class TaxonomyView(StepView):
         spec = ds.spec(name)
         if spec.taxonomy is None:
             return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
-        return describe_taxonomy(spec.taxonomy, ds.frame[name])
+        return describe_taxonomy(spec.taxonomy, ds.frame, name)
 
     def _refresh(self) -> None:
         keep = self.selected_column()
@@ -161,7 +184,10 @@ class TaxonomyView(StepView):
     def _show_selected(self) -> None:
         name = self.selected_column()
         ds = self.session.dataset
-        if self.editor is not None:
+        if self.editor is not None and not self.isVisible():
+            self._editor_stale = True  # loaded when the step is shown (the editor's set-up is not free)
+        elif self.editor is not None:
+            self._editor_stale = False
             self.editor.setEnabled(name is not None)
             # only reload the editor when another column (or another taxonomy object) is to be shown, so the
             # editor's own edits, which come back through the session, keep their undo history
@@ -281,7 +307,7 @@ class TaxonomyView(StepView):
             n = len(missing)
             return WARN, f"{n} quasi-identifier{'s' if n != 1 else ''} without taxonomy"
         uncovered = [c for c in qis if ds.spec(c).taxonomy is not None
-                     and missing_values(ds.spec(c).taxonomy, ds.frame[c])]
+                     and cached_missing_values(ds.spec(c).taxonomy, ds.frame, c)]
         if uncovered:
             return WARN, f"{len(uncovered)} of {len(qis)} taxonomies miss data values"
         return DONE, f"all {len(qis)} quasi-identifiers covered"

@@ -17,17 +17,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import ParamSpec
+from ppdp_gui.gui.preview import allowed_columns, empty_column_hints
 
 NONE_LABEL = "(none)"
 _STEPS = 1000
-
-
-def allowed_columns(spec: ParamSpec, dataset: Dataset | None) -> list[str]:
-    """Columns a column parameter may take: filtered by the spec's roles and column kind."""
-    if dataset is None:
-        return []
-    return [c.name for c in dataset.schema
-            if (not spec.roles or c.role in spec.roles) and (spec.column_kind is None or c.kind == spec.column_kind)]
 
 
 class NumberField(QWidget):
@@ -270,10 +263,4 @@ class ParamPanel(QWidget):
         return out
 
     def empty_column_hints(self) -> list[str]:
-        """Column parameters with nothing to choose from, said in words the user can act on."""
-        hints = []
-        for spec in self.specs:
-            if spec.kind in ("column", "columns") and not spec.optional and not allowed_columns(spec, self.dataset):
-                want = " or ".join(r.label for r in spec.roles) if spec.roles else (spec.column_kind or "any")
-                hints.append(f"{spec.label}: no column has the role {want}; set one in the Data step.")
-        return hints
+        return empty_column_hints(self.specs, self.dataset)

@@ -28,9 +28,11 @@ class RunOutcome:
 
 
 def class_sizes(release: Release) -> np.ndarray | None:
-    """Equivalence-class sizes of the released table, when the release names its quasi-identifiers."""
-    qis = [q for q in (release.metadata or {}).get("quasi_identifiers") or [] if q in release.table.columns]
-    if not qis or release.table.empty:
+    """Equivalence-class sizes of a record-level k-anonymity release (metadata names its quasi-identifiers
+    and k, as the k-anonymity contract asks). Noisy-count releases have no such groups: None."""
+    meta = release.metadata or {}
+    qis = [q for q in meta.get("quasi_identifiers") or [] if q in release.table.columns]
+    if not qis or meta.get("k") is None or release.table.empty:
         return None
     return release.table.groupby(qis, dropna=False, sort=False, observed=True).size().to_numpy()
 
