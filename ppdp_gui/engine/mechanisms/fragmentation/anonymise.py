@@ -31,10 +31,10 @@ def partition_fragments(codes: list[np.ndarray], y: np.ndarray, k: int, *, mode:
 
 
 def partition_l_diverse(codes: list[np.ndarray], all_codes: np.ndarray, y: np.ndarray, k: int, l: int,
-                        *, mode: str = "strict") -> tuple[list[np.ndarray], np.ndarray]:
+                        *, mode: str = "strict", max_segments: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
     """Fragmentation-based l-diversity (§5): segments, then every chunk cut into classes holding all of the
     segment's class values. Returns (class id per row per fragment, segment per row)."""
-    seg = segment(all_codes, y, k, l)
+    seg = segment(all_codes, y, k, l, max_segments=max_segments or None)
     ecs = [np.zeros(len(y), dtype=np.int64) for _ in codes]
     offsets = [0] * len(codes)
     for s in range(int(seg.max()) + 1):
@@ -80,11 +80,12 @@ def join_violations(ecs: list[np.ndarray], result: enforce.Enforced, n_classes: 
 
 
 def partition_all(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, mode: str = "strict",
-                  all_codes: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray | None]:
+                  all_codes: np.ndarray | None = None,
+                  max_segments: int = 0) -> tuple[list[np.ndarray], np.ndarray | None]:
     """Step 2 for k-anonymity (l < 2) or the l-diversity extension (l ≥ 2, class = sensitive column)."""
     if l and l > 1:
         return partition_l_diverse(codes, np.column_stack(codes) if all_codes is None else all_codes,
-                                   y, k, l, mode=mode)
+                                   y, k, l, mode=mode, max_segments=max_segments)
     return partition_fragments(codes, y, k, mode=mode), None
 
 

@@ -166,9 +166,10 @@ def enforce_dependency_graph(ecs: list[np.ndarray], ys: list[np.ndarray], n_clas
         nz = np.nonzero(row)[0]
         if len(nz) < 2:
             return False  # already one value: nothing left to change (cannot happen on k-anonymous fragments)
-        low = nz[np.argmin(row[nz])]
-        row[low] -= 1
-        row[int(np.argmax(row))] += 1
+        high = int(np.argmax(row))  # the majority value (first one on ties) stays the majority
+        nz = nz[nz != high]
+        row[nz[np.argmin(row[nz])]] -= 1
+        row[high] += 1
         return True
 
     _bfs(counts, frag, violates, fix, np.arange(len(counts)) if order is None else order)

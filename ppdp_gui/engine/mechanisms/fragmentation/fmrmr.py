@@ -36,7 +36,7 @@ def discretise_mrmr(values: np.ndarray) -> np.ndarray:
     """Three states (0, 1, 2) at μ ∓ σ/2, as Ding & Peng's MRMR; a constant column is one state."""
     x = np.asarray(values, dtype=np.float64)
     mu, sd = float(np.mean(x)), float(np.std(x))
-    return (x > mu - sd / 2).astype(np.int64) + (x > mu + sd / 2).astype(np.int64)
+    return (x >= mu - sd / 2).astype(np.int64) + (x > mu + sd / 2).astype(np.int64)
 
 
 def discretise_quantile(values: np.ndarray, bins: int = 10) -> np.ndarray:

@@ -97,9 +97,14 @@ class Fragmentation(Mechanism):
                        "too small, as few changes as possible; ρ-selectivity: publish each group's set of class "
                        "values instead of one per row."),
         ParamSpec("rho", "ρ (share of k-anonymous joins)", "float", default=0.5, low=0.0, high=1.0,
-                  help="ρ-selectivity only: the least share of possible joins of two groups that must give ≥ k rows."),
+                  help="ρ-selectivity only: the least share of the possible joins of two groups that must give "
+                       "≥ k rows."),
         ParamSpec("n_fragments", "Number of fragments", "int", default=2, low=2, high=20,
                   help="The paper splits in two; more repeats the split on the largest fragment."),
+        ParamSpec("max_segments", "Segments for l-diversity (0 = no limit)", "int", default=0, low=0, high=100000,
+                  help="l ≥ 2 only: the records are first split top-down into segments that each keep ≥ k rows and "
+                       "≥ l class values (the paper's step 2); 1 = a single segment, which keeps more detail when "
+                       "every group holds all class values anyway (e.g. two classes and l = 2)."),
         ParamSpec("class_column", "Class column", "column", default=None, roles=(Role.CLASS,), optional=True,
                   help="The label shared by all fragments (default: the data's class column)."),
         GRID_PARAM,
@@ -118,7 +123,8 @@ class Fragmentation(Mechanism):
                                     param="class_column"))
             return problems
         if cls in qis:
-            problems.append(Problem(f"{cls!r} is a quasi-identifier; it cannot also be the class", param="class_column"))
+            problems.append(Problem(f"{cls!r} is a quasi-identifier; it cannot also be the class",
+                                    param="class_column"))
         if data.frame[cls].isna().any():
             problems.append(Problem(f"the class column {cls!r} has missing values", column=cls))
         if len(qis) < params["n_fragments"]:
@@ -142,7 +148,7 @@ class Fragmentation(Mechanism):
 
     # -- run ------------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, k: int, l: int, strategy: str, rho: float, n_fragments: int,
-             class_column: str | None, grid_width: float) -> Iterator[Progress | Release]:
+             max_segments: int, class_column: str | None, grid_width: float) -> Iterator[Progress | Release]:
         frame = data.frame
         cls = class_column or data.class_column
         qis = data.quasi_identifiers
@@ -158,7 +164,7 @@ class Fragmentation(Mechanism):
         coded = {q: code_quasi_identifier(data, q, grid_width) for q in qis}
         codes = [np.column_stack([coded[q].codes for q in f]) for f in frags]
         y, values = fmrmr.class_codes(frame[cls])
-        parts, segments = partition_all(codes, y, k, l=l if use_l else 0)
+        parts, segments = partition_all(codes, y, k, l=l if use_l else 0, max_segments=max_segments)
         # the groups a reader sees are rows sharing all published labels (partitions whose ranges snap to the
         # same cells merge), so the class condition is enforced on those
         published, ecs = [], []
@@ -193,14 +199,15 @@ class Fragmentation(Mechanism):
             })
 
         yield Progress(0.9, "recounting every fragment and every join")
-        self._verify(tables, frag_meta, ecs, enforced, y, k, rho if strategy == "ρ-selectivity" and not use_l else None)
+        rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
+        self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used)
         metadata = {
             "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
             "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
             "intervals": frag_meta[0]["intervals"], "domains": frag_meta[0]["domains"],
             "fragments": frag_meta, "class_column": cls,
             "strategy": "l-diversity extension" if use_l else strategy,
-            "rho": rho if strategy == "ρ-selectivity" and not use_l else None,
+            "rho": rho_used,
             "class_distortion": int(sum(enforced.distorted)),
             "class_published": "per group (ρ-selectivity: value set, other slots '*')"
             if enforced.published is not None else "per row",
@@ -218,7 +225,8 @@ class Fragmentation(Mechanism):
         }
         yield Release(mechanism=self.name, table=tables[0], cost=self.privacy_cost(
             k=k, l=l, strategy=strategy, rho=rho), params={
-            "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "class_column": cls,
+            "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
+            "class_column": cls,
             "grid_width": grid_width}, metadata=metadata,
             extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0})
 
