@@ -160,3 +160,14 @@ def test_l_diversity_with_one_segment(musk):
     assert rel.metadata["segments"] == 1
     for meta, table in zip(rel.metadata["fragments"], fragment_tables(rel).values()):
         assert check_release(table, meta["quasi_identifiers"], K, sensitive="class", l=2).ok
+
+
+def test_raw_column_stays_with_the_quasi_identifier_it_reveals(musk):
+    q = musk.quasi_identifiers[3]
+    frame = musk.frame.assign(copy=musk.frame[q] * 2)
+    roles = {c.name: c.role for c in musk.schema} | {"copy": Role.INSENSITIVE}
+    data = dataset_from_frame(frame, roles=roles)
+    assert any("published unchanged" in p.message for p in Fragmentation().validate(data, k=K))
+    rel = _run(data)
+    home = [f for f in rel.metadata["fragments"] if "copy" in f["other_columns"]]
+    assert len(home) == 1 and q in home[0]["quasi_identifiers"]

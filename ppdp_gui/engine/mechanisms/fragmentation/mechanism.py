@@ -40,20 +40,21 @@ def fragment_tables(release: Release) -> dict[str, pd.DataFrame]:
 
 
 def assign_other_columns(frame: pd.DataFrame, fragments: list[list[str]], others: list[str]) -> list[list[str]]:
-    """Non-QI columns go where they add the least redundancy (the FMRMR contribution; relevance is the same
-    for every fragment), after the QIs, as the paper says for further sensitive attributes."""
+    """Non-QI columns (published as they are) go to the fragment holding the QI they say most about.
+
+    The paper fragments further sensitive attributes after the QIs with FMRMR, which would put a column beside
+    the fragment it is least redundant with, i.e. away from the QIs it predicts; a raw column that predicts
+    another fragment's quasi-identifiers (Adult's education vs education-num) would then link the fragments.
+    Keeping it with the QIs it resembles leaves the class as the only bridge between fragments."""
     out = [[] for _ in fragments]
     if not others:
         return out
-    members = [list(f) for f in fragments]
-    for col in others:
-        names = [col] + [c for f in members for c in f]
-        red = fmrmr.mutual_information_matrix(fmrmr.encode_columns(frame, names))
-        pos = {c: i for i, c in enumerate(names)}
-        link = [sum(red[0, pos[c]] for c in f) for f in members]
-        best = int(np.argmin(link))
-        out[best].append(col)
-        members[best].append(col)
+    qis = [c for f in fragments for c in f]
+    red = fmrmr.mutual_information_matrix(fmrmr.encode_columns(frame, others + qis))
+    pos = {c: i for i, c in enumerate(others + qis)}
+    for i, col in enumerate(others):
+        link = [max(red[i, pos[c]] for c in f) for f in fragments]  # the QI it predicts best
+        out[int(np.argmax(link))].append(col)
     return out
 
 
@@ -130,6 +131,11 @@ class Fragmentation(Mechanism):
         if len(qis) < params["n_fragments"]:
             problems.append(Problem(f"{len(qis)} quasi-identifier(s) cannot make {params['n_fragments']} fragments",
                                     param="n_fragments"))
+        raw = [c.name for c in data.schema if c.name != cls and c.name not in qis and c.role != Role.IDENTIFIER]
+        if raw:
+            problems.append(Problem(f"{', '.join(raw)} will be published unchanged, each in the fragment it is "
+                                    "most related to; if any could help link records, mark it as a "
+                                    "quasi-identifier (or identifier, to drop it)", level="warning"))
         l = params["l"]
         if l and l > 1 and not data.frame[cls].isna().any() and \
                 not is_l_diverse(data.frame[cls].astype(str).to_numpy(), l, "distinct"):
