@@ -60,3 +60,14 @@ def test_cells_and_headers_are_formatted():
     model.set_header_tooltips({"a": "a: numeric"})
     assert model.headerData(0, Qt.Horizontal, Qt.ToolTipRole) == "a: numeric"
     assert not model.flags(model.index(0, 0)) & Qt.ItemIsEditable
+
+
+def test_fit_columns_reads_only_a_sample(qtbot):
+    from ppdp_gui.gui.models import fit_columns
+    model = CountingModel(big_frame(200_000))
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    fit_columns(view, sample=50)
+    assert model.rows_asked == set(range(50))
+    assert view.columnWidth(2) > view.fontMetrics().horizontalAdvance("Female")

@@ -1,8 +1,8 @@
 """A read-only Qt table model over a pandas DataFrame that formats cells only when the view asks.
 
-Each column becomes a numpy array the first time the view asks for one of its cells (no copy for numeric
-columns; text columns are converted once); `data()` indexes it, so a 1,000,000-row table costs the view only
-what is on screen. No QStandardItem, no per-cell Python objects.
+Each column is kept as its own backing array (numpy for numbers: no copy; pandas' string array for text: no
+conversion) and `data()` indexes it, so a 1,000,000-row table costs the view only what is on screen (a few µs
+per visible cell). No QStandardItem, no per-cell Python objects.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class DataFrameModel(QAbstractTableModel):
         super().__init__(parent)
         self._frame = pd.DataFrame()
         self._columns: list[np.ndarray | None] = []
+        self._align: list[int] = []
         self._names: list[str] = []
         self._tooltips: dict[str, str] = {}
         if frame is not None:
@@ -44,12 +45,17 @@ class DataFrameModel(QAbstractTableModel):
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
         self._columns = [None] * frame.shape[1]
+        right = int(Qt.AlignRight | Qt.AlignVCenter)
+        left = int(Qt.AlignLeft | Qt.AlignVCenter)
+        self._align = [right if getattr(dt, "kind", "O") in "iuf" else left for dt in frame.dtypes]
         self.endResetModel()
 
-    def column_array(self, i: int) -> np.ndarray:
+    def column_array(self, i: int):
         col = self._columns[i]
         if col is None:
-            col = self._columns[i] = self._frame.iloc[:, i].to_numpy()
+            series = self._frame.iloc[:, i]
+            col = series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
+            self._columns[i] = col
         return col
 
     def set_header_tooltips(self, tips: dict[str, str]) -> None:
@@ -70,14 +76,10 @@ class DataFrameModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._names)
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
         if role == Qt.DisplayRole or role == Qt.ToolTipRole:
             return format_cell(self.column_array(index.column())[index.row()])
         if role == Qt.TextAlignmentRole:
-            if self._frame.dtypes.iloc[index.column()].kind in "iuf":
-                return int(Qt.AlignRight | Qt.AlignVCenter)
-            return int(Qt.AlignLeft | Qt.AlignVCenter)
+            return self._align[index.column()]
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
@@ -98,3 +100,19 @@ class DataFrameModel(QAbstractTableModel):
         if not index.isValid():
             return Qt.NoItemFlags
         return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+
+
+def fit_columns(view, sample: int = 50, max_chars: int = 40) -> None:
+    """Size a table view's columns from the header and the first `sample` rows only.
+
+    QTableView.resizeColumnsToContents walks far more of a long model than that (seconds on millions of rows).
+    """
+    model = view.model()
+    metrics = view.fontMetrics()
+    pad = metrics.horizontalAdvance("0") * 2 + 8
+    cap = metrics.horizontalAdvance("0") * max_chars
+    rows = min(sample, model.rowCount())
+    for c in range(model.columnCount()):
+        texts = [str(model.headerData(c, Qt.Horizontal) or "")]
+        texts += [str(model.data(model.index(r, c)) or "") for r in range(rows)]
+        view.setColumnWidth(c, min(cap, max(metrics.horizontalAdvance(t) for t in texts) + pad))

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLineEdit, Q
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import describe_error
 
@@ -206,6 +206,7 @@ class DataView(StepView):
         else:
             if self.model.frame is not ds.frame:
                 self.model.set_frame(ds.frame)
+                fit_columns(self.table)
                 self._fill_columns(ds)
             else:
                 self._sync_columns(ds)

@@ -7,7 +7,7 @@ import pandas as pd
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from ppdp_gui.gui.models import DataFrameModel
+from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
 from ppdp_gui.gui.views.run_view import params_text
@@ -22,7 +22,7 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
     view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
     view.setWordWrap(False)
-    view.resizeColumnsToContents()  # looks at the first rows only (resizeContentsPrecision)
+    fit_columns(view)
     return view
 
 
@@ -107,7 +107,7 @@ class ResultsView(StepView):
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
         self.compare_model.set_frame(comparison_frame(records))
-        self.compare.resizeColumnsToContents()
+        fit_columns(self.compare)
         self.empty.setVisible(not records)
         self._show()
         self.state_changed.emit()
