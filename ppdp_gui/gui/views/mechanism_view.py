@@ -173,4 +173,6 @@ class MechanismView(StepView):
             return BLOCKED, f"{self.session.mechanism_name}: {n} problem{'s' if n != 1 else ''}"
         if p.over_budget:
             return BLOCKED, "over the budget left"
+        if p.cost is None:
+            return WARN, f"{self.session.mechanism_name}: cost unknown until the parameters are valid"
         return (WARN if p.problems else DONE), f"{self.session.mechanism_name}, {short_cost(p.cost)}"
