@@ -216,3 +216,21 @@ def test_with_the_real_ledger_a_cancelled_run_stays_charged(tmp_path):
     assert len(ledger.entries(fp)) == 2
     report = release_report(release, data, ledger_entry=entry)
     assert report["ledger"]["fingerprint"] == fp and report["dataset"]["fingerprint"] == fp
+
+
+def test_every_fragment_of_a_release_is_recounted():
+    """A multi-table release is refused when any one of its tables (not only the main one) breaks k."""
+    from ppdp_gui.engine.pipeline.release import check_anonymity
+
+    good = pd.DataFrame({"a": ["x"] * 4 + ["y"] * 4, "c": ["0", "1"] * 4})
+    bad = pd.DataFrame({"b": ["u"] * 7 + ["v"], "c": ["0", "1"] * 4})
+    frags = [{"table": "fragment 1", "where": "table", "quasi_identifiers": ["a"], "k": 4},
+             {"table": "fragment 2", "where": "extra_tables", "quasi_identifiers": ["b"], "k": 4}]
+    release = Release("Fragmentation", good, PrivacyCost(k=4), {}, metadata={"fragments": frags},
+                      extra_tables={"fragment 2": bad})
+    with pytest.raises(CheckError, match="fragment 2"):
+        check_anonymity(release)
+    fixed = Release("Fragmentation", good, PrivacyCost(k=4), {}, metadata={"fragments": frags},
+                    extra_tables={"fragment 2": good.rename(columns={"a": "b"})})
+    summary = check_anonymity(fixed)
+    assert summary["ok"] and summary["min_class"] == 4 and len(summary["parts"]) == 2

@@ -45,19 +45,45 @@ def output_hash(table) -> str:
     return content_hash(table)
 
 
-def check_anonymity(release: Release) -> dict | None:
-    """Recount k (and l) on the released table with the independent checker; CheckError if it fails."""
+def _parts_to_check(release: Release) -> list[tuple[str, object, dict]]:
+    """(name, table, its k/l metadata) for every released table that claims k-anonymity.
+
+    A release either claims it for `table` (metadata "k" + "quasi_identifiers") or lists several parts in
+    metadata["fragments"], each naming its table ("where": "table" for the main one, else an extra table)."""
     meta = release.metadata
-    if "k" not in meta or "quasi_identifiers" not in meta:
+    parts = []
+    if "k" in meta and "quasi_identifiers" in meta:
+        parts.append(("table", release.table, meta))
+    for frag in meta.get("fragments", ()) or ():
+        table = release.table if frag.get("where") == "table" else release.extra_tables[frag["table"]]
+        parts.append((frag["table"], table, frag))
+    return parts
+
+
+def check_anonymity(release: Release) -> dict | None:
+    """Recount k (and l) on every released table with the independent checker; CheckError if any fails."""
+    parts = _parts_to_check(release)
+    if not parts:
         return None
     from ppdp_gui.engine.checks.anonymity import check_release
-    result = check_release(release.table, list(meta["quasi_identifiers"]), int(meta["k"]),
-                           sensitive=meta.get("sensitive"), l=meta.get("l"),
-                           diversity=meta.get("diversity") or "distinct")
-    summary = {"ok": bool(result.ok), "k": int(meta["k"]), "l": meta.get("l"), "min_class": int(result.min_class),
-               "min_l": None if result.min_l == float("inf") else float(result.min_l), "message": result.message}
-    if not result.ok:
-        raise CheckError(f"{release.mechanism}: the independent check of the release failed: {result.message}")
+    summaries = []
+    for name, table, meta in parts:
+        result = check_release(table, list(meta["quasi_identifiers"]), int(meta["k"]),
+                               sensitive=meta.get("sensitive"), l=meta.get("l"),
+                               diversity=meta.get("diversity") or "distinct")
+        if not result.ok:
+            raise CheckError(f"{release.mechanism}: the independent check of {name} failed: {result.message}")
+        summaries.append({"table": name, "ok": True, "k": int(meta["k"]), "l": meta.get("l"),
+                          "min_class": int(result.min_class),
+                          "min_l": None if result.min_l == float("inf") else float(result.min_l),
+                          "message": result.message})
+    summary = dict(summaries[0])
+    summary["ok"] = True
+    summary["min_class"] = min(s["min_class"] for s in summaries)
+    if len(summaries) > 1:
+        summary["parts"] = summaries
+        summary["message"] = f"{len(summaries)} tables recounted: " + "; ".join(
+            f"{s['table']}: {s['message']}" for s in summaries)
     return summary
 
 
