@@ -37,18 +37,7 @@ def fmt_eps(value) -> str:
 
 def short_cost(cost: PrivacyCost | None) -> str:
     """ε / δ / k / l only (no note): fits the step list."""
-    if cost is None:
-        return ""
-    parts = []
-    if cost.epsilon is not None:
-        parts.append(f"ε = {fmt_eps(cost.epsilon)}")
-    if cost.delta:
-        parts.append(f"δ = {float(cost.delta):.3g}")
-    if cost.k is not None:
-        parts.append(f"k = {cost.k}")
-    if cost.l:
-        parts.append(f"l = {cost.l}")
-    return ", ".join(parts) or "no formal guarantee"
+    return "" if cost is None else cost.describe(with_note=False)
 
 
 @dataclass

@@ -34,6 +34,8 @@ def test_privacy_cost_describes_itself():
     assert PrivacyCost(epsilon=Fraction(1, 2)).describe() == "ε = 0.5"
     assert PrivacyCost(k=10, l=2).describe() == "k = 10, l = 2"
     assert not PrivacyCost(k=5).is_dp
+    noted = PrivacyCost(k=5, l=0, note="per fragment")
+    assert noted.describe() == "k = 5, per fragment" and noted.describe(with_note=False) == "k = 5"
 
 
 def test_unknown_mechanism_is_a_clear_error():

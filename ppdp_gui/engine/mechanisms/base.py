@@ -108,7 +108,8 @@ class PrivacyCost:
     def is_dp(self) -> bool:
         return self.epsilon is not None
 
-    def describe(self) -> str:
+    def describe(self, with_note: bool = True) -> str:
+        """"ε = 1, k = 5, <note>"; without the note it fits a list row."""
         parts = []
         if self.epsilon is not None:
             parts.append(f"ε = {float(self.epsilon):.4g}")
@@ -116,9 +117,9 @@ class PrivacyCost:
                 parts.append(f"δ = {float(self.delta):.3g}")
         if self.k is not None:
             parts.append(f"k = {self.k}")
-        if self.l is not None:
+        if self.l:
             parts.append(f"l = {self.l}")
-        if self.note:
+        if self.note and with_note:
             parts.append(self.note)
         return ", ".join(parts) if parts else "no formal guarantee"
 
