@@ -69,9 +69,9 @@ def encode_features(train: pd.DataFrame, test: pd.DataFrame,
                 and a.cat.categories.equals(b.cat.categories)):  # e.g. both generalised by one cut: fast path
             n_cats, codes_ab = len(a.cat.categories), (a.cat.codes.to_numpy(), b.cat.codes.to_numpy())
         else:
-            cats = pd.unique(a.astype(str))
+            cats = pd.Index(pd.unique(a.astype(str)))
             n_cats = len(cats)
-            codes_ab = tuple(pd.Categorical(v.astype(str), categories=cats).codes for v in (a, b))
+            codes_ab = tuple(cats.get_indexer(v.astype(str)) for v in (a, b))
         eye = np.vstack([np.eye(n_cats, dtype=np.float32), np.zeros((1, n_cats), dtype=np.float32)])
         blocks_train.append(eye[codes_ab[0]])  # code -1 (unseen in training) picks the zero row
         blocks_test.append(eye[codes_ab[1]])
