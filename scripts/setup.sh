@@ -19,5 +19,8 @@ fi
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q -e ".[test]"
+echo "Installing the project and its test tools into .venv (log: .venv/pip.log)..."
+if ! .venv/bin/python -m pip install -e ".[test]" > .venv/pip.log 2>&1; then
+  tail -40 .venv/pip.log; echo "pip install failed: see .venv/pip.log"; exit 1
+fi
 echo "Set-up done: .venv is ready."
