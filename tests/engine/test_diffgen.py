@@ -250,3 +250,14 @@ def test_measures_give_ca_and_reference_ba_la():
     ref = mech.reference_measures(train, test)
     assert set(ref) == {"BA %", "LA %"}
     assert ref["LA %"] <= ref["BA %"] and 0 <= ca <= 100
+
+
+def test_sweep_over_epsilon_draws_ca_with_ba_and_la():
+    from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
+
+    items = list(run_sweep("DiffGen", synthetic(n=600), {"h": 3}, {"epsilon": [0.5, 5.0]}, repeats=2, seed=1))
+    result = items[-1]
+    assert isinstance(result, SweepResult)
+    assert set(result.reference) == {"BA %", "LA %"}
+    assert "CA %" in result.measure_names and len(result.rows) == 4
+    assert result.rows["CA %"].between(0, 100).all()
