@@ -140,3 +140,11 @@ def test_json_and_text_atomic(tmp_path):
     write_text_atomic("second\n", text)
     assert text.read_text(encoding="utf-8") == "second\n"
     assert sorted(os.listdir(tmp_path)) == ["note.txt", "report.json"]
+
+
+def test_categorical_cells_are_neutralised_like_text():
+    """Released tables are mostly categorical: their formula-like values must be neutralised too."""
+    from ppdp_gui.engine.data.writer import neutralise_formulas
+    col = pd.Series(pd.Categorical(["=SUM(A1)", "ok", "-5", "@x", "ok"]))
+    out = neutralise_formulas(pd.DataFrame({"c": col}))
+    assert out["c"].astype(str).tolist() == ["'=SUM(A1)", "ok", "-5", "'@x", "ok"]

@@ -68,6 +68,10 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     for pos in range(out.shape[1]):
         col = out.iloc[:, pos]
         if isinstance(col.dtype, pd.CategoricalDtype):
+            renamed = _neutral_categories(col)
+            if renamed is not None:  # one check per distinct value, not per cell
+                out.isetitem(pos, renamed)
+                continue
             col = col.astype(col.cat.categories.dtype)
         if not (pd.api.types.is_string_dtype(col.dtype) or pd.api.types.is_object_dtype(col.dtype)):
             continue
@@ -83,6 +87,17 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             out.isetitem(pos, col)
     return out
+
+
+def _neutral_categories(col: pd.Series) -> pd.Series | None:
+    """A categorical column with its text categories neutralised, or None when that cannot be done in place."""
+    cats = col.cat.categories
+    if not all(isinstance(c, str) for c in cats):
+        return None
+    fixed = [_neutral_text(c) for c in cats]
+    if len(set(fixed)) != len(fixed):
+        return None
+    return col.cat.rename_categories(fixed)
 
 
 def _neutral_text(text: str) -> str:
