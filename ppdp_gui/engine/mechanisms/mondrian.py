@@ -137,7 +137,7 @@ class Mondrian(Mechanism):
         yield Progress(0.2, "partitioning")
         labels = partition(np.column_stack([q.codes for q in qis]), k, mode=mode,
                            sensitive=data.frame[sens].astype(str).to_numpy() if use_l else None,
-                           l=l if use_l else None, diversity=diversity)
+                           l=l if use_l else None, diversity=diversity, hierarchies=[q.hierarchy for q in qis])
         yield Progress(0.8, "generalising")
         published, intervals, sizes = publish_groups(qis, labels)
         perm = rng.permutation(len(labels))

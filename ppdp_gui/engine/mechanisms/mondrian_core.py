@@ -6,12 +6,20 @@ single argsort, and the medians / tie counts of all segments come from `searchso
 rows or over partitions, only over levels (about log2(n / k)) and over the d dimensions tried in turn.
 
 Choice of dimension: the widest normalised range (range of the partition / range of the whole table), then the next
-widest if that one cannot be split, as in the paper.
+widest if that one cannot be split, as in the paper. A dimension with a hierarchy (see `Hierarchy`) is as wide as
+the information loss of publishing the partition's lowest common ancestor (ARX's loss of that node).
 
 Strict mode: each distinct value goes to one side. The two thresholds nearest the median ("< m" and "<= m", m the
 lower median) are tried and the more balanced allowable one is taken; if neither leaves k rows on both sides no
 threshold on that dimension can. Relaxed mode: the sorted segment is cut at its middle position, so rows equal to
 the median may fall on both sides (children's ranges may touch).
+
+Hierarchies: a median cut inside a taxonomy group leaves both halves published as the same ancestor and gains
+nothing. For a dimension with a hierarchy, a partition is cut only between two of its values whose lowest common
+ancestor is as shallow as possible (the boundaries between the children of the partition's own ancestor when one
+leaves k rows on both sides, else the next level down), the most balanced such cut. Each side then covers fewer
+children of that ancestor, so repeated cuts publish strictly lower nodes. In relaxed mode, a partition with no
+allowable boundary is cut at its middle position, through a value.
 
 With l-diversity a split is allowable only if both halves have at least k rows and are l-diverse on the sensitive
 column (distinct: at least l distinct values; entropy: entropy >= log l).
@@ -19,10 +27,20 @@ column (distinct: at least l distinct values; entropy: entropy >= log l).
 
 from __future__ import annotations
 
+from typing import Protocol, Sequence
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["partition", "is_l_diverse"]
+__all__ = ["Hierarchy", "partition", "is_l_diverse"]
+
+
+class Hierarchy(Protocol):
+    """What `partition` needs of a dimension's taxonomy (codes are leaf positions in depth-first order)."""
+
+    def cover(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(depth, loss in [0, 1]) of the smallest group covering codes lo..hi, element-wise (lo <= hi)."""
+        ...
 
 
 def _code_columns(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -55,6 +73,40 @@ def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, div
     return np.exp(h)
 
 
+def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.ndarray, k: int,
+                    uniques: list[np.ndarray], hier: Sequence[Hierarchy | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Left size of the best hierarchy-aligned cut of every segment, and whether one leaves k rows on both sides.
+
+    `key` = segment * mult + code for the candidate rows, sorted, segments of sizes `csize` in order. Candidate
+    cuts are the changes of code inside a segment; a cut's depth is that of the lowest common ancestor of the codes
+    either side. Cost: depth first, then imbalance (ties right of the median, like the plain strict split)."""
+    n_seg = csize.size
+    local = np.repeat(np.arange(n_seg), csize)
+    code = key % mult
+    chg = np.flatnonzero((local[1:] == local[:-1]) & (code[1:] != code[:-1])) + 1
+    seg = local[chg]
+    offset = chg - (np.cumsum(csize) - csize)[seg]
+    size = csize[seg]
+    dims = seg_dim[seg]
+    allow = (offset >= k) & (size - offset >= k) & np.array([h is not None for h in hier])[dims]
+    chg, seg, offset, size = chg[allow], seg[allow], offset[allow], size[allow]
+    dims = seg_dim[seg]
+    depth = np.zeros(chg.size, dtype=np.int64)
+    for j in np.unique(dims):
+        at = np.flatnonzero(dims == j)
+        before, after = code[chg[at] - 1], code[chg[at]]
+        depth[at] = hier[j].cover(uniques[j][before], uniques[j][after])[0]
+    cost = depth * (4 * int(csize.max(initial=0)) + 4) + 2 * np.abs(2 * offset - size) + (2 * offset < size)
+    order = np.lexsort((cost, seg))
+    seg, offset = seg[order], offset[order]
+    first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]]) if seg.size else np.zeros(0, dtype=np.int64)
+    left = np.zeros(n_seg, dtype=np.int64)
+    found = np.zeros(n_seg, dtype=bool)
+    left[seg[first]] = offset[first]
+    found[seg[first]] = True
+    return left, found
+
+
 def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
     """Whether one group of sensitive values is l-diverse (used to check the whole table before partitioning)."""
     s = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0]
@@ -65,11 +117,13 @@ def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
 
 
 def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndarray | None = None,
-              l: int | None = None, diversity: str = "distinct") -> np.ndarray:
+              l: int | None = None, diversity: str = "distinct",
+              hierarchies: Sequence[Hierarchy | None] | None = None) -> np.ndarray:
     """Equivalence-class id (0..C-1, int64) of every row of X (n x d numbers: quasi-identifiers coded).
 
-    Every class has at least k rows (and is l-diverse on `sensitive` when l is given). Raises ValueError when the
-    whole table already violates the requirement (fewer than k rows, or not l-diverse).
+    Every class has at least k rows (and is l-diverse on `sensitive` when l is given). `hierarchies` (one per
+    column, None for plain numbers) makes cuts follow taxonomy groups. Raises ValueError when the whole table
+    already violates the requirement (fewer than k rows, or not l-diverse).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
@@ -86,6 +140,10 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         raise ValueError(f"the table has {n} rows, fewer than k = {k}")
     if np.isnan(X).any():
         raise ValueError("quasi-identifier codes contain NaN; code missing values first")
+    hier = list(hierarchies) if hierarchies is not None else [None] * d
+    if len(hier) != d:
+        raise ValueError(f"{len(hier)} hierarchies for {d} columns")
+    is_hier = np.array([h is not None for h in hier], dtype=bool)
     use_l = l is not None and l > 1 and sensitive is not None
     if use_l:
         s_codes = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0].astype(np.int64)
@@ -117,8 +175,11 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         width = np.empty((P, d))
         for j in range(d):
             cj = codes[j][active]
-            width[:, j] = (uniques[j][np.maximum.reduceat(cj, starts)] -
-                           uniques[j][np.minimum.reduceat(cj, starts)]) / span[j]
+            lo = uniques[j][np.minimum.reduceat(cj, starts)]
+            hi = uniques[j][np.maximum.reduceat(cj, starts)]
+            width[:, j] = (hi - lo) / span[j]
+            if hier[j] is not None:  # loss of the common ancestor; the range only breaks ties
+                width[:, j] = hier[j].cover(lo, hi)[1] + 1e-6 * width[:, j]
         order = np.argsort(-width, axis=1, kind="stable")
         undecided = (sizes >= 2 * k) & (width.max(axis=1) > 0)
         left_count = np.zeros(P, dtype=np.int64)
@@ -151,6 +212,12 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
             else:
                 left = csize // 2
                 ok = left >= k
+            on_tree = is_hier[dim[cp]]
+            if on_tree.any():
+                hl, found = _hierarchy_cuts(key, mult, dim[cp], csize, k, uniques, hier)
+                use = on_tree & (found | (mode == "strict"))
+                left = np.where(use, hl, left)
+                ok = np.where(on_tree, found | (mode != "strict"), ok)
             if use_l and ok.any():
                 local = np.repeat(np.arange(cp.size), csize)
                 offset = np.arange(pos.size) - cstart[local]

@@ -50,6 +50,7 @@ class TaxonomyIndex:
     node_lo: np.ndarray = field(init=False)
     node_hi: np.ndarray = field(init=False)
     anc: np.ndarray = field(init=False)  # leaf position x level -> ancestor node id (padded with root)
+    node_depth: np.ndarray = field(init=False)
     labels: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -63,7 +64,9 @@ class TaxonomyIndex:
         chains = [tax.ancestors(leaf) for leaf in leaves]
         height = max(len(c) for c in chains)
         self.anc = np.zeros((len(leaves), height), dtype=np.int64)
+        self.node_depth = np.zeros(n_nodes, dtype=np.int64)
         for pos, chain in enumerate(chains):
+            self.node_depth[chain] = np.arange(len(chain) - 1, -1, -1)
             self.anc[pos, :len(chain)] = chain
             self.anc[pos, len(chain):] = 0
             for node in chain:
@@ -85,6 +88,12 @@ class TaxonomyIndex:
         first = covers.argmax(axis=1)
         return nodes[np.arange(len(lo)), first]
 
+    def cover(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Depth and loss ((leaves under it - 1) / (leaves - 1)) of the covering node: `mondrian_core.Hierarchy`."""
+        node = self.covering_node(np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64))
+        loss = (self.node_hi[node] - self.node_lo[node]) / max(1, self.n_leaves - 1)
+        return self.node_depth[node], loss
+
 
 @dataclass
 class QICode:
@@ -96,6 +105,11 @@ class QICode:
     width: float | None = None  # grid width when there is no taxonomy
     integer: bool = False
     domain: tuple[float, float] = (0.0, 0.0)  # bounds of the whole column, in loss units
+
+    @property
+    def hierarchy(self) -> TaxonomyIndex | None:
+        """What `mondrian_core.partition` follows when cutting this column (None: plain numbers)."""
+        return self.index
 
     @property
     def how(self) -> str:
