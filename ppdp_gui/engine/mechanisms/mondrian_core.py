@@ -5,9 +5,12 @@ partition is a contiguous segment; sorting (partition, value code) orders every 
 single argsort, and the medians / tie counts of all segments come from `searchsorted`. There is no Python loop over
 rows or over partitions, only over levels (about log2(n / k)) and over the d dimensions tried in turn.
 
-Choice of dimension: the widest normalised range (range of the partition / range of the whole table), then the next
-widest if that one cannot be split, as in the paper. A dimension with a hierarchy (see `Hierarchy`) is as wide as
-the information loss of publishing the partition's lowest common ancestor (ARX's loss of that node).
+Choice of dimension: without hierarchies, the widest normalised range (range of the partition / range of the whole
+table), then the next widest if that one cannot be split, as in the paper. With hierarchies (see `Hierarchy`) every
+dimension is tried and the one promising the largest loss reduction per row is cut: for a taxonomy, the loss of the
+partition's lowest common ancestor minus the mean loss left once its children are separated (children with fewer
+than k rows counted at the ancestor's loss); for plain numbers, the reduction of normalised range by the cut itself.
+This looks one level ahead because a cut between groups of children gains nothing at once but is needed.
 
 Strict mode: each distinct value goes to one side. The two thresholds nearest the median ("< m" and "<= m", m the
 lower median) are tried and the more balanced allowable one is taken; if neither leaves k rows on both sides no
@@ -74,8 +77,10 @@ def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, div
 
 
 def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.ndarray, k: int,
-                    uniques: list[np.ndarray], hier: Sequence[Hierarchy | None]) -> tuple[np.ndarray, np.ndarray]:
-    """Left size of the best hierarchy-aligned cut of every segment, and whether one leaves k rows on both sides.
+                    uniques: list[np.ndarray], hier: Sequence[Hierarchy | None]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment: left size of the best hierarchy-aligned cut, whether one leaves k rows on both sides, and the
+    mean loss left once the children of the segment's common ancestor are separated (see `partition`).
 
     `key` = segment * mult + code for the candidate rows, sorted, segments of sizes `csize` in order. Candidate
     cuts are the changes of code inside a segment; a cut's depth is that of the lowest common ancestor of the codes
@@ -85,17 +90,43 @@ def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.n
     code = key % mult
     chg = np.flatnonzero((local[1:] == local[:-1]) & (code[1:] != code[:-1])) + 1
     seg = local[chg]
-    offset = chg - (np.cumsum(csize) - csize)[seg]
-    size = csize[seg]
-    dims = seg_dim[seg]
-    allow = (offset >= k) & (size - offset >= k) & np.array([h is not None for h in hier])[dims]
-    chg, seg, offset, size = chg[allow], seg[allow], offset[allow], size[allow]
+    on = np.array([h is not None for h in hier])[seg_dim[seg]]
+    chg, seg = chg[on], seg[on]
     dims = seg_dim[seg]
     depth = np.zeros(chg.size, dtype=np.int64)
     for j in np.unique(dims):
         at = np.flatnonzero(dims == j)
-        before, after = code[chg[at] - 1], code[chg[at]]
-        depth[at] = hier[j].cover(uniques[j][before], uniques[j][after])[0]
+        depth[at] = hier[j].cover(uniques[j][code[chg[at] - 1]], uniques[j][code[chg[at]]])[0]
+    # loss left if the segment were cut between all children of its common ancestor (runs between its
+    # shallowest boundaries): what following this dimension down one level could gain at most
+    top = np.full(n_seg, np.iinfo(np.int64).max)
+    np.minimum.at(top, seg, depth)
+    bound = chg[depth == top[seg]]
+    cstart = np.cumsum(csize) - csize
+    run_start = np.unique(np.concatenate([cstart, bound]))
+    run_end = np.r_[run_start[1:], key.size] - 1
+    rs = local[run_start]
+    run_loss = np.zeros(run_start.size)
+    rdim = seg_dim[rs]
+    for j in np.unique(rdim):
+        if hier[j] is None:
+            continue
+        at = np.flatnonzero(rdim == j)
+        run_loss[at] = hier[j].cover(uniques[j][code[run_start[at]]], uniques[j][code[run_end[at]]])[1]
+    # a child run smaller than k cannot stand alone: count it at the segment's own loss
+    seg_loss = np.zeros(n_seg)
+    for j in np.unique(seg_dim):
+        if hier[j] is None:
+            continue
+        at = np.flatnonzero(seg_dim == j)
+        seg_loss[at] = hier[j].cover(uniques[j][code[cstart[at]]], uniques[j][code[cstart[at] + csize[at] - 1]])[1]
+    small = (run_end - run_start + 1) < k
+    run_loss[small] = seg_loss[rs[small]]
+    child_loss = np.bincount(rs, weights=run_loss * (run_end - run_start + 1), minlength=n_seg) / csize
+    offset = chg - cstart[seg]
+    size = csize[seg]
+    allow = (offset >= k) & (size - offset >= k)
+    seg, offset, size, depth = seg[allow], offset[allow], size[allow], depth[allow]
     cost = depth * (4 * int(csize.max(initial=0)) + 4) + 2 * np.abs(2 * offset - size) + (2 * offset < size)
     order = np.lexsort((cost, seg))
     seg, offset = seg[order], offset[order]
@@ -104,7 +135,27 @@ def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.n
     found = np.zeros(n_seg, dtype=bool)
     left[seg[first]] = offset[first]
     found[seg[first]] = True
-    return left, found
+    return left, found, child_loss
+
+
+def _cut_gain(code: np.ndarray, cstart: np.ndarray, csize: np.ndarray, left: np.ndarray, dims: np.ndarray,
+              parent: np.ndarray, uniques: list[np.ndarray], span: np.ndarray,
+              hier: Sequence[Hierarchy | None]) -> np.ndarray:
+    """Loss reduction per row of cutting each sorted segment after `left` rows (plus a sliver of its width, so
+    that among cuts gaining nothing at once the widest dimension still wins)."""
+    ends = cstart + csize - 1
+    cut = cstart + np.clip(left, 1, csize - 1)
+    wl = np.zeros(csize.size)
+    wr = np.zeros(csize.size)
+    for j in np.unique(dims):
+        at = dims == j
+        u = uniques[j]
+        a, b, c, e = u[code[cstart[at]]], u[code[cut[at] - 1]], u[code[cut[at]]], u[code[ends[at]]]
+        if hier[j] is None:
+            wl[at], wr[at] = (b - a) / span[j], (e - c) / span[j]
+        else:
+            wl[at], wr[at] = hier[j].cover(a, b)[1], hier[j].cover(c, e)[1]
+    return (csize * parent - left * wl - (csize - left) * wr) / csize + 1e-3 * parent
 
 
 def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
@@ -144,6 +195,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     if len(hier) != d:
         raise ValueError(f"{len(hier)} hierarchies for {d} columns")
     is_hier = np.array([h is not None for h in hier], dtype=bool)
+    by_gain = bool(is_hier.any())
     use_l = l is not None and l > 1 and sensitive is not None
     if use_l:
         s_codes = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0].astype(np.int64)
@@ -184,10 +236,20 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         undecided = (sizes >= 2 * k) & (width.max(axis=1) > 0)
         left_count = np.zeros(P, dtype=np.int64)
         split = np.zeros(P, dtype=bool)
-        for r in range(d):
-            dim = order[:, r]
-            cand = undecided & (width[np.arange(P), dim] > 0)
+        best_score = np.full(P, -np.inf)
+        best_dim = np.full(P, -1, dtype=np.int64)
+        passes = list(range(d)) + ([-1] if by_gain else [])
+        for r in passes:
+            if r == -1:
+                dim = np.maximum(best_dim, 0)
+                undecided = best_dim >= 0
+                cand = undecided.copy()
+            else:
+                dim = order[:, r]
+                cand = undecided & (width[np.arange(P), dim] > 0)
             if not cand.any():
+                if by_gain and r >= 0:
+                    continue
                 break
             row_mask = cand[pid]
             pos = np.flatnonzero(row_mask)  # positions in `active`, contiguous per partition
@@ -214,7 +276,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
                 ok = left >= k
             on_tree = is_hier[dim[cp]]
             if on_tree.any():
-                hl, found = _hierarchy_cuts(key, mult, dim[cp], csize, k, uniques, hier)
+                hl, found, child_loss = _hierarchy_cuts(key, mult, dim[cp], csize, k, uniques, hier)
                 use = on_tree & (found | (mode == "strict"))
                 left = np.where(use, hl, left)
                 ok = np.where(on_tree, found | (mode != "strict"), ok)
@@ -224,6 +286,15 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
                 side = (offset >= left[local]).astype(np.int64)
                 div = _diversity(local * 2 + side, s_codes[active[pos]], 2 * cp.size, n_sens, diversity)
                 ok &= (div[0::2] >= l - 1e-9) & (div[1::2] >= l - 1e-9)
+            if by_gain and r >= 0:
+                dd = dim[cp]
+                score = _cut_gain(key % mult, cstart, csize, left, dd, width[cp, dd], uniques, span, hier)
+                if on_tree.any():
+                    score = np.where(on_tree, width[cp, dd] * (1 + 1e-3) - child_loss, score)
+                better = ok & (score > best_score[cp])
+                best_score[cp[better]] = score[better]
+                best_dim[cp[better]] = dd[better]
+                continue
             done = cp[ok]
             split[done] = True
             left_count[done] = left[ok]
