@@ -60,3 +60,20 @@ def adult_dataset(shared_data: Path) -> Dataset:
                               Role.QUASI_IDENTIFIER if c in ADULT_QIS else Role.CLASS if c == "income"
                               else Role.INSENSITIVE) for c in ADULT_COLUMNS)
     return Dataset(df, schema)
+
+
+ARX_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+
+
+def arx_adult_dataset(shared_data: Path) -> Dataset:
+    """ARX's adult.csv (30,162 rows) with ARX's own hierarchies for its 8 QIs; salary-class sensitive."""
+    arx = shared_data / "adult" / "hierarchies" / "arx"
+    df = pd.read_csv(arx / "adult.csv.gz", sep=";", dtype=str)
+    schema = []
+    for c in df.columns:
+        if c in ARX_QIS:
+            rows = pd.read_csv(arx / f"adult_hierarchy_{c}.csv", sep=";", header=None, dtype=str).values.tolist()
+            schema.append(ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, Taxonomy.from_paths(c, rows)))
+        else:
+            schema.append(ColumnSpec(c, "categorical", Role.SENSITIVE))
+    return Dataset(df, tuple(schema))
