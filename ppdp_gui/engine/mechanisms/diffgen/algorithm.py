@@ -8,7 +8,9 @@ exponential-mechanism call costs ε' = ε / (2(|A_num| + 2h)):
   composition they cost ε' together (h rounds at most).
 Rounds that end early (no candidate left) leave budget unspent; the charge stays ε, known before the run.
 Split points are drawn by the exponential mechanism over the sub-intervals between distinct values, weighted by
-their length (eq. 6), then uniformly inside the chosen one (eq. 7).
+their length (eq. 6), then uniformly inside the chosen one (eq. 7); on an integer domain the length is the number
+of integer split points in the sub-interval and the draw is a uniform integer, i.e. the same mechanism over the
+integer split points (each gives the same children as the others of its sub-interval).
 Counts: every leaf partition × class — empty ones too, as the paper's Figure 2 shows — gets discrete Laplace
 noise of scale 2/ε; negative results are rounded to 0 as in the paper ("rounding each count to the nearest
 non-negative integer"; post-processing, no budget).
@@ -23,7 +25,7 @@ from typing import Iterator
 import numpy as np
 
 from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr
+from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr, format_number
 from ppdp_gui.engine.mechanisms.diffgen.scores import score, sensitivity
 
 MAX_CELLS = 20_000_000  # leaf partitions × classes; a candidate that would pass it is not offered
@@ -63,6 +65,8 @@ def _draw_split(attr: NumericAttr, a: float, b: float, utility: str, eps: float,
     with np.errstate(divide="ignore"):
         j = rng.exponential_choice(scores, eps, delta, log_weights=np.log(lengths))
     lo, hi = float(edges[j]), float(edges[j + 1])
+    if attr.integer:  # the integers of (lo, hi], all alike
+        return Candidate(-1, (a, b), float(scores[j]), float(rng.integers(int(lo) + 1, int(hi) + 1)))
     t = float(rng.uniform(lo, hi))
     if not t > lo:  # uniform() may return its lower end; the split must fall inside (lo, hi]
         t = float(np.nextafter(lo, np.inf))
@@ -94,7 +98,7 @@ def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: 
 
     for i, attr in enumerate(attrs):  # lines 1-5
         if isinstance(attr, NumericAttr):
-            add_numeric(i, attr.lo, attr.hi)
+            add_numeric(i, attr.lo, attr.top)
         else:
             add_categorical(i, 0)
     cut_sizes = [1] * len(attrs)
@@ -111,7 +115,9 @@ def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: 
         if isinstance(attr, NumericAttr):
             a, b = chosen.key
             attr.specialise(chosen.split)
-            history.append({"column": attr.column, "from": f"[{a:.6g}, {b:.6g}]", "split": chosen.split})
+            history.append({"column": attr.column, "from": f"[{format_number(a, 6)}, {format_number(b, 6)}"
+                            + (")" if attr.integer or b < attr.hi else "]"),
+                            "split": int(chosen.split) if attr.integer else chosen.split})
             add_numeric(chosen.attr, a, chosen.split)
             add_numeric(chosen.attr, chosen.split, b)
             cut_sizes[chosen.attr] += 1

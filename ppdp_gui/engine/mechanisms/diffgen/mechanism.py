@@ -6,13 +6,15 @@ class with its noisy count); every other column is left out, since releasing it 
 Public domains (the diffprivlib lesson: bounds read from private data leak them): a categorical QI must have a
 taxonomy (its leaves are the domain); a numeric QI takes its bounds [lo, hi] from its taxonomy when it has one
 (the smallest and largest number in any label), else from the data with a warning; values outside the bounds
-are clamped onto them. The class domain is the class column's taxonomy leaves if it has one, else the classes
+are clamped onto them. A numeric QI has an integer domain — split points among the integers, labels like
+'[20, 35)' — when its taxonomy gives the bounds and every number in the taxonomy is whole (decided from the
+taxonomy alone; without a taxonomy the split points stay real, labels rounded to 4 significant digits). The class domain is the class column's taxonomy leaves if it has one, else the classes
 seen in the data, with a warning.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterator
 
@@ -25,7 +27,7 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, P
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
-                                                          numeric_values, taxonomy_bounds)
+                                                          numeric_values, taxonomy_bounds, taxonomy_is_integral)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
@@ -50,6 +52,7 @@ class Plan:
     bounds: dict[str, tuple[float, float]]
     bound_source: dict[str, str]
     problems: list[Problem]
+    integer: set[str] = field(default_factory=set)  # numeric QIs with an integer domain (integer split points)
 
     @property
     def n_numeric(self) -> int:
@@ -83,7 +86,7 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
     if no_taxonomy:
         raise TaxonomyError(f"categorical quasi-identifier(s) without a taxonomy: {', '.join(no_taxonomy)}; "
                             "DiffGen specialises them along their taxonomy (a flat one is enough)")
-    bounds, source = {}, {}
+    bounds, source, integer = {}, {}, set()
     for col in columns:
         spec, series = data.spec(col), data.frame[col]
         if spec.kind == "categorical":
@@ -95,6 +98,8 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         public = taxonomy_bounds(spec.taxonomy) if spec.taxonomy is not None else None
         if public is not None:
             bounds[col], source[col] = public, "taxonomy"
+            if taxonomy_is_integral(spec.taxonomy):
+                integer.add(col)
             outside = int(((x < public[0]) | (x > public[1])).sum())
             if outside:
                 problems.append(Problem(f"{outside} value(s) of {col!r} lie outside its public bounds "
@@ -106,7 +111,7 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
             problems.append(Problem(f"the bounds of {col!r} are taken from the data ({lo:g} to {hi:g}), which "
                                     "leaks its smallest and largest values; give it a taxonomy with public bounds",
                                     level="warning", column=col))
-    return Plan(cls, list(classes), columns, bounds, source, problems)
+    return Plan(cls, list(classes), columns, bounds, source, problems, integer)
 
 
 def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
@@ -179,7 +184,8 @@ class DiffGen(Mechanism):
         attrs = []
         for col in plan.columns:
             if col in plan.bounds:
-                attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k))
+                attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
+                                               integer=col in plan.integer))
             else:
                 attrs.append(CategoricalAttr.build(col, data.spec(col).taxonomy, frame[col], y, k))
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],

@@ -24,23 +24,54 @@ from ppdp_gui.engine.taxonomy.tree import Taxonomy
 _NUMBER = re.compile(r"(?<![\d.eE])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
+def _taxonomy_numbers(tax: Taxonomy) -> list[float]:
+    numbers = [float(m) for i in range(len(tax)) for m in _NUMBER.findall(tax.label(i))]
+    return [v for v in numbers if math.isfinite(v)]
+
+
 def taxonomy_bounds(tax: Taxonomy) -> tuple[float, float] | None:
     """The smallest and largest number written in any label of a numeric column's taxonomy (leaves like '39',
     intervals like '30-39' or '[20, 30)'), i.e. public bounds; None if no label holds a number."""
-    numbers = [float(m) for i in range(len(tax)) for m in _NUMBER.findall(tax.label(i))]
-    numbers = [v for v in numbers if math.isfinite(v)]
+    numbers = _taxonomy_numbers(tax)
     return (min(numbers), max(numbers)) if numbers else None
 
 
+def taxonomy_is_integral(tax: Taxonomy) -> bool:
+    """True when every number written in the taxonomy (leaves, interval ends, bounds) is a whole number.
+
+    This is the public rule for an integer domain: the custodian's taxonomy speaks only of whole numbers (ages,
+    counts, hours), so split points are drawn among integers and labels read '[20, 35)'. It looks at the
+    taxonomy only, never at the records; a record holding a fraction anyway still falls in the right interval
+    (an integer split t sends x left iff x < t, i.e. iff ceil(x) < t)."""
+    numbers = _taxonomy_numbers(tax)
+    return bool(numbers) and all(v == math.floor(v) for v in numbers)
+
+
+def format_number(value: float, digits: int) -> str:
+    """`value` with `digits` significant digits, never in exponent notation and never rounding away integer
+    digits (123456.7 -> '123457'); trailing zeros dropped, so whole numbers print as integers."""
+    v = float(value)
+    if v == 0 or not math.isfinite(v):
+        return "0" if v == 0 else str(v)
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    text = f"{v:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def interval_labels(edges: np.ndarray) -> list[str]:
-    """'[a, b)' for each pair of neighbouring edges, the last one closed; enough digits to keep them distinct."""
-    for digits in range(6, 18):
-        text = [f"{v:.{digits}g}" for v in edges]
-        labels = [f"[{text[i]}, {text[i + 1]})" for i in range(len(edges) - 1)]
-        labels[-1] = labels[-1][:-1] + "]"
-        if len(set(labels)) == len(labels):
-            return labels
-    return labels  # pragma: no cover - 17 digits always distinguish distinct doubles
+    """'[a, b)' for each pair of neighbouring edges, the last one closed; 4 significant digits, more when two
+    different edges would otherwise print alike (labels are for reading; `splits` hold the exact cut)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    n_distinct = len(np.unique(edges))
+    for digits in range(4, 18):
+        text = [format_number(v, digits) for v in edges]
+        if len(set(text)) == n_distinct:
+            break
+    labels = [f"[{text[i]}, {text[i + 1]})" for i in range(len(edges) - 1)]
+    labels[-1] = labels[-1][:-1] + "]"
+    return labels
 
 
 @dataclass
@@ -107,7 +138,10 @@ class CategoricalAttr:
 @dataclass
 class NumericAttr:
     """A numeric QI over public bounds [lo, hi]: sorted distinct values with cumulative class counts; the cut
-    is the sorted list of split points (interval i is [split_{i-1}, split_i), the last one closed at hi)."""
+    is the sorted list of split points (interval i is [split_{i-1}, split_i), the last one closed at hi).
+
+    `integer` (integer bounds and domain, see `taxonomy_is_integral`): split points are integers, and values
+    are held rounded up, which sends every record to the same side of any integer split as its raw value."""
 
     column: str
     lo: float
@@ -116,32 +150,48 @@ class NumericAttr:
     distinct: np.ndarray  # sorted distinct values
     cum: np.ndarray  # (len(distinct) + 1, K): class counts of the values before position i
     splits: list[float] = field(default_factory=list)
+    integer: bool = False
 
     kind = "numeric"
 
     @classmethod
-    def build(cls, column: str, values: np.ndarray, lo: float, hi: float, y: np.ndarray, n_classes: int):
+    def build(cls, column: str, values: np.ndarray, lo: float, hi: float, y: np.ndarray, n_classes: int,
+              integer: bool = False):
         x = np.clip(np.asarray(values, dtype=np.float64), lo, hi)
+        if integer:
+            x = np.ceil(x)
         distinct, inverse = np.unique(x, return_inverse=True)
         per_value = np.bincount(inverse.ravel() * n_classes + y, minlength=len(distinct) * n_classes)
         cum = np.zeros((len(distinct) + 1, n_classes), dtype=np.int64)
         np.cumsum(per_value.reshape(len(distinct), n_classes), axis=0, out=cum[1:])
-        return cls(column, float(lo), float(hi), x, distinct, cum)
+        return cls(column, float(lo), float(hi), x, distinct, cum, integer=integer)
+
+    @property
+    def top(self) -> float:
+        """Upper end of the root interval: hi, or hi + 1 on an integer domain, whose intervals are all half-open
+        [a, b) over the integers ([s, hi] is held as [s, hi + 1)), so a split t = hi leaves [a, hi) open."""
+        return self.hi + 1 if self.integer else self.hi
 
     def _span(self, a: float, b: float) -> tuple[int, int]:
         """Positions [i0, i1) of the distinct values inside [a, b) ([a, b] when b is the upper bound)."""
         i0 = int(np.searchsorted(self.distinct, a, side="left"))
-        i1 = int(np.searchsorted(self.distinct, b, side="right" if b >= self.hi else "left"))
+        closed = b >= self.hi and not self.integer  # integer intervals are all half-open, see `top`
+        i1 = int(np.searchsorted(self.distinct, b, side="right" if closed else "left"))
         return i0, i1
 
     def split_options(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """For the interval [a, b): the edges a = B_0 ≤ v_1 < … < v_k ≤ B_{k+1} = b of the sub-intervals between
         distinct values, and the children's class counts (k+1, 2, K) of a split point in each (B_j, B_{j+1}]
-        (left child = values < t). None if the interval has no length."""
-        if not b > a:
+        (left child = values < t). None if the interval has no length.
+
+        Integer domain: the split points are the integers t in (a, b) — up to b itself for the last interval,
+        held as [a, hi + 1) — so the top edge is b − 1 and each length B_{j+1} − B_j counts the integers
+        of (B_j, B_{j+1}], which all give the same children: the same mechanism, over integer split points."""
+        top = b - 1 if self.integer else b
+        if not top > a:
             return None
         i0, i1 = self._span(a, b)
-        edges = np.concatenate(([a], self.distinct[i0:i1], [b]))
+        edges = np.concatenate(([a], self.distinct[i0:i1], [top]))
         left = self.cum[i0:i1 + 1] - self.cum[i0]
         right = (self.cum[i1] - self.cum[i0]) - left
         return edges, np.diff(edges), np.stack([left, right], axis=-2)
@@ -172,7 +222,8 @@ class NumericAttr:
         return np.searchsorted(np.asarray(self.splits, dtype=np.float64), x, side="right").astype(np.int64)
 
     def describe_cut(self) -> dict:
-        return {"kind": "numeric", "bounds": [self.lo, self.hi], "splits": list(self.splits),
+        splits = [int(s) for s in self.splits] if self.integer else list(self.splits)
+        return {"kind": "numeric", "integer": self.integer, "bounds": [self.lo, self.hi], "splits": splits,
                 "cut": self.labels()}
 
 
