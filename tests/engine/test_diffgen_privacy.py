@@ -113,11 +113,12 @@ def candidate_attrs(extra: bool) -> list:
     return [CategoricalAttr.build(c, Taxonomy.flat(c, [f"{c}1", f"{c}2"]), frame[c], y, 2) for c in "ab"]
 
 
-def numeric_attr(extra: bool) -> NumericAttr:
-    """Values 2 (yes) and 6 (no) on [0, 8]; the added record 4 (yes) raises every split score but (2, 4]'s."""
+def numeric_attr(extra: bool, integer: bool = False) -> NumericAttr:
+    """Values 2 (yes) and 6 (no) on [0, 8]; the added record 4 (yes) raises every split score but (2, 4]'s.
+    On the integer domain each of the four bins holds two split points, so the events are the same."""
     x = [2.0] * 5 + [6.0] * 5 + ([4.0] if extra else [])
     y = np.array([1] * 5 + [0] * 5 + ([1] if extra else []), dtype=np.int64)
-    return NumericAttr.build("x", np.array(x), 0.0, 8.0, y, 2)
+    return NumericAttr.build("x", np.array(x), 0.0, 8.0, y, 2, integer=integer)
 
 
 def _drain(gen):
@@ -143,12 +144,12 @@ def selection_loss(noise_factor: float, runs: int = 5000) -> tuple[float, float]
     return loss_lower_bound(np.array(hits[0]), np.array(hits[1]), runs), 2.0 / 2
 
 
-def split_loss(noise_factor: float, runs: int = 5000) -> tuple[float, float]:
+def split_loss(noise_factor: float, runs: int = 5000, integer: bool = False) -> tuple[float, float]:
     """(loss bound, ε'/2) for where the root split of x falls; ε = 12, one numeric attribute, h = 1: ε' = 2."""
     bins = np.array([0.0, 2.0, 4.0, 6.0, 8.0])
     hits = []
     for extra in (False, True):
-        base = numeric_attr(extra)
+        base = numeric_attr(extra, integer)
         first = []
         for s in range(runs):
             attr = replace(base, splits=[])
@@ -160,13 +161,21 @@ def split_loss(noise_factor: float, runs: int = 5000) -> tuple[float, float]:
     return loss_lower_bound(hits[0], hits[1], runs), 2.0 / 2
 
 
-@pytest.mark.parametrize("loss", [selection_loss, split_loss], ids=["candidate", "split value"])
+def integer_split_loss(noise_factor: float) -> tuple[float, float]:
+    return split_loss(noise_factor, integer=True)
+
+
+LOSSES = [selection_loss, split_loss, integer_split_loss]
+LOSS_IDS = ["candidate", "split value", "integer split value"]
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=LOSS_IDS)
 def test_specialisations_stay_within_their_budget(loss):
     measured, bound = loss(1.0)
     assert measured <= bound
 
 
-@pytest.mark.parametrize("loss", [selection_loss, split_loss], ids=["candidate", "split value"])
+@pytest.mark.parametrize("loss", LOSSES, ids=LOSS_IDS)
 def test_specialisation_test_fails_with_halved_noise_scale(loss):
     measured, bound = loss(0.5)
     assert measured > bound

@@ -160,3 +160,13 @@ def noisy_counts(cells: np.ndarray, y: np.ndarray, n_cells: int, n_classes: int,
         keep_idx.append(pos + start)
         keep_val.append(part[pos])
     return np.concatenate(keep_idx).astype(np.int64), np.concatenate(keep_val).astype(np.int64)
+
+
+# -- how large the release can grow (public quantities only) ----------------------------------------------------
+def positive_noise_mean(scale: float) -> float:
+    """E[max(0, Z)] for discrete Laplace noise Z of `scale`: α / (1 − α²), α = e^(−1/scale). A group whose true
+    count is 0 is released with this many records on average; a group with a true count c > 0 gains less
+    (E[max(−c, Z)] lies between 0 and it), so groups × this bounds the records the noise is expected to add."""
+    alpha = math.exp(-1.0 / scale)
+    return alpha / -math.expm1(-2.0 / scale)
+

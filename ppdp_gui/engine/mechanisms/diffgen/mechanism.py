@@ -24,7 +24,7 @@ import pandas as pd
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, specialise
+from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
                                                           numeric_values, taxonomy_bounds, taxonomy_is_integral)
@@ -112,6 +112,19 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
                                     "leaks its smallest and largest values; give it a taxonomy with public bounds",
                                     level="warning", column=col))
     return Plan(cls, list(classes), columns, bounds, source, problems, integer)
+
+
+def noise_size_warning(n_groups: int, scale: float, released_records: int) -> tuple[float, str | None]:
+    """Expected records the noise alone adds (an upper bound, from public figures: the number of groups and the
+    noise scale) and a warning when they make up about 90 % or more of the released records, i.e. when the
+    table expanded to records is about ten times larger than the data it stands for."""
+    spurious = n_groups * positive_noise_mean(scale)
+    if released_records and spurious >= 0.9 * released_records:
+        return spurious, (f"most of the {released_records:,} released records are expected to come from noise "
+                          f"alone: about {spurious:,.0f} from the noisy counts of {n_groups:,} groups, every group "
+                          "getting one, empty ones too (as in the paper); a smaller h or a larger ε gives fewer, "
+                          "truer groups")
+    return spurious, None
 
 
 def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
@@ -204,6 +217,11 @@ class DiffGen(Mechanism):
             extra["noisy counts"] = table
             table = expand_counts(table, count_name)
         split = self.budget_split(params["epsilon"], plan.n_numeric, params["h"])
+        scale = 2.0 / params["epsilon"]
+        released_records = int(counts.sum())
+        spurious, size_warning = noise_size_warning(n_cells * k, scale, released_records)
+        warnings = [p.message for p in plan.problems if p.level == "warning"]
+        warnings += [size_warning] if size_warning else []
         metadata = {
             "quasi_identifiers": list(plan.columns), "class_column": plan.class_column,
             "classes": list(plan.classes), "count column": count_name,
@@ -214,12 +232,15 @@ class DiffGen(Mechanism):
             "utility": params["utility"], "sensitivity": sensitivity(params["utility"], k),
             "specialisations": len(outcome.specialisations), "requested specialisations": params["h"],
             "history": outcome.specialisations, "stopped early": outcome.ran_out,
-            "leaf partitions": n_cells, "groups": n_cells * k,
-            "noise": "discrete Laplace (two-sided geometric), integer", "noise scale": 2.0 / params["epsilon"],
+            "leaf partitions": n_cells, "groups": n_cells * k, "released groups": int(len(idx)),
+            "released records": released_records,
+            "expected records from noise (at most)": spurious,
+            "expected records per empty group": positive_noise_mean(scale),
+            "noise": "discrete Laplace (two-sided geometric), integer", "noise scale": scale,
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
             "neighbouring": "one record added or removed",
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),
-            "warnings": [p.message for p in plan.problems if p.level == "warning"],
+            "warnings": warnings,
         }
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(**params), params=dict(params),

@@ -1,0 +1,144 @@
+"""DiffGen's numeric cuts: integer split points on integer domains, readable labels, and the size figures."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
+from ppdp_gui.engine.mechanisms.base import run_to_release
+from ppdp_gui.engine.mechanisms.diffgen import DiffGen
+from ppdp_gui.engine.mechanisms.diffgen.algorithm import _draw_split, positive_noise_mean
+from ppdp_gui.engine.mechanisms.diffgen.partition import (NumericAttr, format_number, interval_labels,
+                                                          taxonomy_is_integral)
+from ppdp_gui.engine.mechanisms.diffgen.scores import max_score
+from ppdp_gui.engine.noise import NoiseSource
+from ppdp_gui.engine.taxonomy import Taxonomy
+
+LABEL = re.compile(r"^\[(-?[\d.]+), (-?[\d.]+)([)\]])$")
+
+
+def one_numeric(x, y, root: str, n_values=None) -> Dataset:
+    """A numeric QI x with a one-level taxonomy whose root label carries the bounds; a flat class y."""
+    leaves = [[str(v), root] for v in sorted(set(x))] if n_values is None else [[root]]
+    frame = pd.DataFrame({"x": x, "y": y})
+    return Dataset(frame, (ColumnSpec("x", "numeric", Role.QUASI_IDENTIFIER, Taxonomy.from_paths("x", leaves)),
+                           ColumnSpec("y", "categorical", Role.CLASS, Taxonomy.flat("y", ["no", "yes"]))))
+
+
+def run(data, seed=0, **params):
+    return run_to_release(DiffGen().run(data, rng=NoiseSource.for_tests(seed), **params))
+
+
+def label_contains(label: str, v: float) -> bool:
+    lo, hi, close = LABEL.match(label).groups()
+    return float(lo) <= v and (v <= float(hi) if close == "]" else v < float(hi))
+
+
+def test_integral_taxonomy_rule():
+    assert taxonomy_is_integral(Taxonomy.from_paths("age", [["39", "35-39", "*"], ["1", "0-4", "*"]]))
+    assert taxonomy_is_integral(Taxonomy.from_paths("x", [["3", "[0, 100]"]]))
+    assert taxonomy_is_integral(Taxonomy.from_paths("x", [["3.0", "[0, 1e2]"]]))  # whole numbers, spelled otherwise
+    assert not taxonomy_is_integral(Taxonomy.from_paths("x", [["3", "[0, 0.5)", "*"]]))
+    assert not taxonomy_is_integral(Taxonomy.from_paths("x", [["2.5", "[0, 10]"]]))
+    assert not taxonomy_is_integral(Taxonomy.flat("c", ["a", "b"]))
+
+
+def test_number_format_and_distinct_labels():
+    assert format_number(5.70338, 4) == "5.703"
+    assert format_number(123456.7, 4) == "123457"
+    assert format_number(1_500_000.0, 4) == "1500000"
+    assert format_number(0.000123456, 4) == "0.0001235"
+    assert format_number(40.0, 4) == "40" and format_number(-0.0001, 1) == "-0.0001"
+    assert interval_labels(np.array([0, 5.70338, 10])) == ["[0, 5.703)", "[5.703, 10]"]
+    close = interval_labels(np.array([0, 5.70338, 5.70341, 10]))
+    assert close == ["[0, 5.7034)", "[5.7034, 5.7034)", "[5.7034, 10]"] or len(set(close)) == 3
+    assert len({t for lab in close for t in LABEL.match(lab).groups()[:2]}) == 4  # 4 edges, 4 spellings
+
+
+def test_integer_domain_gives_integer_splits_and_labels_that_hold_unseen_values():
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 101, 600)
+    data = one_numeric(x, np.where(x > 60, "yes", "no"), "[0, 100]")
+    release = run(data, epsilon=4, h=8)
+    cut = release.metadata["cut"]["x"]
+    assert cut["integer"] and len(cut["splits"]) == 8
+    assert all(isinstance(s, int) and 0 < s <= 100 for s in cut["splits"])
+    assert all(LABEL.match(lab) and "." not in lab for lab in cut["cut"])
+    assert len(set(cut["cut"])) == len(cut["cut"])
+    assert all(h["split"] == int(h["split"]) for h in release.metadata["history"])
+    unseen = np.concatenate([np.linspace(-5, 105, 441), [59.5, 60.0, 60.5, 99.99, 100.0]])
+    general = release.apply_to(pd.DataFrame({"x": unseen}))["x"].astype(str)
+    clamped = np.clip(unseen, 0, 100)
+    assert all(label_contains(lab, v) for lab, v in zip(general, clamped))
+
+
+def test_real_domain_keeps_real_splits_with_short_unique_labels():
+    rng = np.random.default_rng(2)
+    x = np.round(rng.uniform(0, 10, 500), 3)
+    data = one_numeric(x, np.where(x > 6.2, "yes", "no"), "[0, 10.5]", n_values=0)
+    release = run(data, epsilon=4, h=10)
+    cut = release.metadata["cut"]["x"]
+    assert not cut["integer"] and any(s != int(s) for s in cut["splits"])
+    assert len(set(cut["cut"])) == len(cut["cut"]) == 11
+    numbers = [t for lab in cut["cut"] for t in LABEL.match(lab).groups()[:2]]
+    assert max(len(t.replace(".", "").lstrip("0")) for t in numbers) <= 6  # 4 digits unless two would clash
+    general = release.apply_to(pd.DataFrame({"x": x}))["x"].astype(str)
+    codes = np.searchsorted(cut["splits"], x, side="right")
+    assert (general.to_numpy() == np.array(cut["cut"])[codes]).all()
+
+
+def test_integer_split_draw_is_the_exponential_mechanism_over_integer_points():
+    """Values 2 (yes) ×5 and 6 (no) ×5 on [0, 8]: the split t ∈ {1, …, 8} (x < t goes left), drawn with
+    probability ∝ exp(ε' Max(t) / 2), computed here point by point; 40,000 draws must match it."""
+    x = np.array([2.0] * 5 + [6.0] * 5)
+    y = np.array([1] * 5 + [0] * 5, dtype=np.int64)
+    attr = NumericAttr.build("x", x, 0.0, 8.0, y, 2, integer=True)
+    eps = 1.0
+    points = np.arange(1, 9)
+    scores = [max_score(np.array([np.bincount(y[x < t], minlength=2), np.bincount(y[x >= t], minlength=2)]))
+              for t in points]
+    p = np.exp(eps * np.array(scores) / 2)
+    p /= p.sum()
+    rng = NoiseSource.for_tests(5)
+    draws = np.array([_draw_split(attr, 0.0, attr.top, "Max", eps, 1.0, rng).split for _ in range(40_000)])
+    freq = np.bincount(draws.astype(int), minlength=9)[1:] / len(draws)
+    assert set(np.unique(draws)) <= set(points.tolist())
+    assert np.abs(freq - p).max() < 5 * np.sqrt(p * (1 - p) / len(draws)).max()
+
+
+def test_integer_domain_runs_out_of_split_points_without_empty_intervals():
+    """[0, 5] has six integers: at most five splits, every one of 1..5 once, then no candidate is left."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, 300)
+    release = run(one_numeric(x, np.where(x > 2, "yes", "no"), "[0, 5]"), epsilon=1, h=30)
+    meta = release.metadata
+    assert meta["cut"]["x"]["splits"] == [1, 2, 3, 4, 5] and meta["stopped early"]
+    assert meta["cut"]["x"]["cut"] == ["[0, 1)", "[1, 2)", "[2, 3)", "[3, 4)", "[4, 5)", "[5, 5]"]
+
+
+# ---- how large the release grows ---------------------------------------------------------------------------------
+def test_positive_noise_mean_matches_the_sampler():
+    z = NoiseSource.for_tests(0).discrete_laplace(2.0, size=400_000)
+    assert np.maximum(z, 0).mean() == pytest.approx(positive_noise_mean(2.0), rel=0.01)
+    assert positive_noise_mean(20.0) == pytest.approx(10.0, rel=0.01)  # ≈ scale/2 for a large scale
+
+
+def test_size_figures_in_metadata_and_warning_when_noise_dominates():
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 101, 60)
+    data = one_numeric(x, np.where(x > 60, "yes", "no"), "[0, 100]")
+    small = run(data, epsilon=10, h=1)
+    meta = small.metadata
+    assert meta["released groups"] == len(small.table) and meta["released records"] == small.table["count"].sum()
+    assert meta["expected records from noise (at most)"] == pytest.approx(
+        meta["groups"] * meta["expected records per empty group"])
+    assert not any("noise alone" in w for w in meta["warnings"])
+    c = [f"c{i}" for i in rng.integers(0, 40, 60)]  # a flat 40-value QI: one step cuts it into 40 pieces
+    wide = Dataset(data.frame.assign(c=c), data.schema + (
+        ColumnSpec("c", "categorical", Role.QUASI_IDENTIFIER, Taxonomy.flat("c", [f"c{i}" for i in range(40)])),))
+    big = run(wide, epsilon=0.1, h=10, output="records")  # hundreds of groups × ~10 noise records vs 60 rows
+    warned = [w for w in big.metadata["warnings"] if "noise alone" in w]
+    assert len(warned) == 1 and f"{big.metadata['groups']:,} groups" in warned[0]
+    assert len(big.table) == big.metadata["released records"]
