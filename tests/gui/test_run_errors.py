@@ -3,17 +3,15 @@ failures that never crash, malformed files reported with line and column."""
 
 from __future__ import annotations
 
-import threading
-import time
+import os
 from fractions import Fraction
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from ppdp_gui.engine.errors import MechanismError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Progress, Release
+from process_jobs import Slow  # Qt-free module: the worker process imports it to run the mechanism
 
 DP = "Laplace histogram"
 
@@ -22,34 +20,11 @@ def error_dialogs(window) -> list[QMessageBox]:
     return [b for b in window.findChildren(QMessageBox) if b.objectName() == "error_dialog" and b.isVisible()]
 
 
-class Slow(Mechanism):
-    """Test-only: counts steps until closed, or fails on request."""
-    name = "Slow test"
-    guarantee = "none (test)"
-    params = (ParamSpec("fail", "Fail", "bool", default=False),)
-    closed = threading.Event()
-
-    def privacy_cost(self, **params):
-        return PrivacyCost(note="test only")
-
-    def _run(self, data, *, rng, fail):
-        try:
-            for i in range(10_000):
-                time.sleep(0.005)
-                if fail and i == 3:
-                    raise MechanismError("no partition satisfies k = 10 000 on 12 rows")
-                yield Progress(i / 10_000, f"step {i}")
-            yield Release(self.name, data.frame, self.privacy_cost(), {})
-        finally:
-            Slow.closed.set()
-
-
 @pytest.fixture
 def slow_registered(monkeypatch):
     names, get = registry.names, registry.get
     monkeypatch.setattr(registry, "names", lambda: names() + ["Slow test"])
     monkeypatch.setattr(registry, "get", lambda name: Slow if name == "Slow test" else get(name))
-    Slow.closed.clear()
 
 
 @pytest.mark.skipif(DP not in registry.names(), reason="Laplace histogram not registered")
@@ -96,11 +71,15 @@ def test_cancel_stops_the_run(slow_registered, loaded_window, qtbot):
     w.mechanism_view.combo.setCurrentText("Slow test")
     w.go_to(w.run_view)
     qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.run_view.progress.value() > 0, timeout=20000)
+    qtbot.waitUntil(lambda: w.run_view.progress.value() > 0, timeout=60000)
+    job = w.run_view._job
     qtbot.mouseClick(w.run_view.cancel_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not w.run_view.running, timeout=20000)
-    assert Slow.closed.wait(5) and "Cancelled" in w.run_view.message.text()
+    assert "Cancelled" in w.run_view.message.text() and "stays spent" not in w.run_view.message.text()
     assert not w.session.releases and not error_dialogs(w)
+    assert w.runner.wait_all(10000)
+    with pytest.raises(ProcessLookupError):  # the worker process was terminated and reaped
+        os.kill(job.pid, 0)
 
 
 def test_failure_is_a_dialog_not_a_crash(slow_registered, loaded_window, qtbot):
@@ -109,10 +88,10 @@ def test_failure_is_a_dialog_not_a_crash(slow_registered, loaded_window, qtbot):
     w.mechanism_view.panel.editor("fail").setChecked(True)
     w.go_to(w.run_view)
     w.run_view.start()
-    qtbot.waitUntil(lambda: not w.run_view.running, timeout=20000)
+    qtbot.waitUntil(lambda: not w.run_view.running, timeout=60000)
     qtbot.waitUntil(lambda: bool(error_dialogs(w)), timeout=5000)
     box = error_dialogs(w)[0]
-    assert "no partition satisfies k" in box.text()
+    assert "no partition satisfies k" in box.text() and box.windowTitle() == "The run could not finish"
     box.close()
     assert "failed" in w.step_texts()[3] and not w.session.releases
     # the window still works: choose again, run again

@@ -1,4 +1,4 @@
-"""Run step: what will happen, then the release in the worker with progress and cancel.
+"""Run step: what will happen, then the release in a worker process with progress and cancel.
 
 For a DP mechanism the pipeline reserves ε in the ledger before it computes anything; the view says so on the
 button and beside it, because cancelling cannot give the budget back.
@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QPushButton, QVBoxLayout
 
 from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.preview import fmt_eps
 from ppdp_gui.gui.widgets.messages import show_error
@@ -50,6 +51,7 @@ class RunView(StepView):
         self.log = QListWidget()
         self.log.setAccessibleName("Run log")
         self._job = None
+        self._dp = False
         self._failed_text = ""
 
         buttons = QHBoxLayout()
@@ -109,9 +111,10 @@ class RunView(StepView):
             return
         name, data, params = s.mechanism_name, s.dataset, dict(s.params)
         try:
-            ledger = s.ledger
-        except (ImportError, OSError, PpdpError):
+            ledger = str(s.ledger.path)  # the worker process opens the same ledger file
+        except (ImportError, OSError, PpdpError, AttributeError):
             ledger = None  # release_job refuses a DP release without a ledger
+        self._dp = bool(s.preview().cost and s.preview().cost.is_dp)
         self._failed_text = ""
         self.log.clear()
         self.log.addItem(f"Started {name}: {params_text(params)}")
@@ -119,15 +122,15 @@ class RunView(StepView):
         self.message.setText("Starting…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self._job = self.runner.start(lambda: release_job(name, data, params, ledger),
-                                      on_done=self._done, on_error=self._failed,
-                                      on_progress=self._progress, on_cancelled=self._cancelled)
+        self._job = self.runner.start_process(release_job, (registry.get(name), data, params, ledger),
+                                              on_done=self._done, on_error=self._failed,
+                                              on_progress=self._progress, on_cancelled=self._cancelled)
         self.state_changed.emit()
 
     def cancel(self) -> None:
         if self._job is not None:
             self._job.cancel()
-            self.message.setText("Cancelling at the next step…")
+            self.message.setText("Cancelling…")
             self.cancel_button.setEnabled(False)
 
     def _progress(self, fraction: float, message: str) -> None:
@@ -162,8 +165,9 @@ class RunView(StepView):
         show_error(self, exc, details, context="The run did not produce a release.")
 
     def _cancelled(self) -> None:
-        self.message.setText("Cancelled: nothing was released.")
-        self.log.addItem("Cancelled by you.")
+        spent = " The ε reserved for this run stays spent." if self._dp else ""
+        self.message.setText("Cancelled: nothing was released." + spent)
+        self.log.addItem("Cancelled by you." + spent)
         self.progress.setValue(0)
         self._finish()
 

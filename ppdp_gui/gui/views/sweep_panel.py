@@ -1,6 +1,6 @@
 """The custodian's own simulation: a grid of one numeric parameter × repeats, drawn as utility against privacy.
 
-Runs engine.pipeline.sweep.run_sweep in the worker; nothing is charged to the ledger and nothing here may be
+Runs engine.pipeline.sweep.run_sweep in a worker process; nothing is charged to the ledger and nothing here may be
 published, which the panel says in its first line.
 """
 
@@ -171,10 +171,10 @@ class SweepPanel(QWidget):
         self.message.setText("Simulating…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self._job = self.runner.start(lambda: sweep_job(name, data, params, grid, repeats),
-                                      on_done=lambda result: self._done(label, spec, result),
-                                      on_error=self._failed, on_progress=self._progress,
-                                      on_cancelled=self._cancelled)
+        self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats),
+                                              on_done=lambda result: self._done(label, spec, result),
+                                              on_error=self._failed, on_progress=self._progress,
+                                              on_cancelled=self._cancelled)
 
     def cancel(self) -> None:
         if self._job is not None:

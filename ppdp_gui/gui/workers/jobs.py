@@ -77,19 +77,33 @@ class JobThread(QThread):
 
 
 class JobRunner(QObject):
-    """Starts jobs, keeps them alive until they finish and lets the owner cancel or wait for them."""
+    """Starts jobs, keeps them alive until they finish and lets the owner cancel or wait for them.
+
+    `start` runs a generator in a thread (reading and writing files: short GIL holds, shared objects);
+    `start_process` runs a module-level generator function in a worker process (releases and sweeps: engine
+    code that would hold the GIL and stall the window)."""
 
     busy_changed = Signal(bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._jobs: set[JobThread] = set()
+        self._jobs: set = set()
 
     def start(self, make_gen: Callable[[], Iterator[Any]], *, on_done: Callable[[Any], None],
               on_error: Callable[[BaseException, str], None] | None = None,
               on_progress: Callable[[float, str], None] | None = None,
               on_cancelled: Callable[[], None] | None = None) -> JobThread:
-        job = JobThread(make_gen)
+        return self._launch(JobThread(make_gen), on_done, on_error, on_progress, on_cancelled)
+
+    def start_process(self, func: Callable[..., Iterator[Any]], args: tuple = (), *,
+                      on_done: Callable[[Any], None], on_error: Callable[[BaseException, str], None] | None = None,
+                      on_progress: Callable[[float, str], None] | None = None,
+                      on_cancelled: Callable[[], None] | None = None):
+        """`func(*args)` in a worker process; func and args must be picklable (func by module and name)."""
+        from ppdp_gui.gui.workers.process import ProcessJob
+        return self._launch(ProcessJob(func, args), on_done, on_error, on_progress, on_cancelled)
+
+    def _launch(self, job, on_done, on_error, on_progress, on_cancelled):
         job.succeeded.connect(on_done)
         if on_error is not None:
             job.failed.connect(on_error)
@@ -103,7 +117,7 @@ class JobRunner(QObject):
         self.busy_changed.emit(True)
         return job
 
-    def _finished(self, job: JobThread) -> None:
+    def _finished(self, job) -> None:
         self._jobs.discard(job)
         job.deleteLater()
         self.busy_changed.emit(bool(self._jobs))

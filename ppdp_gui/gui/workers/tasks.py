@@ -1,11 +1,13 @@
 """The generators the window runs in its worker: a charged release, a sweep, and the figures of a release.
 
-Plain Python (no Qt) so they can be tested and benchmarked without a window. They only compose engine calls;
-nothing here knows a mechanism by name.
+Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
+without a window. They only compose engine calls; nothing here knows a mechanism by name. `mechanism` is a
+registry name or a Mechanism class (the window passes the class, so the child needs no registry look-up).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -75,15 +77,21 @@ def latest_entry(ledger, data: Dataset, release: Release):
     return entries[-1] if entries else None
 
 
-def release_job(name: str, data: Dataset, params: dict, ledger) -> Iterator[Progress | RunOutcome]:
-    """run_release (which reserves ε in the ledger before computing), then the release's figures."""
-    from ppdp_gui.engine.pipeline.release import run_release
-    mech = registry.create(name)
+def release_job(mechanism, data: Dataset, params: dict, ledger) -> Iterator[Progress | RunOutcome]:
+    """run_release (which reserves ε in the ledger before computing), then the release's figures.
+
+    `ledger` is a Ledger, or the path of one (the worker process opens its own connection to the same file)."""
+    from ppdp_gui.engine.pipeline.release import resolve_mechanism, run_release
+    mech = resolve_mechanism(mechanism)
+    name = mech.name
+    if isinstance(ledger, (str, os.PathLike)):
+        from ppdp_gui.engine.privacy.ledger import Ledger
+        ledger = Ledger(ledger)
     if ledger is None and mech.privacy_cost(**mech.resolve_params(**params)).is_dp:
         raise BudgetError("The budget ledger cannot be opened, so this differentially private release could not "
                           "be recorded; it is refused.")
     release = None
-    for item in run_release(name, data, params, ledger=ledger):
+    for item in run_release(mech, data, params, ledger=ledger):
         if isinstance(item, Release):
             release = item
         else:
@@ -97,8 +105,9 @@ def release_job(name: str, data: Dataset, params: dict, ledger) -> Iterator[Prog
     yield outcome
 
 
-def sweep_job(name: str, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
+def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
               seed: int | None = None) -> Iterator[Any]:
     """The custodian's own simulation: never touches the ledger."""
+    from ppdp_gui.engine.pipeline.release import resolve_mechanism
     from ppdp_gui.engine.pipeline.sweep import run_sweep
-    yield from run_sweep(name, data, params, grid, repeats=repeats, seed=seed)
+    yield from run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed)
