@@ -62,7 +62,7 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
     qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)
     assert w.run_view.running
     qtbot.waitUntil(lambda: not w.run_view.running, timeout=120000)
-    assert w.stack.currentWidget() is w.results_view
+    qtbot.waitUntil(lambda: w.stack.currentWidget() is w.results_view, timeout=5000)
     record = w.session.last_release
     table = record.release.table
     assert len(table) == 30162

@@ -112,7 +112,11 @@ def fit_columns(view, sample: int = 50, max_chars: int = 40) -> None:
     pad = metrics.horizontalAdvance("0") * 2 + 8
     cap = metrics.horizontalAdvance("0") * max_chars
     rows = min(sample, model.rowCount())
+    fast = isinstance(model, DataFrameModel)
     for c in range(model.columnCount()):
         texts = [str(model.headerData(c, Qt.Horizontal) or "")]
-        texts += [str(model.data(model.index(r, c)) or "") for r in range(rows)]
+        if fast:  # one slice per column: indexing pandas arrays cell by cell costs ~20 µs a cell
+            texts += [format_cell(v) for v in model.column_array(c)[:rows]]
+        else:
+            texts += [str(model.data(model.index(r, c)) or "") for r in range(rows)]
         view.setColumnWidth(c, min(cap, max(metrics.horizontalAdvance(t) for t in texts) + pad))

@@ -4,6 +4,7 @@ the releases made so far, and the simulation panel (utility against privacy from
 from __future__ import annotations
 
 import pandas as pd
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -109,7 +110,7 @@ class ResultsView(StepView):
         self.compare_model.set_frame(comparison_frame(records))
         fit_columns(self.compare)
         self.empty.setVisible(not records)
-        self._show()
+        QTimer.singleShot(0, self._show)  # the table and charts in their own turn of the event loop
         self.state_changed.emit()
 
     @property

@@ -6,7 +6,7 @@ button and beside it, because cancelling cannot give the budget back.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QPushButton, QVBoxLayout
 
 from ppdp_gui.engine.errors import PpdpError
@@ -155,7 +155,7 @@ class RunView(StepView):
         for text in outcome.notes:
             self.log.addItem(text)
         self._finish()
-        self.run_finished.emit()
+        QTimer.singleShot(0, self.run_finished.emit)  # switching to Results in a later turn of the event loop
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._failed_text = str(exc)

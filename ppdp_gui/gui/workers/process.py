@@ -101,9 +101,10 @@ class ProcessJob(QObject):
         try:
             ctx = context()
             reader, writer = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder),
-                               name="ppdp-worker", daemon=True)
-            proc.start()
+            candidate = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder),
+                                    name="ppdp-worker", daemon=True)
+            candidate.start()
+            proc = candidate
             writer.close()
             self.process = proc
             self._loop(reader, proc)
