@@ -93,3 +93,17 @@ def preview(session) -> Preview:
         out.budget_text = "Not charged to the ε budget: this mechanism gives a syntactic guarantee " \
                           f"({out.cost.describe()})."
     return out
+
+
+def runnable(name: str, dataset) -> bool:
+    """Whether mechanism `name` with its default parameters has no error-level problem on `dataset`
+    (used to pick the Mechanism step's first choice; the check is the mechanism's own `validate`)."""
+    from ppdp_gui.engine.mechanisms import registry
+    try:
+        mech = registry.create(name)
+        if empty_column_hints(mech.params, dataset):
+            return False
+        return not [p for p in mech.validate(dataset) if p.level == "error"]
+    except Exception:  # noqa: BLE001 - a mechanism that cannot even be checked is not a good default
+        return False
+

@@ -210,3 +210,16 @@ def test_font_renders_text(chart):
     metrics = QtGui.QFontMetrics(chart.measure_combo.font())
     assert metrics.inFont("A")
     assert metrics.horizontalAdvance("iiii") < metrics.horizontalAdvance("WWWW")
+
+
+def test_parameter_combo_and_axis_show_the_given_labels(chart):
+    chart.set_labels({"epsilon": "Privacy budget ε", "h": "Specialisations h"})
+    chart.set_log_hints({"epsilon": True})
+    chart.add_series("release A", summarise(sweep_rows()), ["epsilon", "h"])
+    texts = [chart.param_combo.itemText(i) for i in range(chart.param_combo.count())]
+    assert texts == ["Privacy budget ε", "Specialisations h"]
+    assert chart.param_combo.currentData() == "epsilon"
+    axis = chart.plot.getPlotItem().getAxis("bottom")
+    assert "Privacy budget ε" in axis.labelText and chart.log_check.isChecked()
+    chart.param_combo.setCurrentIndex(1)  # choosing by label still selects the named column
+    assert "Specialisations h" in axis.labelText and not chart.log_check.isChecked()

@@ -113,3 +113,12 @@ def test_malformed_file_reports_line_and_column(make_window, qtbot, tmp_path, ad
     w.open_path(str(adult_sample))
     qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
     assert not w.data_view.error_label.isVisibleTo(w)
+
+
+def test_first_mechanism_shown_can_run_on_the_table(loaded_window):
+    w = loaded_window
+    name = w.mechanism_view.combo.currentText()
+    names = registry.names()
+    assert name in names and names.index(name) > 0  # the first (a histogram needing columns chosen) cannot
+    p = w.mechanism_view.refresh_preview(fresh=True)
+    assert not p.errors and "problem" not in w.step_texts()[2]

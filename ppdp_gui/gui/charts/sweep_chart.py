@@ -58,6 +58,7 @@ class SweepChart(QtWidgets.QWidget):
         self._reference: dict[str, float] = {}
         self._ref_lines: dict[str, pg.InfiniteLine] = {}
         self._log_hints: dict[str, bool] = {}
+        self._labels: dict[str, str] = {}  # parameter name -> what the user reads (e.g. "Privacy budget ε")
         self._colour_next = 0
         self._build()
 
@@ -115,7 +116,7 @@ class SweepChart(QtWidgets.QWidget):
         layout.addWidget(self.plot, 1)
 
         self.measure_combo.currentTextChanged.connect(lambda _t: self._redraw())
-        self.param_combo.currentTextChanged.connect(self._param_changed)
+        self.param_combo.currentIndexChanged.connect(lambda _i: self._param_changed())
         self.spread_combo.currentIndexChanged.connect(lambda _i: self._apply_spread())
         self.log_check.toggled.connect(self._log_toggled)
         self.ref_check.toggled.connect(lambda _c: self._update_references())
@@ -125,7 +126,12 @@ class SweepChart(QtWidgets.QWidget):
     def set_log_hints(self, hints: dict[str, bool]) -> None:
         """Which parameters are best on a log axis (from ParamSpec.log_scale); others are guessed from their range."""
         self._log_hints.update({str(k): bool(v) for k, v in hints.items()})
-        self._param_changed(self.param_combo.currentText())
+        self._param_changed()
+
+    def set_labels(self, labels: dict[str, str]) -> None:
+        """Readable names of parameters (e.g. ParamSpec labels), shown in the combo and on the axis."""
+        self._labels.update({str(k): str(v) for k, v in labels.items()})
+        self._refresh_choices()
 
     def add_series(self, name: str, summary: pd.DataFrame, param_names: list[str] | None = None) -> None:
         """Add (or replace the data of) the series `name`: a summary with mean/std per grid point."""
@@ -141,10 +147,13 @@ class SweepChart(QtWidgets.QWidget):
         self._redraw()
         self.seriesChanged.emit()
 
-    def add_result(self, name: str, result, log_hints: dict[str, bool] | None = None) -> None:
+    def add_result(self, name: str, result, log_hints: dict[str, bool] | None = None,
+                   labels: dict[str, str] | None = None) -> None:
         """Convenience for a sweep result: its summary() as a series and its reference figures as lines."""
         if log_hints:
             self._log_hints.update(log_hints)
+        if labels:
+            self._labels.update({str(k): str(v) for k, v in labels.items()})
         self.add_series(name, result.summary(), list(getattr(result, "param_names", []) or []) or None)
         if getattr(result, "reference", None):
             self.set_reference(result.reference)
@@ -201,7 +210,12 @@ class SweepChart(QtWidgets.QWidget):
         return self.measure_combo.currentText()
 
     def _param(self) -> str:
-        return self.param_combo.currentText()
+        """The chosen parameter's name (the combo shows its label)."""
+        data = self.param_combo.currentData()
+        return str(data) if data is not None else self.param_combo.currentText()
+
+    def label(self, param: str) -> str:
+        return self._labels.get(param, param)
 
     def _refresh_choices(self) -> None:
         params, measures = [], []
@@ -209,18 +223,26 @@ class SweepChart(QtWidgets.QWidget):
             _f, ps, ms = summ.tidy(series.summary, series.param_names)
             params += [p for p in ps if p not in params]
             measures += [m for m in ms if m not in measures]
-        for combo, items in ((self.param_combo, params), (self.measure_combo, measures)):
-            current = combo.currentText()
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems(items)
-            if current in items:
-                combo.setCurrentText(current)
-            combo.blockSignals(False)
-        self._param_changed(self._param(), redraw=False)
+        current_param = self._param()
+        self.param_combo.blockSignals(True)
+        self.param_combo.clear()
+        for p in params:
+            self.param_combo.addItem(self.label(p), p)
+        if current_param in params:
+            self.param_combo.setCurrentIndex(params.index(current_param))
+        self.param_combo.blockSignals(False)
+        current = self.measure_combo.currentText()
+        self.measure_combo.blockSignals(True)
+        self.measure_combo.clear()
+        self.measure_combo.addItems(measures)
+        if current in measures:
+            self.measure_combo.setCurrentText(current)
+        self.measure_combo.blockSignals(False)
+        self._param_changed(redraw=False)
         self.empty_label.setVisible(not self._series)
 
-    def _param_changed(self, param: str, redraw: bool = True) -> None:
+    def _param_changed(self, redraw: bool = True) -> None:
+        param = self._param()
         log = self._log_hints.get(param)
         if log is None:  # guess: positive values spanning over a decade read best on a log axis
             xs = self._x_values(param)
@@ -229,7 +251,7 @@ class SweepChart(QtWidgets.QWidget):
         self.log_check.setChecked(log)
         self.log_check.blockSignals(False)
         self.plot.getPlotItem().setLogMode(x=log, y=False)
-        self.plot.setLabel("bottom", param)
+        self.plot.setLabel("bottom", self.label(param))
         if redraw:
             self._redraw()
 

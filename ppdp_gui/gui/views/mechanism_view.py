@@ -75,6 +75,9 @@ class MechanismView(StepView):
         if not names:
             self.about.setText("No mechanism is installed in this build.")
         self.combo.currentTextChanged.connect(self._mechanism_chosen)
+        self._user_chose = False  # set once the user picks a mechanism: then new tables keep that choice
+        self._auto_frame = None
+        self.combo.activated.connect(lambda _i: setattr(self, "_user_chose", True))
         self.cap_button.clicked.connect(self._ask_cap)
         session.dataset_changed.connect(self._dataset_changed)
         session.mechanism_changed.connect(self._schedule)
@@ -103,6 +106,18 @@ class MechanismView(StepView):
         self.scroll.setWidget(self.panel)
         self.session.set_mechanism(name, self.panel.values())
 
+    def choose_runnable(self) -> str | None:
+        """Select the first mechanism, in registry order, that can run on the table as it is (no error
+        problem with its default parameters); keep the current one if none can."""
+        from ppdp_gui.gui.preview import runnable
+        for i in range(self.combo.count()):
+            name = self.combo.itemText(i)
+            if runnable(name, self.session.dataset):
+                if name != self.combo.currentText():
+                    self.combo.setCurrentText(name)
+                return name
+        return None
+
     def choose(self, name: str, params: dict | None = None) -> None:
         """Select `name` and show `params` (used when a project is opened)."""
         if self.combo.currentText() != name:
@@ -112,6 +127,11 @@ class MechanismView(StepView):
             self.session.set_params(self.panel.values())
 
     def _dataset_changed(self) -> None:
+        ds = self.session.dataset
+        if ds is not None and ds.frame is not self._auto_frame:  # a new table
+            self._auto_frame = ds.frame
+            if not self._user_chose:
+                self.choose_runnable()
         if self.panel is not None:
             self.panel.blockSignals(True)
             self.panel.set_dataset(self.session.dataset)

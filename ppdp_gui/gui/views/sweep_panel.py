@@ -202,7 +202,8 @@ class SweepPanel(QWidget):
         self.message.setText(f"Done: {len(result.rows)} runs simulated (not charged).")
         self.session.add_sweep(label, result)
         if hasattr(self.chart, "add_result"):
-            self.chart.add_result(label, result, log_hints={spec.name: bool(spec.log_scale)})
+            self.chart.add_result(label, result, log_hints={spec.name: bool(spec.log_scale)},
+                                  labels={spec.name: spec.label})
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._end()
