@@ -1,0 +1,63 @@
+"""Hierarchies found beside a table by ARX's naming convention (<stem>_hierarchy_<column>.csv[.gz]), and the
+bundled ones for the bundled Adult sample; each found file reads as a taxonomy that covers its column."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+from ppdp_gui.engine.taxonomy.coverage import check_coverage
+from ppdp_gui.engine.taxonomy.discover import find_hierarchies, table_stem
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_arx_example_test2(shared_data):
+    folder = shared_data / "arx_examples"
+    found = find_hierarchies(folder / "test2.csv", ["ZIPCode", "Age", "Salary", "Disease"])
+    assert found == {c: folder / f"test2_hierarchy_{c}.csv" for c in ("ZIPCode", "Age", "Disease")}
+    data = read_table(folder / "test2.csv").frame
+    for column, path in found.items():
+        tax = read_arx_hierarchy(path, column)
+        assert not check_coverage(tax, data[column]).missing
+
+
+def test_gzip_hierarchy_and_other_tables_hierarchies_are_not_mixed(shared_data):
+    folder = shared_data / "arx_examples"
+    found = find_hierarchies(folder / "test.csv", ["age", "gender", "zipcode", "Disease"])
+    assert found == {"age": folder / "test_hierarchy_age.csv", "gender": folder / "test_hierarchy_gender.csv",
+                     "zipcode": folder / "test_hierarchy_zipcode.csv.gz"}  # never test2's files
+    assert find_hierarchies(folder / "test.csv", ["ZIPCode"]) == {"ZIPCode": folder / "test_hierarchy_zipcode.csv.gz"}
+    assert read_arx_hierarchy(found["zipcode"], "zipcode").leaf_count() > 0
+
+
+def test_adult_arx_files_beside_compressed_table(shared_data):
+    arx = shared_data / "adult" / "hierarchies" / "arx"
+    columns = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex",
+               "native-country", "salary-class", "fnlwgt"]
+    found = find_hierarchies(arx / "adult.csv.gz", columns)
+    assert set(found) == set(columns) - {"fnlwgt"} and table_stem(arx / "adult.csv.gz") == "adult"
+
+
+def test_case_differences_and_missing_folder(tmp_path):
+    (tmp_path / "ward.csv").write_text("Sex;Age\nf;3\n")
+    (tmp_path / "ward_hierarchy_sex.csv").write_text("f;*\nm;*\n")
+    (tmp_path / "other_hierarchy_Age.csv").write_text("3;*\n")
+    assert find_hierarchies(tmp_path / "ward.csv", ["Sex", "Age"]) == {"Sex": tmp_path / "ward_hierarchy_sex.csv"}
+    assert find_hierarchies(tmp_path / "nowhere" / "ward.csv", ["Sex"]) == {}
+
+
+def test_bundled_adult_sample_gets_the_bundled_taxonomies():
+    sample = REPO / "resources" / "samples" / "adult_sample.csv"
+    data = read_table(sample)
+    found = find_hierarchies(sample, list(data.frame.columns))
+    assert set(found) == set(data.frame.columns)  # all nine Adult attributes ship with a hierarchy
+    assert all(p.parent == REPO / "taxonomies" / "adult" for p in found.values())
+    assert not check_coverage(read_arx_hierarchy(found["education"], "education"), data.frame["education"]).missing
+
+
+def test_a_copy_of_the_sample_elsewhere_is_not_the_bundled_sample(tmp_path):
+    shutil.copy(REPO / "resources" / "samples" / "adult_sample.csv", tmp_path / "adult_sample.csv")
+    assert find_hierarchies(tmp_path / "adult_sample.csv", ["age", "sex"]) == {}
