@@ -48,6 +48,9 @@ class Session(QObject):
         self.releases: list[ReleaseRecord] = []
         self.sweeps: list[tuple[str, Any]] = []  # (label, SweepResult)
         self.project_path: str | None = None
+        # taxonomies attached when the table was opened: column -> (ARX file, Taxonomy), and files that failed
+        self.auto_taxonomies: dict[str, tuple[str, Any]] = {}
+        self.auto_notes: list[str] = []
         self._ledger = ledger
         self._fingerprint: tuple[object, str] | None = None
         self._preview = None
@@ -78,6 +81,14 @@ class Session(QObject):
     def set_taxonomy(self, column: str, taxonomy) -> None:
         if self.dataset is not None:
             self.update_dataset(self.dataset.with_column(column, taxonomy=taxonomy))
+
+    def auto_attached(self, column: str) -> str | None:
+        """The ARX file the column's taxonomy was attached from when the table opened (None once changed)."""
+        file, tax = self.auto_taxonomies.get(column, (None, None))
+        ds = self.dataset
+        if file is None or ds is None or column not in ds.frame.columns or ds.spec(column).taxonomy is not tax:
+            return None
+        return file
 
     def qi_without_taxonomy(self) -> list[str]:
         if self.dataset is None:

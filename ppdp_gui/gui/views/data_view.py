@@ -47,6 +47,8 @@ def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: d
     if na_policy is not None:
         kwargs["na_policy"] = na_policy
     dataset = read_table(path, **kwargs)
+    yield Progress(0.7, "Looking for ARX hierarchy files beside the table…")
+    dataset, auto, notes = attach_found_hierarchies(path, dataset)
     yield Progress(0.8, "Counting distinct values…")
     distinct = {c: int(dataset.frame[c].nunique(dropna=True)) for c in dataset.frame.columns}
     fp = None
@@ -57,7 +59,26 @@ def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: d
         except (ImportError, OSError, PpdpError):
             fp = None  # computed (and reported) later, when the budget is first shown
     yield Progress(1.0, "Loaded")
-    yield dataset, distinct, fp
+    yield dataset, distinct, fp, auto, notes
+
+
+def attach_found_hierarchies(path: str, dataset: Dataset):
+    """Attach the ARX hierarchies named after the table (engine.taxonomy.discover) to its quasi-identifiers.
+
+    Returns (dataset, {column: (file path, taxonomy)}, notes). A file that cannot be read is a note, not a
+    failed load; coverage gaps are shown by the Taxonomies step like any other."""
+    from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+    from ppdp_gui.engine.taxonomy.discover import find_hierarchies
+    auto, notes = {}, []
+    for column, file in find_hierarchies(path, dataset.quasi_identifiers).items():
+        try:
+            tax = read_arx_hierarchy(file, column)
+            dataset = dataset.with_column(column, taxonomy=tax)
+        except PpdpError as exc:
+            notes.append(f"{Path(file).name} was not attached to {column}: {exc}")
+            continue
+        auto[column] = (str(file), tax)
+    return dataset, auto, notes
 
 
 class DataView(StepView):
@@ -176,7 +197,8 @@ class DataView(StepView):
         self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
 
     def _loaded(self, path: str, result) -> None:
-        dataset, self.distinct, fingerprint = result
+        dataset, self.distinct, fingerprint, auto, notes = result
+        self.session.auto_taxonomies, self.session.auto_notes = dict(auto), list(notes)
         self._loading = False
         self.error_text = ""
         self.na_apply.setEnabled(False)

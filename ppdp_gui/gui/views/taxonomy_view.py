@@ -7,6 +7,7 @@ editor (gui/taxonomy_editor) edits the selected column and reports each change b
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pandas as pd
@@ -159,7 +160,9 @@ class TaxonomyView(StepView):
         spec = ds.spec(name)
         if spec.taxonomy is None:
             return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
-        return describe_taxonomy(spec.taxonomy, ds.frame, name)
+        text = describe_taxonomy(spec.taxonomy, ds.frame, name)
+        auto = self.session.auto_attached(name)
+        return text + (f"\n    attached automatically from {Path(auto).name}" if auto else "")
 
     def _refresh(self) -> None:
         keep = self.selected_column()
@@ -173,13 +176,25 @@ class TaxonomyView(StepView):
         if self.columns.count():
             names = self.qi_columns()
             self.columns.setCurrentRow(names.index(keep) if keep in names else 0)
-        self.summary.setText(self.state()[1].capitalize() + "." if self.session.dataset else "Load a table first.")
+        self.summary.setText(self.summary_text())
         enabled = self.columns.count() > 0
         for b in (self.import_button, self.flat_button, self.flat_all_button, self.intervals_button,
                   self.remove_button, self.folder_button):
             b.setEnabled(enabled)
         self._show_selected()
         self.state_changed.emit()
+
+    def summary_text(self) -> str:
+        if self.session.dataset is None:
+            return "Load a table first."
+        text = self.state()[1].capitalize() + "."
+        auto = [c for c in self.qi_columns() if self.session.auto_attached(c)]
+        if auto:
+            text += (f" Attached automatically when the table was opened (ARX hierarchy files named after it): "
+                     f"{', '.join(auto)}.")
+        for note_text in self.session.auto_notes:
+            text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
+        return text
 
     def _show_selected(self) -> None:
         name = self.selected_column()
