@@ -1,5 +1,5 @@
 """Render every step of the window to PNG in docs/screenshots/ (offscreen), driving the real workflow on the
-bundled Adult sample: load, roles, ARX taxonomies, a mechanism, a run, a simulation and an export.
+bundled Adult sample: load (its ARX taxonomies attach themselves), a mechanism, a run, a simulation and an export.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py [--scale 2] [--out docs/screenshots]
 
@@ -66,9 +66,7 @@ def main(argv=None) -> int:
     w.open_path(str(REPO / "resources" / "samples" / "adult_sample.csv"))
     wait_until(app, lambda: w.session.dataset is not None)
     shot("1_data")
-    w.go_to(w.taxonomy_view)
-    shot("2_taxonomies_before")
-    w.taxonomy_view.import_folder(str(REPO / "taxonomies" / "adult"))
+    w.go_to(w.taxonomy_view)  # the sample's hierarchies were attached when it opened
     w.taxonomy_view.select("education")
     shot("2_taxonomies")
     w.go_to(w.mechanism_view)

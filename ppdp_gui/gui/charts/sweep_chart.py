@@ -70,6 +70,7 @@ class SweepChart(QtWidgets.QWidget):
         self.param_combo = QtWidgets.QComboBox()
         self.param_combo.setAccessibleName("Parameter shown on the horizontal axis")
         self.param_combo.setToolTip("The swept parameter to put on the horizontal axis")
+        self.param_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.spread_combo = QtWidgets.QComboBox()
         self.spread_combo.addItems(SPREADS)
         self.spread_combo.setAccessibleName("How the spread over repeats is drawn")

@@ -161,8 +161,7 @@ class TaxonomyView(StepView):
         if spec.taxonomy is None:
             return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
-        auto = self.session.auto_attached(name)
-        return text + (f"\n    attached automatically from {Path(auto).name}" if auto else "")
+        return text + ("\n    attached automatically" if self.session.auto_attached(name) else "")
 
     def _refresh(self) -> None:
         keep = self.selected_column()
@@ -171,6 +170,9 @@ class TaxonomyView(StepView):
         for name in self.qi_columns():
             item = QListWidgetItem(f"{name}\n    {self.column_status(name)}")
             item.setData(Qt.UserRole, name)
+            auto = self.session.auto_attached(name)
+            if auto:
+                item.setToolTip(f"{name}: taxonomy read from {auto} when the table was opened")
             self.columns.addItem(item)
         self.columns.blockSignals(False)
         if self.columns.count():
@@ -190,8 +192,8 @@ class TaxonomyView(StepView):
         text = self.state()[1].capitalize() + "."
         auto = [c for c in self.qi_columns() if self.session.auto_attached(c)]
         if auto:
-            text += (f" Attached automatically when the table was opened (ARX hierarchy files named after it): "
-                     f"{', '.join(auto)}.")
+            text += (f" {len(auto)} attached automatically from the ARX hierarchy files named after the table"
+                     + (f" ({', '.join(auto)})." if len(auto) <= 3 else "."))
         for note_text in self.session.auto_notes:
             text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
         return text
