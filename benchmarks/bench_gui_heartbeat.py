@@ -84,6 +84,12 @@ def main(argv=None) -> int:
     ap.add_argument("params", nargs="*", help="name=value parameters for the mechanism")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if sys.flags.dont_write_bytecode:
+        # every lazily imported module is then compiled again in the middle of the run, adding 30-80 ms gaps that
+        # an installed app (with .pyc files) never has
+        import compileall
+        compileall.compile_dir(str(REPO / "ppdp_gui"), quiet=1)
+        print("note: PYTHONDONTWRITEBYTECODE is set; ppdp_gui was byte-compiled first so the figures match an install")
     tmp = Path(tempfile.mkdtemp(prefix="ppdp_heartbeat_"))
     os.environ["PPDP_LEDGER"] = str(tmp / "ledger.sqlite")
 
