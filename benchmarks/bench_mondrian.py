@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ppdp_gui.engine.checks import check_release  # noqa: E402
+from ppdp_gui.engine.data.reader import read_table  # noqa: E402
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
 from ppdp_gui.engine.mechanisms.mondrian import Mondrian  # noqa: E402
@@ -27,6 +28,7 @@ from ppdp_gui.engine.mechanisms.mondrian_core import partition  # noqa: E402
 from ppdp_gui.engine.mechanisms.tds import TDS  # noqa: E402
 from ppdp_gui.engine.metrics.information_loss import class_sizes, ncp  # noqa: E402
 from ppdp_gui.engine.noise import NoiseSource  # noqa: E402
+from ppdp_gui.engine.taxonomy.discover import attach_hierarchies  # noqa: E402
 from ppdp_gui.engine.taxonomy.tree import Taxonomy  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "adult"
@@ -66,17 +68,12 @@ def load_adult() -> Dataset:
 
 
 def load_arx_adult() -> Dataset:
-    """ARX's adult.csv (30,162 rows) with ARX's hierarchies for the 8 QIs (age as a 100-leaf taxonomy)."""
-    arx = DATA / "hierarchies" / "arx"
-    df = pd.read_csv(arx / "adult.csv.gz", sep=";", dtype=str)
-    schema = []
-    for c in df.columns:
-        if c in ARX_QIS:
-            rows = pd.read_csv(arx / f"adult_hierarchy_{c}.csv", sep=";", header=None, dtype=str).values.tolist()
-            schema.append(ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, Taxonomy.from_paths(c, rows)))
-        else:
-            schema.append(ColumnSpec(c, "categorical", Role.CLASS))
-    return Dataset(df, tuple(schema))
+    """ARX's adult.csv (30,162 rows) with ARX's hierarchies for the 8 QIs (age as a 100-leaf taxonomy), read and
+    attached by the engine (ARX's `<stem>_hierarchy_<column>.csv` convention) as the window does."""
+    path = DATA / "hierarchies" / "arx" / "adult.csv.gz"
+    ds = read_table(path, kinds={c: "categorical" for c in ARX_QIS},
+                    roles={**{c: Role.QUASI_IDENTIFIER for c in ARX_QIS}, "salary-class": Role.CLASS})
+    return attach_hierarchies(ds, path)[0]
 
 
 def code_order_ncp(ds: Dataset, k: int, mode: str) -> tuple[float, int]:

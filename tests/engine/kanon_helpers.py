@@ -10,6 +10,8 @@ import pandas as pd
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.mechanisms.base import run_to_release
 from ppdp_gui.engine.noise import NoiseSource
+from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.taxonomy.discover import attach_hierarchies
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 ADULT_COLUMNS = ("age workclass fnlwgt education education-num marital-status occupation relationship race sex "
@@ -65,15 +67,12 @@ def adult_dataset(shared_data: Path) -> Dataset:
 ARX_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 
 
-def arx_adult_dataset(shared_data: Path) -> Dataset:
-    """ARX's adult.csv (30,162 rows) with ARX's own hierarchies for its 8 QIs; salary-class sensitive."""
-    arx = shared_data / "adult" / "hierarchies" / "arx"
-    df = pd.read_csv(arx / "adult.csv.gz", sep=";", dtype=str)
-    schema = []
-    for c in df.columns:
-        if c in ARX_QIS:
-            rows = pd.read_csv(arx / f"adult_hierarchy_{c}.csv", sep=";", header=None, dtype=str).values.tolist()
-            schema.append(ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, Taxonomy.from_paths(c, rows)))
-        else:
-            schema.append(ColumnSpec(c, "categorical", Role.SENSITIVE))
-    return Dataset(df, tuple(schema))
+def arx_adult_dataset(shared_data: Path, salary_role: Role = Role.SENSITIVE) -> Dataset:
+    """ARX's adult.csv (30,162 rows) with ARX's own hierarchies for its 8 QIs (age as a 100-leaf taxonomy),
+    read and attached by the engine as the window does."""
+    path = shared_data / "adult" / "hierarchies" / "arx" / "adult.csv.gz"
+    ds = read_table(path, kinds={c: "categorical" for c in ARX_QIS},
+                    roles={**{c: Role.QUASI_IDENTIFIER for c in ARX_QIS}, "salary-class": salary_role})
+    ds, attached, notes = attach_hierarchies(ds, path)
+    assert sorted(attached) == sorted(ARX_QIS) and not notes, notes
+    return ds

@@ -9,7 +9,7 @@ from pathlib import Path
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
 from ppdp_gui.engine.taxonomy.coverage import check_coverage
-from ppdp_gui.engine.taxonomy.discover import find_hierarchies, table_stem
+from ppdp_gui.engine.taxonomy.discover import attach_hierarchies, find_hierarchies, table_stem
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,3 +61,18 @@ def test_bundled_adult_sample_gets_the_bundled_taxonomies():
 def test_a_copy_of_the_sample_elsewhere_is_not_the_bundled_sample(tmp_path):
     shutil.copy(REPO / "resources" / "samples" / "adult_sample.csv", tmp_path / "adult_sample.csv")
     assert find_hierarchies(tmp_path / "adult_sample.csv", ["age", "sex"]) == {}
+
+
+def test_attach_reads_what_it_finds_and_reports_a_broken_file_as_a_note(tmp_path):
+    """Only quasi-identifiers get hierarchies by default; an unreadable file is a note, never a failed load."""
+    (tmp_path / "t.csv").write_text("age;sex;dx\n30;m;flu\n31;f;cold\n", encoding="utf-8")
+    (tmp_path / "t_hierarchy_sex.csv").write_text("m;*\nf;*\n", encoding="utf-8")
+    (tmp_path / "t_hierarchy_age.csv").write_text("30;30-39;*\n31;*\n", encoding="utf-8")  # ragged
+    (tmp_path / "t_hierarchy_dx.csv").write_text("flu;*\ncold;*\n", encoding="utf-8")
+    from ppdp_gui.engine.data.schema import Role
+    ds = read_table(tmp_path / "t.csv", roles={"age": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER,
+                                              "dx": Role.SENSITIVE})
+    ds, attached, notes = attach_hierarchies(ds, tmp_path / "t.csv")
+    assert list(attached) == ["sex"] and ds.spec("sex").taxonomy.leaf_values() == ["m", "f"]
+    assert ds.spec("dx").taxonomy is None and ds.spec("age").taxonomy is None
+    assert len(notes) == 1 and "t_hierarchy_age.csv" in notes[0]

@@ -9,7 +9,7 @@ from ppdp_gui.engine.checks import check_release
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.mechanisms.tds import TDS
 
-from tests.engine.kanon_helpers import run, two_level_taxonomy
+from tests.engine.kanon_helpers import ARX_QIS, arx_adult_dataset, run, two_level_taxonomy
 
 
 def small_table(n_per: int = 12) -> Dataset:
@@ -59,17 +59,8 @@ def test_needs_a_class_column():
 
 
 def test_adult_with_arx_hierarchies(shared_data):
-    from ppdp_gui.engine.taxonomy.tree import Taxonomy
-    arx = shared_data / "adult" / "hierarchies" / "arx"
-    df = pd.read_csv(arx / "adult.csv.gz", sep=";", dtype=str)
-    qis = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
-    schema = []
-    for c in df.columns:
-        if c in qis:
-            rows = pd.read_csv(arx / f"adult_hierarchy_{c}.csv", sep=";", header=None, dtype=str).values.tolist()
-            schema.append(ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, Taxonomy.from_paths(c, rows)))
-        else:
-            schema.append(ColumnSpec(c, "categorical", Role.CLASS))
-    rel = run(TDS(), Dataset(df, tuple(schema)), k=5)
+    qis = ARX_QIS
+    ds = arx_adult_dataset(shared_data, salary_role=Role.CLASS)
+    rel = run(TDS(), ds, k=5)
     assert check_release(rel.table, qis, 5).ok
     assert rel.metadata["specialisations"] >= 10 and rel.metadata["n_classes"] >= 50

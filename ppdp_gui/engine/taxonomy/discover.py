@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy.bundled import taxonomies_dir
 
 _TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".parquet", ".pq"}
@@ -75,3 +76,22 @@ def find_hierarchies(data_path, columns) -> dict[str, Path]:
             if match is not None:
                 found[column] = match
     return found
+
+
+def attach_hierarchies(dataset, data_path, columns=None):
+    """`dataset` with the hierarchies found for `columns` (default: its quasi-identifiers) attached.
+
+    Returns (dataset, {column: (file path, taxonomy)}, notes). A file that cannot be read is a note, not a
+    failed load; coverage gaps are left to the caller to show like any other."""
+    from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+    columns = dataset.quasi_identifiers if columns is None else list(columns)
+    attached, notes = {}, []
+    for column, file in find_hierarchies(data_path, columns).items():
+        try:
+            tax = read_arx_hierarchy(file, column)
+            dataset = dataset.with_column(column, taxonomy=tax)
+        except PpdpError as exc:
+            notes.append(f"{Path(file).name} was not attached to {column}: {exc}")
+            continue
+        attached[column] = (str(file), tax)
+    return dataset, attached, notes

@@ -63,22 +63,10 @@ def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: d
 
 
 def attach_found_hierarchies(path: str, dataset: Dataset):
-    """Attach the ARX hierarchies named after the table (engine.taxonomy.discover) to its quasi-identifiers.
-
-    Returns (dataset, {column: (file path, taxonomy)}, notes). A file that cannot be read is a note, not a
-    failed load; coverage gaps are shown by the Taxonomies step like any other."""
-    from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
-    from ppdp_gui.engine.taxonomy.discover import find_hierarchies
-    auto, notes = {}, []
-    for column, file in find_hierarchies(path, dataset.quasi_identifiers).items():
-        try:
-            tax = read_arx_hierarchy(file, column)
-            dataset = dataset.with_column(column, taxonomy=tax)
-        except PpdpError as exc:
-            notes.append(f"{Path(file).name} was not attached to {column}: {exc}")
-            continue
-        auto[column] = (str(file), tax)
-    return dataset, auto, notes
+    """The ARX hierarchies named after the table, attached to its quasi-identifiers (see the engine's
+    attach_hierarchies): (dataset, {column: (file path, taxonomy)}, notes)."""
+    from ppdp_gui.engine.taxonomy.discover import attach_hierarchies
+    return attach_hierarchies(dataset, path)
 
 
 class DataView(StepView):
