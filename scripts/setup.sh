@@ -3,9 +3,12 @@
 # (apt, when run as root or with sudo), then a virtualenv in .venv with the project and its test extras.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
 QT_PKGS="libglib2.0-0 libgl1 libegl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 libxkbcommon0 fonts-dejavu-core
  xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
  libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1"
+# Debian's own python3 needs python3-venv for `python3 -m venv`
+if [ ! -x .venv/bin/python ] && ! "$PY" -c "import ensurepip, venv" >/dev/null 2>&1; then QT_PKGS="$QT_PKGS python3-venv"; fi
 if command -v apt-get >/dev/null 2>&1; then
   missing=$(for p in $QT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
   if [ -n "$missing" ]; then
@@ -16,7 +19,6 @@ if command -v apt-get >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
 fi
-PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 echo "Installing the project and its test tools into .venv (log: .venv/pip.log)..."
