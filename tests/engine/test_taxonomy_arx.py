@@ -90,9 +90,10 @@ def test_bom_latin1_and_quoted_cells_round_trip(tmp_path):
 
 
 def test_edited_taxonomy_exports_its_tree_in_the_same_layout(shared_data, tmp_path):
-    tax = read_arx_hierarchy(shared_data / "arx_examples" / "test_hierarchy_gender.csv")
-    tax.rename(tax.leaf_node("male"), "M")
-    out = write_arx_hierarchy(tax, tmp_path / "g.csv")
+    from ppdp_gui.engine.taxonomy.editing import EditTree, Rename
+    tree = EditTree.from_taxonomy(read_arx_hierarchy(shared_data / "arx_examples" / "test_hierarchy_gender.csv"))
+    tree.apply(Rename(tree.find("male"), "M"))
+    out = write_arx_hierarchy(tree.to_taxonomy(), tmp_path / "g.csv")
     assert out.read_bytes() == b"M;*\r\nfemale;*\r\n"
     assert sorted(read_arx_hierarchy(out).leaf_values()) == ["M", "female"]
 

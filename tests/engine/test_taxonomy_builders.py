@@ -100,39 +100,35 @@ def test_coverage_lists_missing_and_unused():
     assert check_coverage(nums, pd.Series([1, 2, 10])).ok
 
 
-def test_editing_api():
+def test_editing_model_edits_and_undoes_exactly():
+    """The editing model (engine.taxonomy.editing, driven by the GUI editor): group, move, rename, delete and add
+    values; every primitive returns its inverse, so replaying the inverses restores the tree exactly."""
+    from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Remove, Rename
     tax = grouped("w", {"Gov": ["Federal", "State", "Local"], "Other": ["Private", "Self"]})
-    tax.source_rows = tax.to_paths()
-    gov, other = tax.children(0)
-    state = tax.leaf_node("State")
-    tax.rename(state, "State-gov")
-    assert tax.has_value("State-gov") and not tax.has_value("State") and tax.source_rows is None
-    with pytest.raises(TaxonomyError, match="already has"):
-        tax.rename(state, "Federal")
-    sub = tax.add_group(gov, "Non-federal", [state, tax.leaf_node("Local")])
-    assert _chain(tax, "Local") == ["Local", "Non-federal", "Gov", "*"]
-    assert tax.children(gov) == [tax.leaf_node("Federal"), sub]
-    tax.move(tax.leaf_node("Self"), sub)
-    assert _chain(tax, "Self")[1] == "Non-federal"
-    with pytest.raises(TaxonomyError, match="under itself"):
-        tax.move(gov, sub)
-    with pytest.raises(TaxonomyError, match="is a value"):
-        tax.move(sub, tax.leaf_node("Federal"))
-    with pytest.raises(TaxonomyError, match="empty"):
-        tax.move(tax.leaf_node("Private"), gov)
-    tax.delete(sub)
-    assert _chain(tax, "Local") == ["Local", "Gov", "*"]
-    with pytest.raises(TaxonomyError, match="no node"):
-        tax.delete(sub)
-    with pytest.raises(TaxonomyError, match="root"):
-        tax.delete(0)
-    new = tax.add_value("Without-pay", other)
-    assert tax.leaf_node("Without-pay") == new
-    assert sorted(tax.leaf_values()) == ["Federal", "Local", "Private", "Self", "State-gov", "Without-pay"]
-    # the edited tree still generalises a column
-    out = tax.generalise(pd.Series(["Local", "Private"]), [gov, other])
-    assert list(out.astype(str)) == ["Gov", "Other"]
-    copy = tax.copy()
-    copy.rename(copy.leaf_node("Local"), "L")
-    assert tax.has_value("Local") and not tax.has_value("L")
-    assert arx_bytes(tax).count(b"\n") == 6 and np.all([len(r) == 3 for r in tax.to_paths()])
+    tree = EditTree.from_taxonomy(tax)
+    before = tree.paths()
+    gov, other = tree.find("Gov"), tree.find("Other")
+    state, local = tree.find("State"), tree.find("Local")
+    undo = [tree.apply(Rename(state, "State-gov"))]
+    sub = tree.next_id
+    undo.append(tree.apply(Add(sub, "Non-federal", gov, 1, True)))   # an empty group may exist for a moment
+    assert tree.empty_groups() == [sub]
+    undo.append(tree.apply(Move(state, sub, 0)))
+    undo.append(tree.apply(Move(local, sub, 1)))
+    undo.append(tree.apply(Move(tree.find("Self"), sub, 2)))
+    with pytest.raises(TaxonomyError, match="into itself"):
+        tree.apply(Move(gov, sub, 0))
+    with pytest.raises(TaxonomyError, match="empty node"):
+        tree.apply(Remove(gov))
+    undo.append(tree.apply(Add(tree.next_id, "Without-pay", other, 1, False)))
+    edited = tree.to_taxonomy()
+    assert edited.ancestors(edited.leaf_node("Local")) and \
+        [edited.label(n) for n in edited.ancestors(edited.leaf_node("Local"))] == ["Local", "Non-federal", "Gov", "*"]
+    assert sorted(edited.leaf_values()) == ["Federal", "Local", "Private", "Self", "State-gov", "Without-pay"]
+    # the edited tree still generalises a column and exports as a rectangle
+    g, o = edited.children(0)
+    assert list(edited.generalise(pd.Series(["Local", "Private"]), [g, o]).astype(str)) == ["Gov", "Other"]
+    assert arx_bytes(edited).count(b"\n") == 6 and np.all([len(r) == 4 for r in edited.to_paths()])
+    for inverse in reversed(undo):
+        tree.apply(inverse)
+    assert tree.paths() == before and tree.to_taxonomy().to_paths() == tax.to_paths()

@@ -11,7 +11,7 @@ from PySide6 import QtCore
 
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 from ppdp_gui.gui.taxonomy_editor import TaxonomyEditor, TaxonomyModel
-from ppdp_gui.gui.taxonomy_editor.edit_tree import EditTree
+from ppdp_gui.engine.taxonomy.editing import EditTree
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_model_is_a_valid_item_model(qtmodeltester, editor):
     while editor.undo_stack.index() > 1:  # back to the import
         editor.undo_stack.undo()
     assert editor.taxonomy().height == 3
-    from ppdp_gui.gui.taxonomy_editor.edit_tree import Add, Move, Remove, Rename
+    from ppdp_gui.engine.taxonomy.editing import Add, Move, Remove, Rename
 
     model = TaxonomyModel(EditTree.from_taxonomy(editor.taxonomy()))
     qtmodeltester.check(model, force_py=True)

@@ -10,7 +10,7 @@ from typing import Callable
 
 from PySide6 import QtGui
 
-from ppdp_gui.gui.taxonomy_editor.edit_tree import Add, EditTree, Move, Op, Remove, Rename
+from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
 
 Plan = Callable[[Callable[[Op], None]], None]

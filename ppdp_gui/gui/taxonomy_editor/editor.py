@@ -17,7 +17,7 @@ from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 from ppdp_gui.gui.taxonomy_editor import commands as cmd
 from ppdp_gui.gui.taxonomy_editor.coverage_panel import CoveragePanel
-from ppdp_gui.gui.taxonomy_editor.edit_tree import EditTree
+from ppdp_gui.engine.taxonomy.editing import EditTree
 from ppdp_gui.gui.taxonomy_editor.intervals_panel import IntervalBuilder
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
 
@@ -225,18 +225,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
             return self._built[2]
         taxonomy = tree.to_taxonomy()
         self._built = (tree, tree.version, taxonomy)
-        origin = self._origin(index)
-        if origin is not None and getattr(origin, "source_format", None) is not None:
-            taxonomy.source_format = origin.source_format  # an edited ARX file keeps its layout (delimiter, …)
-        return taxonomy
-
-    def _origin(self, index: int) -> Taxonomy | None:
-        """The taxonomy the current tree was last loaded from: the latest import/build at or before `index`."""
-        for i in range(index - 1, -1, -1):
-            command = self.undo_stack.command(i)
-            if isinstance(command, cmd.ReplaceCommand):
-                return command.taxonomy
-        return self._base
+        return taxonomy  # an edited ARX file keeps its layout: the tree carries the imported file's format
 
     def tree(self) -> EditTree:
         return self.model.tree

@@ -13,7 +13,7 @@ import pandas as pd
 from PySide6 import QtCore, QtWidgets
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.gui.taxonomy_editor.edit_tree import EditTree
+from ppdp_gui.engine.taxonomy.editing import EditTree
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
 
 

@@ -13,7 +13,7 @@ from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ppdp_gui.gui.taxonomy_editor.edit_tree import Add, EditTree, Move, Op, Remove, Rename
+from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename
 
 MIME = "application/x-ppdp-taxonomy-nodes"
 Qt = QtCore.Qt

@@ -1,4 +1,4 @@
-"""The editor's working copy of a taxonomy: a tree with stable node ids that can hold empty groups.
+"""The one editing model for taxonomies (the GUI's tree editor drives it): stable node ids, empty groups allowed.
 
 An engine Taxonomy cannot tell an empty group from a value (both are leaves), yet "make a group, then drag values
 into it" needs one for a moment. So the editor edits this light tree and turns it into a fresh Taxonomy after every
@@ -54,6 +54,7 @@ class EditTree:
         self.kids: dict[int, list[int]] = {0: []}
         self.groups: set[int] = {0}
         self.next_id = 1
+        self.source_format = None  # the ARX file layout it was imported with, kept on export after edits
         self.version = 0  # bumped by every edit: lets callers cache what they derive from the tree
         self._rows: dict[int, dict[int, int]] = {}  # parent -> {child: row}, rebuilt per parent after an edit
 
@@ -62,6 +63,7 @@ class EditTree:
     def from_taxonomy(cls, tax: Taxonomy) -> "EditTree":
         """Same node ids as `tax` (handy when comparing), only nodes reachable from the root."""
         tree = cls(tax.column, tax.label(0))
+        tree.source_format = getattr(tax, "source_format", None)
         stack = [0]
         while stack:
             node = stack.pop()
@@ -83,7 +85,9 @@ class EditTree:
             rows.append([self.labels[n] for n in self.ancestors(leaf)])
         if not rows:
             raise TaxonomyError(f"taxonomy of {self.column!r} has no values left")
-        return Taxonomy.from_paths(self.column, rows)
+        tax = Taxonomy.from_paths(self.column, rows)
+        tax.source_format = self.source_format
+        return tax
 
     # ---- queries --------------------------------------------------------------------------------------------
     def __contains__(self, node: int) -> bool:
