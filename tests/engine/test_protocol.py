@@ -41,3 +41,30 @@ def test_privacy_cost_describes_itself():
 def test_unknown_mechanism_is_a_clear_error():
     with pytest.raises(ParameterError, match="unknown mechanism"):
         registry.get("No such thing")
+
+
+def test_relay_progress_rescales_returns_the_release_and_closes_the_run():
+    from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
+    closed = []
+
+    def run():
+        try:
+            yield Progress(0.5, "half")
+            yield Progress(2.0, "over")
+            yield Release("m", None, PrivacyCost(k=2), {})
+        finally:
+            closed.append(True)
+
+    outer = relay_progress(run(), 0.2, 0.6, "x: ")
+    items = []
+    try:
+        while True:
+            items.append(next(outer))
+    except StopIteration as stop:
+        release = stop.value
+    assert [(round(p.fraction, 6), p.message) for p in items] == [(0.4, "x: half"), (0.6, "x: over")]
+    assert release.mechanism == "m" and closed == [True]
+    cancelled = relay_progress(run())
+    next(cancelled)
+    cancelled.close()  # the user cancels: the inner run is closed too
+    assert closed == [True, True]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, ClassVar, Iterator, Literal, Mapping
+from typing import Any, Callable, ClassVar, Generator, Iterator, Literal, Mapping
 
 import pandas as pd
 
@@ -218,6 +218,23 @@ class Mechanism:
     def reference_measures(self, train: Dataset, test: Dataset | None) -> dict[str, float]:
         """Reference lines for charts that do not depend on the release (e.g. BA and LA)."""
         return {}
+
+
+def relay_progress(gen: Iterator[Progress | Release], lo: float = 0.0, hi: float = 1.0,
+                   prefix: str = "") -> Generator[Progress, None, Release | None]:
+    """Re-yield a run's Progress mapped into [lo, hi] (message prefixed); return its Release (None if it had none).
+
+    Closing the outer generator (cancel) closes the run too."""
+    release = None
+    try:
+        for item in gen:
+            if isinstance(item, Release):
+                release = item
+            else:
+                yield Progress(lo + (hi - lo) * min(max(item.fraction, 0.0), 1.0), prefix + item.message)
+    finally:
+        gen.close()
+    return release
 
 
 def run_to_release(gen: Iterator[Progress | Release],

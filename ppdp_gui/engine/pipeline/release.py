@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release
+from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.persistence.report import jsonable
 
@@ -107,16 +107,8 @@ def run_release(mechanism: str | Mechanism, data: Dataset, params: dict[str, Any
                                label=data.source.path or "")
     rng = rng if rng is not None else NoiseSource()
     lo, hi = RUN_SPAN
-    release = None
-    gen = mech.run(data, rng=rng, **resolved)
-    try:
-        for item in gen:
-            if isinstance(item, Release):
-                release = item
-            else:
-                yield Progress(lo + (hi - lo) * min(max(item.fraction, 0.0), 1.0), item.message)
-    finally:
-        gen.close()  # on cancellation (GeneratorExit here) the mechanism stops too; the budget stays spent
+    # on cancellation the mechanism stops too; the budget stays spent
+    release = yield from relay_progress(mech.run(data, rng=rng, **resolved), lo, hi)
     if release is None:
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "checking the release")

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
-from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release
+from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.pipeline.release import resolve_mechanism, validate_or_raise
 
@@ -103,16 +103,9 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
         label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base parameters"
         rng = NoiseSource(_run_seed(seed, i)) if seed is not None else NoiseSource()
         params = mech.resolve_params(**{**base_params, **point})
-        started, release = time.perf_counter(), None
-        gen = mech.run(train, rng=rng, **params)
-        try:
-            for item in gen:
-                if isinstance(item, Release):
-                    release = item
-                else:
-                    yield Progress((i + 0.9 * item.fraction) / total, f"{label} (run {rep + 1}): {item.message}")
-        finally:
-            gen.close()
+        started = time.perf_counter()
+        release = yield from relay_progress(mech.run(train, rng=rng, **params), i / total, (i + 0.9) / total,
+                                            f"{label} (run {rep + 1}): ")
         seconds = time.perf_counter() - started
         measures = mech.measures(release, train, test) if release is not None else {}
         rows.append({**point, "repeat": rep, "seconds": seconds, **measures})
