@@ -97,8 +97,8 @@ def release_report(release, data, *, ledger_entry: Any = None, measures: Mapping
         fingerprint = ledger.get("fingerprint")
     digest = meta.get("output_hash")
     if digest is None:
-        from ppdp_gui.engine.pipeline.release import output_hash
-        digest = output_hash(release.table)
+        from ppdp_gui.engine.privacy.fingerprint import content_hash
+        digest = content_hash(release.table)
     src = data.source
     created = created or _dt.datetime.now(_dt.timezone.utc)
     return {

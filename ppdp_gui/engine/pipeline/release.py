@@ -16,6 +16,7 @@ from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
+from ppdp_gui.engine.privacy.fingerprint import content_hash
 from ppdp_gui.engine.persistence.report import jsonable
 
 RUN_SPAN = (0.05, 0.95)  # share of the progress bar given to the mechanism itself
@@ -37,12 +38,6 @@ def validate_or_raise(mech: Mechanism, data: Dataset, params: dict) -> list[str]
     if errors:
         raise ParameterError(f"{mech.name}: " + "; ".join(errors))
     return [p.message for p in problems if p.level == "warning"]
-
-
-def output_hash(table) -> str:
-    """sha256 of the released table's canonical content (what the ledger and the report record)."""
-    from ppdp_gui.engine.privacy.fingerprint import content_hash
-    return content_hash(table)
 
 
 def _parts_to_check(release: Release) -> list[tuple[str, object, dict]]:
@@ -113,7 +108,7 @@ def run_release(mechanism: str | Mechanism, data: Dataset, params: dict[str, Any
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "checking the release")
     check = check_anonymity(release)
-    digest = output_hash(release.table)
+    digest = content_hash(release.table)
     if entry is not None:
         ledger.complete(entry, digest)
     metadata = dict(release.metadata)
