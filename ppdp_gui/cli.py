@@ -7,7 +7,6 @@ Real releases go through `run_release`, so the budget is reserved in the ledger 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -34,12 +33,33 @@ def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
 
 
 def parse_role(text: str):
-    from ppdp_gui.engine.data.schema import Role
-    key = ROLE_ALIASES.get(text.strip().lower(), text.strip().lower().replace("_", "-"))
-    for role in Role:
-        if key in (role.value, role.name.lower().replace("_", "-")):
-            return role
-    raise ParameterError(f"unknown role {text!r}; use one of {', '.join(r.value for r in Role)} (or qi, id, sa)")
+    from ppdp_gui.engine.errors import DataError
+    from ppdp_gui.engine.persistence.project import parse_role as _parse
+    try:
+        return _parse(text, "--role")
+    except DataError:
+        raise ParameterError(f"unknown role {text!r}; use one of identifier, quasi-identifier, sensitive, class, "
+                             "insensitive (or qi, id, sa)") from None
+
+
+def parse_domain(column: str, text: str):
+    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user)."""
+    from ppdp_gui.engine.data.domains import Domain
+    from ppdp_gui.engine.errors import DataError
+    parts = text.split(":")
+    try:
+        if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
+            lo, hi = float(parts[0]), float(parts[1])
+            integer = len(parts) == 3 and parts[2].strip().lower() in ("int", "integer", "whole")
+            if len(parts) == 3 and not integer:
+                raise ParameterError(f"--domain {column}={text}: the third part may only be 'int'")
+            return Domain(low=lo, high=hi, integer=integer)
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        return Domain(categories=tuple(values))
+    except ValueError:
+        raise ParameterError(f"--domain {column}={text}: bounds must be numbers, e.g. 0:120") from None
+    except DataError as exc:
+        raise ParameterError(f"--domain {column}={text}: {exc}") from None
 
 
 def parse_fraction(text: str) -> Fraction:
@@ -60,22 +80,42 @@ def _warn(message: str) -> None:
     print(f"ppdp: warning: {message}", file=sys.stderr, flush=True)
 
 
-# ---- loading ------------------------------------------------------------------------------------------------
-def load_dataset(path, *, roles=None, kinds=None, taxonomies=None, bundled: str | None = None, na: str = "drop"):
-    """read_table + roles/kinds + taxonomies (ARX hierarchy files, or the bundled Adult ones by column name)."""
-    from ppdp_gui.engine.data import NAPolicy, read_table
-    from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies, read_arx_hierarchy
-    role_map = {col: parse_role(r) for col, r in (roles or {}).items()}
-    data = read_table(path, na_policy=NAPolicy(action=na), kinds=kinds or None, roles=role_map or None)
-    if bundled == "adult":
-        for col, tax in bundled_adult_taxonomies().items():
-            if col in data.frame.columns:
-                data = data.with_column(col, taxonomy=tax)
-    for col, tax_path in (taxonomies or {}).items():
-        if col not in data.frame.columns:
-            raise ParameterError(f"--taxonomy {col}=...: the table has no column {col!r}")
-        data = data.with_column(col, taxonomy=read_arx_hierarchy(tax_path, column=col))
-    return data
+# ---- loading: a recipe (from --recipe and/or the options), then the engine's one loader --------------------
+def make_recipe(args):
+    """The recipe of a run: a project file if given, with the command-line options applied on top."""
+    from ppdp_gui.engine.data.schema import NAPolicy
+    from ppdp_gui.engine.persistence.project import Recipe, read_recipe
+    recipe = read_recipe(args.recipe) if getattr(args, "recipe", None) else None
+    if recipe is None:
+        if not args.input:
+            raise ParameterError("give the table with --input FILE (or a project with --recipe FILE)")
+        recipe = Recipe(source=args.input)
+    elif args.input:
+        recipe.source = args.input
+    if args.na:
+        recipe.na_policy = NAPolicy(tokens=recipe.na_policy.tokens, action=args.na,
+                                    category_label=recipe.na_policy.category_label)
+    recipe.roles.update({col: parse_role(r) for col, r in parse_pairs(args.role, "role").items()})
+    recipe.kinds.update(parse_pairs(args.kind, "kind"))
+    recipe.taxonomy_files.update(parse_pairs(args.taxonomy, "taxonomy"))
+    if args.bundled_taxonomies:
+        recipe.bundled = args.bundled_taxonomies
+    recipe.domains.update({c: parse_domain(c, v) for c, v in parse_pairs(getattr(args, "domain", None),
+                                                                         "domain").items()})
+    if getattr(args, "param", None):
+        recipe.params.update(parse_pairs(args.param, "param"))
+    if getattr(args, "allow_data_domains", False):
+        recipe.allow_data_domains = True
+    return recipe
+
+
+def load_dataset(args):
+    from ppdp_gui.engine.pipeline.load import load
+    recipe = make_recipe(args)
+    loaded = load(recipe)
+    for note in loaded.notes:
+        _warn(note)
+    return recipe, loaded
 
 
 def open_ledger(path):
@@ -83,18 +123,12 @@ def open_ledger(path):
     return Ledger(path) if path else Ledger()
 
 
-def _entry_object(ledger, fingerprint: str, entry_id):
-    for entry in ledger.entries(fingerprint):
-        if getattr(entry, "id", None) == entry_id:
-            return entry
-    return entry_id
-
-
-def _budget_line(ledger, fingerprint: str) -> str:
-    spent, cap = ledger.spent(fingerprint), ledger.cap(fingerprint)
-    line = f"ε spent on this dataset so far: {float(spent):.4g} ({spent})"
-    if cap is not None:
-        line += f"; cap {float(cap):.4g}, remaining {float(ledger.remaining(fingerprint)):.4g}"
+def _budget_line(budget) -> str:
+    if budget is None:
+        return ""
+    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent})"
+    if budget.cap is not None:
+        line += f"; cap {float(budget.cap):.4g}, remaining {float(budget.remaining):.4g}"
     return line
 
 
@@ -112,33 +146,38 @@ def _drain(gen, show_progress: bool):
     return last
 
 
-def _export_release(release, data, output) -> tuple[Path, list[Path]]:
-    from ppdp_gui.engine.data.writer import export_table
-    out = export_table(release.table, output, source=data.source)
-    extra = []
-    for name, table in release.extra_tables.items():
-        slug = re.sub(r"[^0-9A-Za-z]+", "_", str(name)).strip("_") or "extra"
-        extra.append(export_table(table, out.with_name(f"{out.stem}.{slug}{out.suffix}"), source=data.source))
-    return out, extra
+def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
+            show_progress=False):
+    """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
+    from ppdp_gui.engine.pipeline import export, plan, run_release
+    if not recipe.mechanism:
+        raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
+    planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
+                   allow_data_domains=recipe.allow_data_domains, separate_dataset=separate)
+    if planned.errors:
+        raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
+    if planned.over_budget:
+        raise ParameterError(planned.budget_text())
+    published = _drain(run_release(planned, ledger=ledger), show_progress)
+    exported = export(published, output, note_path=note, record_path=record, ledger=ledger)
+    return published, exported
 
 
-def release_to_files(mechanism: str, data, params: dict, *, output, report=None, ledger=None,
-                     show_progress=False) -> dict:
-    """Run one charged release, export it (and its extra tables) and its report; return what happened."""
-    from ppdp_gui.engine.data.writer import write_json_atomic
-    from ppdp_gui.engine.persistence.report import release_report
-    from ppdp_gui.engine.pipeline.release import run_release
-    release = _drain(run_release(mechanism, data, params, ledger=ledger), show_progress)
-    out, extra = _export_release(release, data, output)
-    fingerprint = ledger.fingerprint(data.frame) if ledger is not None else None
-    entry = release.metadata.get("ledger_entry")
-    if entry is not None and ledger is not None:
-        entry = _entry_object(ledger, fingerprint, entry)
-    report_path = None
-    if report:
-        doc = release_report(release, data, ledger_entry=entry, fingerprint=fingerprint, output_path=out)
-        report_path = write_json_atomic(doc, report)
-    return {"release": release, "output": out, "extra": extra, "report": report_path, "fingerprint": fingerprint}
+def _say_published(published, exported) -> None:
+    _say(f"{published.mechanism}: {published.guarantee_line()}")
+    _say(f"  {len(published.table):,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
+    for path in exported.files[1:]:
+        _say(f"  also written: {path}")
+    if exported.checks:
+        ok = all(c.ok for c in exported.checks)
+        _say(f"  independent check on the written file: {len(exported.checks)} claim(s) recounted, "
+             + ("all hold" if ok else "FAILED"))
+    if exported.note:
+        _say(f"  release note (publish it with the file): {exported.note}")
+    if exported.record:
+        _say(f"  custodian record (keep it on this computer, do not publish): {exported.record}")
+    if published.budget is not None:
+        _say("  " + _budget_line(published.budget))
 
 
 # ---- commands -----------------------------------------------------------------------------------------------
@@ -200,30 +239,23 @@ def cmd_mechanisms(args) -> int:
 
 
 def cmd_run(args) -> int:
-    data = load_dataset(args.input, roles=parse_pairs(args.role, "role"), kinds=parse_pairs(args.kind, "kind"),
-                        taxonomies=parse_pairs(args.taxonomy, "taxonomy"), bundled=args.bundled_taxonomies,
-                        na=args.na)
-    from ppdp_gui.engine.pipeline.release import resolve_mechanism, validate_or_raise
-    validate_or_raise(resolve_mechanism(args.mechanism), data, parse_pairs(args.param, "param"))  # before the ledger
+    if args.mechanism:
+        args_mech = args.mechanism
+    else:
+        args_mech = None
+    recipe, loaded = load_dataset(args)
+    if args_mech:
+        recipe.mechanism = args_mech
     ledger = open_ledger(args.ledger)
+    data = loaded.dataset
     if args.cap is not None:
-        ledger.set_cap(ledger.fingerprint(data.frame), parse_fraction(args.cap), label=data.source.path or "")
-    done = release_to_files(args.mechanism, data, parse_pairs(args.param, "param"), output=args.output,
-                            report=args.report, ledger=ledger, show_progress=sys.stderr.isatty())
-    release = done["release"]
-    for w in release.metadata.get("warnings", []):
+        identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
+        ledger.set_cap(identity, parse_fraction(args.cap))
+    published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
+                                  ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty())
+    for w in published.warnings:
         _warn(w)
-    _say(f"{release.mechanism}: {release.cost.describe()}; {len(release.table):,} rows x "
-         f"{release.table.shape[1]} columns written to {done['output']}")
-    for path in done["extra"]:
-        _say(f"  also written: {path}")
-    check = release.metadata.get("check")
-    if check:
-        _say(f"  independent check: {check['message'] or 'passed'} (smallest class {check['min_class']})")
-    if release.cost.is_dp:
-        _say("  " + _budget_line(ledger, done["fingerprint"]))
-    if done["report"]:
-        _say(f"  report: {done['report']}")
+    _say_published(published, exported)
     return 0
 
 
@@ -254,11 +286,10 @@ def cmd_ledger(args) -> int:
 def cmd_sweep(args) -> int:
     from ppdp_gui.engine.data.writer import export_table
     from ppdp_gui.engine.pipeline.sweep import run_sweep
-    data = load_dataset(args.input, roles=parse_pairs(args.role, "role"), kinds=parse_pairs(args.kind, "kind"),
-                        taxonomies=parse_pairs(args.taxonomy, "taxonomy"), bundled=args.bundled_taxonomies,
-                        na=args.na)
+    recipe, loaded = load_dataset(args)
+    data = loaded.dataset
     grid = {k: [v.strip() for v in vals.split(",") if v.strip()] for k, vals in parse_pairs(args.grid, "grid").items()}
-    result = _drain(run_sweep(args.mechanism, data, parse_pairs(args.param, "param"), grid, repeats=args.repeats,
+    result = _drain(run_sweep(args.mechanism, data, recipe.params, grid, repeats=args.repeats,
                               holdout=args.holdout, seed=args.seed), sys.stderr.isatty())
     _say(f"sweep of {result.mechanism} (simulation on your own data: nothing charged, nothing to publish); "
          f"{result.n_train:,} rows used, {result.n_test:,} held out")
@@ -270,47 +301,47 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def _demo_params(cls, class_column: str) -> dict[str, Any]:
-    """DiffGen's parameters for the paper's setting (ε = 1, h = 10, class salary-class), found by name/kind."""
-    params: dict[str, Any] = {}
-    for p in cls.params:
-        if p.name.lower() in ("epsilon", "eps"):
-            params[p.name] = 1.0
-        elif p.name.lower() in ("h", "specialisations", "specializations", "steps"):
-            params[p.name] = 10
-        elif p.kind == "column" and ("class" in p.name.lower() or any(r.value == "class" for r in p.roles)):
-            params[p.name] = class_column
-    return params
+def demo_recipe(sample=None):
+    """The demo: DiffGen in the paper's setting (ε = 1, h = 10, class salary-class) on the bundled Adult sample,
+    with the bundled ARX hierarchies as public taxonomies (they state every domain DiffGen needs)."""
+    from ppdp_gui.engine.data.schema import Role
+    from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.persistence.project import Recipe
+    recipe = Recipe(source=str(sample or SAMPLE), roles={"salary-class": Role.CLASS}, bundled="adult")
+    if "DiffGen" in registry.names():
+        recipe.mechanism = "DiffGen"
+        recipe.params = {"epsilon": 1.0, "h": 10, "class_column": "salary-class"}
+    else:
+        recipe.mechanism = "Laplace histogram"
+        recipe.params = {"epsilon": 1.0, "columns": "age,sex,salary-class", "bin_width": 10}
+    return recipe
 
 
 def cmd_demo(args) -> int:
     from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.pipeline.load import load
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    data = load_dataset(args.sample or SAMPLE, roles={"salary-class": "class"}, bundled="adult")
+    recipe = demo_recipe(args.sample)
+    data = load(recipe).dataset
     with_tax = [c.name for c in data.schema if c.taxonomy is not None]
     _say(f"loaded {data.source.path}: {data.n_rows:,} rows, {data.frame.shape[1]} columns; "
          f"quasi-identifiers {', '.join(data.quasi_identifiers)}; class {data.class_column}")
     _say(f"bundled ARX taxonomies attached to {len(with_tax)} columns: {', '.join(with_tax)}")
-    if "DiffGen" in registry.names():
-        name = "DiffGen"
-        params = _demo_params(registry.get(name), "salary-class")
-    else:
-        name = "Laplace histogram"
-        params = {"epsilon": 1.0, "columns": "age,sex,salary-class", "bin_width": 10}
     ledger = open_ledger(out_dir / "ledger.sqlite")
-    done = release_to_files(name, data, params, output=out_dir / "release.csv", report=out_dir / "report.json",
-                            ledger=ledger)
-    release = done["release"]
-    shown = ", ".join(f"{k}={v}" for k, v in release.params.items() if v not in (None, "", ()))
-    _say(f"ran {name} ({registry.get(name).guarantee}) with {shown}")
-    _say(f"cost {release.cost.describe()}, reserved before computing in {out_dir / 'ledger.sqlite'}; "
-         + _budget_line(ledger, done["fingerprint"]))
-    _say(f"release: {len(release.table):,} rows x {release.table.shape[1]} columns -> {done['output']} "
-         f"(sha256 {release.metadata['output_hash'][:16]}…)")
-    _say(f"report: {done['report']}")
+    published, exported = publish(recipe, data, output=out_dir / "release.csv",
+                                  note=out_dir / "release-note.json", record=out_dir / "custodian-record.json",
+                                  ledger=ledger)
+    shown = ", ".join(f"{k}={v}" for k, v in published.params.items() if v not in (None, "", ()))
+    _say(f"ran {recipe.mechanism} ({registry.get(recipe.mechanism).guarantee}) with {shown}")
+    _say(f"cost {published.cost.describe(with_note=False)}, reserved before computing in "
+         f"{out_dir / 'ledger.sqlite'}; " + _budget_line(published.budget))
+    _say(f"release: {len(published.table):,} rows x {published.table.shape[1]} columns -> {exported.files[0]} "
+         f"(sha256 {published.output_hash[:16]}…)")
+    _say(f"release note (publish it with the file): {exported.note}")
+    _say(f"custodian record (keep it on this computer): {exported.record}")
     from ppdp_gui.engine.pipeline.sweep import run_sweep
-    sim = _drain(run_sweep(name, data, params, {}, repeats=1, holdout=1 / 3, seed=0), False)
+    sim = _drain(run_sweep(recipe.mechanism, data, recipe.params, {}, repeats=1, holdout=1 / 3, seed=0), False)
     figures = {**{k: float(v) for k, v in sim.rows.drop(columns=["repeat", "seconds"]).iloc[0].items()},
                **sim.reference}
     _say(f"figures from a simulation on a {sim.n_train:,} / {sim.n_test:,} train/test split "
@@ -321,15 +352,17 @@ def cmd_demo(args) -> int:
 
 
 # ---- argument parsing ---------------------------------------------------------------------------------------
-def _data_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input", "-i", required=True, help="table to read (CSV/TSV, .gz, XLSX, Parquet)")
+def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> None:
+    p.add_argument("--input", "-i", required=input_required, help="table to read (CSV/TSV, .gz, XLSX, Parquet)")
     p.add_argument("--role", action="append", metavar="COL=ROLE",
                    help="column role: identifier, quasi-identifier (qi), sensitive, class, insensitive")
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
-    p.add_argument("--na", choices=["drop", "category"], default="drop",
+    p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: drop them (default) or keep 'missing' as a category")
+    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
+                   help="a column's public domain: bounds for a number, the list of values for a category")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")
 
 
@@ -342,10 +375,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)
     p = sub.add_parser("run", help="make one release (charged to the privacy ledger)")
-    p.add_argument("mechanism", help="mechanism name, e.g. 'Laplace histogram' (see `ppdp mechanisms`)")
-    _data_options(p)
+    p.add_argument("mechanism", nargs="?", help="mechanism name, e.g. 'Laplace histogram' (see `ppdp mechanisms`);"
+                                                " optional with --recipe")
+    _data_options(p, input_required=False)
+    p.add_argument("--recipe", help="a project file (*.ppdp.json) saved by the window: table, roles, taxonomies, "
+                                    "domains, mechanism and parameters; other options apply on top")
     p.add_argument("--output", "-o", required=True, help="released table (.csv .tsv .xlsx .parquet)")
-    p.add_argument("--report", help="write the release report (JSON) here")
+    p.add_argument("--report", help="write the release note (JSON) here: it goes out with the file")
+    p.add_argument("--record", help="also write the custodian record (JSON) here: it stays with you (a copy is "
+                                    "always kept in the ledger's folder)")
+    p.add_argument("--allow-data-domains", action="store_true",
+                   help="take missing domains from the data; the release is then NOT ε-DP and says so")
+    p.add_argument("--separate-dataset", action="store_true",
+                   help="confirm that a table the ledger sees as a near copy of a known one is about other people "
+                        "(recorded in the ledger)")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
     p.set_defaults(func=cmd_run)

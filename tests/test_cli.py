@@ -84,20 +84,26 @@ def test_bad_parameter_is_one_line(tmp_path, capsys):
     assert not (tmp_path / "o.csv").exists()
 
 
-def test_run_writes_release_report_and_charges_the_ledger(tmp_path, capsys):
-    ledger, out, report = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "report.json"
-    argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(report),
-            "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
+def test_run_writes_release_note_and_record_and_charges_the_ledger(tmp_path, capsys):
+    ledger, out, note = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "note.json"
+    record = tmp_path / "record.json"
+    argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(note),
+            "--record", str(record), "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
             "-p", "columns=sex,salary-class", "-p", "epsilon=0.5"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err
-    assert "ε = 0.5" in text and "spent on this dataset so far: 0.5" in text and "remaining 0.5" in text
+    assert "ε = 0.5" in text and "spent on this table so far: 0.5" in text and "remaining 0.5" in text
+    assert "release note (publish it with the file)" in text and "custodian record (keep it" in text
     table = pd.read_csv(out)
     assert list(table.columns) == ["sex", "salary-class", "count"] and len(table) == 4
     assert abs(table["count"].sum() - 30_162) < 100  # four cells of noise of scale 2
-    doc = json.loads(report.read_text())
-    assert doc["cost"]["epsilon"] == "1/2" and doc["ledger"]["output_hash"] == doc["release"]["output_sha256"]
-    assert doc["dataset"]["rows_used"] == 30_162 and doc["warnings"] == []  # taxonomies: public domains
+    doc = json.loads(note.read_text())
+    assert doc["document"] == "release note" and doc["privacy cost"]["epsilon"] == "1/2"
+    assert doc["guarantee"]["holds"] and doc["files"][0]["file"] == "hist.csv"
+    assert all(c["ok"] for c in doc["checked on the written file"])
+    rec = json.loads(record.read_text())
+    assert rec["source"]["rows used"] == 30_162 and rec["ledger"]["entry"]["output_hash"] == doc["output sha256"]
+    assert rec["release_id"] == doc["release_id"] and rec["warnings"] == []  # taxonomies: public domains
     # a second release of 0.5 fits the cap exactly; a third is refused before anything is written
     assert run(capsys, *argv)[0] == 0
     out.unlink()
@@ -112,14 +118,16 @@ def test_demo_releases_the_bundled_sample(tmp_path, capsys):
     code, text, err = run(capsys, "demo", "--out", str(tmp_path))
     assert code == 0, err
     assert (tmp_path / "release.csv").stat().st_size > 0 and (tmp_path / "ledger.sqlite").exists()
-    doc = json.loads((tmp_path / "report.json").read_text())
-    assert doc["cost"]["epsilon"] == "1" and doc["dataset"]["rows_used"] == 30_162
-    name = doc["mechanism"]["name"]
+    note = json.loads((tmp_path / "release-note.json").read_text())
+    record = json.loads((tmp_path / "custodian-record.json").read_text())
+    assert note["privacy cost"]["epsilon"] == "1" and record["source"]["rows used"] == 30_162
+    name = note["mechanism"]["name"]
     assert name == ("DiffGen" if "DiffGen" in registry.names() else "Laplace histogram")
     if name == "DiffGen":
-        assert doc["params"]["h"] == 10 and doc["params"]["class_column"] == "salary-class"
+        assert note["parameters"]["h"] == 10 and note["parameters"]["class_column"] == "salary-class"
+        assert note["guarantee"]["holds"], note["guarantee"]  # the bundled hierarchies state every domain
         assert "CA %" in text and "BA %" in text
-    assert "spent on this dataset so far: 1" in text
+    assert "spent on this table so far: 1" in text
 
 
 def test_sweep_is_a_simulation_that_charges_nothing(tmp_path, capsys, monkeypatch):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, Q
                                QMainWindow, QMessageBox, QProgressBar, QStackedWidget, QStyle, QWidget)
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.gui import project as projects
+from ppdp_gui.engine.persistence import project as projects
 from ppdp_gui.gui.session import Session
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN
 from ppdp_gui.gui.views.data_view import DataView
@@ -195,37 +195,30 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     def open_project(self, path: str) -> None:
+        """Open a project (a recipe): the engine's loader applies its table, roles, taxonomies and domains."""
         try:
-            obj = projects.read_project(path)
-            changed = projects.source_changed(obj)
+            recipe = projects.read_recipe(path)
         except (PpdpError, OSError) as exc:
             show_error(self, exc, context=f"Could not open the project {Path(path).name}.")
             return
         self.go_to(self.data_view)
 
-        def apply(dataset) -> None:
+        def apply(_dataset) -> None:
             try:
-                ds = dataset
-                for name, tax in projects.taxonomies_of(obj).items():
-                    if name in ds.frame.columns:
-                        ds = ds.with_column(name, taxonomy=tax)
-                self.session.update_dataset(ds)
-                mech = obj.get("mechanism") or {}
-                if mech.get("name") in [self.mechanism_view.combo.itemText(i)
+                self.session.set_opt_ins(allow_data_domains=recipe.allow_data_domains)
+                if recipe.mechanism in [self.mechanism_view.combo.itemText(i)
                                         for i in range(self.mechanism_view.combo.count())]:
-                    self.mechanism_view.choose(mech["name"], mech.get("params") or {})
+                    self.mechanism_view.choose(recipe.mechanism, recipe.params)
             except PpdpError as exc:
-                show_error(self, exc, context="The project's taxonomies or parameters could not all be restored.")
-            self.previous_releases = list(obj.get("releases") or [])
+                show_error(self, exc, context="The project's parameters could not all be restored.")
+            self.previous_releases = list(recipe.releases)
             self.session.project_path = str(path)
             self.setWindowTitle(f"{Path(path).name} — ppdp")
             self.add_recent(str(path))
+            changed = [n for n in self.session.auto_notes if "has changed" in n]
             if changed:
-                show_error(self, PpdpError("The table file has changed since this project was saved: check the "
-                                           "roles and taxonomies before releasing."),
-                           context=f"{obj['source']['path']}")
-        self.data_view.load(obj["source"]["path"], na_policy=projects.na_policy_of(obj),
-                            kinds=obj.get("kinds") or None, roles=projects.roles_of(obj) or None, after=apply)
+                show_error(self, PpdpError(changed[0]), context=recipe.source)
+        self.data_view.load(recipe.source, recipe=recipe, after=apply)
 
     def save_project(self, ask: bool = False) -> Path | None:
         if self.session.dataset is None:
@@ -241,7 +234,8 @@ class MainWindow(QMainWindow):
             if not path.endswith(".json"):
                 path += projects.SUFFIX
         try:
-            written = projects.save_project(self.session, path, self.previous_releases)
+            protected = [self.session.dataset.source.path] + list(self.session.ledger.protected_paths())
+            written = projects.write_recipe(self.session.recipe(self.previous_releases), path, protected=protected)
         except (PpdpError, OSError) as exc:
             show_error(self, exc, context="The project was not saved.")
             return None

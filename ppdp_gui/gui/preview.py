@@ -1,13 +1,10 @@
-"""What a run would do, known before it starts: problems, privacy cost and budget left (nothing is spent).
+"""What a run would do, known before it starts: the engine's Plan of the session (nothing is spent).
 
-Qt-free; the session caches one Preview until the data, the mechanism, its parameters or the releases change,
-so the Mechanism and Run steps share one computation.
+Qt-free; the session caches one Plan until the data, the mechanism, its parameters or the releases change, so
+the Mechanism and Run steps share one computation, and the Run step runs exactly what was shown.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from fractions import Fraction
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms.base import PrivacyCost, Problem
@@ -40,58 +37,25 @@ def short_cost(cost: PrivacyCost | None) -> str:
     return "" if cost is None else cost.describe(with_note=False)
 
 
-@dataclass
-class Preview:
-    """What a run would do, known before it starts."""
-
-    problems: list[Problem] = field(default_factory=list)
-    cost: PrivacyCost | None = None
-    budget_text: str = ""
-    over_budget: bool = False
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.level == "error"]
-
-
-def preview(session) -> Preview:
-    """Problems, cost and budget for the session's mechanism, parameters and data (cheap; nothing is spent)."""
-    out = Preview()
+def preview(session):
+    """The engine's Plan for the session's table, mechanism, parameters and opt-ins (nothing is spent)."""
+    from ppdp_gui.engine.pipeline.plan import Plan, plan
     ds, mech = session.dataset, session.mechanism()
     if ds is None or mech is None:
-        return out
-    hints = [Problem(h) for h in empty_column_hints(mech.params, ds)]
+        from ppdp_gui.engine.data.schema import Dataset
+        import pandas as pd
+        return Plan(mech, {}, ds if ds is not None else Dataset(pd.DataFrame(), ()))
     try:
-        out.problems = hints + list(mech.validate(ds, **session.params))
-    except PpdpError as exc:
-        out.problems = hints + [Problem(str(exc))]
-    try:
-        out.cost = mech.privacy_cost(**mech.resolve_params(**session.params))
-    except PpdpError as exc:
-        if not out.problems:
-            out.problems.append(Problem(str(exc)))
-        return out
-    if out.cost.is_dp:
-        try:
-            fp = session.fingerprint()
-            remaining = session.ledger.remaining(fp)
-            spent = session.ledger.spent(fp)
-        except (PpdpError, ImportError, OSError) as exc:
-            out.budget_text = f"Budget unknown: the ledger could not be read ({exc})."
-            return out
-        eps = out.cost.epsilon
-        if remaining is None:
-            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)}. No budget cap is set for this table; "
-                               f"ε spent on it so far: {fmt_eps(spent)}.")
-        else:
-            out.over_budget = Fraction(eps) > Fraction(remaining)
-            out.budget_text = (f"This run will spend ε = {fmt_eps(eps)} of the {fmt_eps(remaining)} left for "
-                               f"this table (spent so far: {fmt_eps(spent)}).")
-            if out.over_budget:
-                out.budget_text += " That is more than is left: lower ε or raise the cap."
+        ledger = session.ledger
+    except (PpdpError, OSError) as exc:
+        ledger = None
+        unreadable = Problem(f"the privacy budget ledger cannot be opened: {exc}")
     else:
-        out.budget_text = "Not charged to the ε budget: this mechanism gives a syntactic guarantee " \
-                          f"({out.cost.describe()})."
+        unreadable = None
+    out = plan(ds, mech, session.params, ledger=ledger, allow_data_domains=session.allow_data_domains,
+               separate_dataset=session.separate_dataset)
+    hints = [Problem(h) for h in empty_column_hints(mech.params, ds)]
+    out.problems = hints + ([unreadable] if unreadable and out.is_dp else []) + out.problems
     return out
 
 

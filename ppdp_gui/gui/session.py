@@ -1,37 +1,18 @@
 """The window's one piece of state: the loaded dataset, the chosen mechanism and parameters, the releases made.
 
 Views read from and write to a `Session` and listen to its signals; they never talk to each other. Everything in
-it is an engine object, so saving a project (gui/project.py) is a plain translation to JSON.
+it is an engine object: a release is the engine's `Published`, the preview is the engine's `Plan`, and saving a
+project is the engine's recipe (`recipe()`), so the window and `ppdp run --recipe` make the same release.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.mechanisms.base import Release
-
-
-@dataclass
-class ReleaseRecord:
-    """One release made in this session, with what the ledger recorded for it (None when nothing was charged)."""
-
-    release: Release
-    ledger_entry: Any = None
-    outcome: Any = None  # workers.tasks.RunOutcome: utility and risk figures
-    exported_to: list[str] = field(default_factory=list)
-
-    @property
-    def measures(self) -> dict[str, float]:
-        return dict(self.outcome.measures) if self.outcome is not None else {}
-
-    @property
-    def risk(self) -> dict[str, float]:
-        return dict(self.outcome.risk) if self.outcome is not None else {}
 
 
 class Session(QObject):
@@ -45,25 +26,28 @@ class Session(QObject):
         self.dataset: Dataset | None = None
         self.mechanism_name: str | None = None
         self.params: dict[str, Any] = {}
-        self.releases: list[ReleaseRecord] = []
+        self.releases: list = []  # engine.pipeline.Published, in the order made
+        self.exports: dict[str, list[str]] = {}  # release id -> files written
+        self.allow_data_domains = False  # the custodian's explicit opt-in (the release is then not ε-DP)
+        self.separate_dataset = False  # the custodian's confirmation that a near copy is about other people
         self.sweeps: list[tuple[str, Any]] = []  # (label, SweepResult)
         self.project_path: str | None = None
         # taxonomies attached when the table was opened: column -> (ARX file, Taxonomy), and files that failed
         self.auto_taxonomies: dict[str, tuple[str, Any]] = {}
         self.auto_notes: list[str] = []
         self._ledger = ledger
-        self._fingerprint: tuple[object, str] | None = None
         self._preview = None
         # connected first, so the cache is stale before any view hears of a change
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
             signal.connect(self.invalidate_preview)
 
     # -- dataset ------------------------------------------------------------------------------------------
-    def set_dataset(self, dataset: Dataset | None, fingerprint: str | None = None) -> None:
-        """A new table; `fingerprint` is its ledger fingerprint if the loader already computed it."""
+    def set_dataset(self, dataset: Dataset | None) -> None:
+        """A new table: releases, simulations and opt-ins of the previous one are forgotten."""
         self.dataset = dataset
-        self._fingerprint = (dataset.frame, fingerprint) if dataset is not None and fingerprint else None
+        self.allow_data_domains = self.separate_dataset = False
         self.releases.clear()
+        self.exports.clear()
         self.sweeps.clear()
         self.dataset_changed.emit()
         self.releases_changed.emit()
@@ -81,6 +65,18 @@ class Session(QObject):
     def set_taxonomy(self, column: str, taxonomy) -> None:
         if self.dataset is not None:
             self.update_dataset(self.dataset.with_column(column, taxonomy=taxonomy))
+
+    def set_domain(self, column: str, domain) -> None:
+        """A column's public domain (engine.data.domains.Domain), or None to remove it."""
+        if self.dataset is not None:
+            self.update_dataset(self.dataset.with_column(column, domain=domain))
+
+    def set_opt_ins(self, *, allow_data_domains: bool | None = None, separate_dataset: bool | None = None) -> None:
+        if allow_data_domains is not None:
+            self.allow_data_domains = bool(allow_data_domains)
+        if separate_dataset is not None:
+            self.separate_dataset = bool(separate_dataset)
+        self.mechanism_changed.emit()
 
     def auto_attached(self, column: str) -> str | None:
         """The ARX file the column's taxonomy was attached from when the table opened (None once changed)."""
@@ -111,15 +107,20 @@ class Session(QObject):
         return registry.create(self.mechanism_name) if self.mechanism_name else None
 
     # -- releases ------------------------------------------------------------------------------------------
-    def add_release(self, release: Release, ledger_entry=None, outcome=None) -> ReleaseRecord:
-        record = ReleaseRecord(release, ledger_entry, outcome)
-        self.releases.append(record)
+    def add_release(self, published) -> None:
+        self.releases.append(published)
         self.releases_changed.emit()
-        return record
 
     @property
-    def last_release(self) -> ReleaseRecord | None:
+    def last_release(self):
         return self.releases[-1] if self.releases else None
+
+    def exported(self, published) -> list[str]:
+        return self.exports.get(published.release_id, [])
+
+    def add_exports(self, published, paths) -> None:
+        self.exports.setdefault(published.release_id, []).extend(str(p) for p in paths)
+        self.releases_changed.emit()
 
     def add_sweep(self, label: str, result) -> None:
         self.sweeps.append((label, result))
@@ -127,7 +128,7 @@ class Session(QObject):
 
     # -- what a run would do ----------------------------------------------------------------------------------
     def preview(self):
-        """Problems, cost and budget of the current choice (cached until something changes)."""
+        """The engine's Plan of the current choice (cached until something changes; nothing is spent)."""
         if self._preview is None:
             from ppdp_gui.gui.preview import preview
             self._preview = preview(self)
@@ -144,18 +145,28 @@ class Session(QObject):
             self._ledger = Ledger()
         return self._ledger
 
-    def fingerprint_function(self):
-        """ledger.fingerprint, for a worker to call; None when the ledger cannot be opened here."""
-        try:
-            return self.ledger.fingerprint
-        except (ImportError, OSError):
-            return None
+    # -- the recipe (a project file) -------------------------------------------------------------------------------
+    def recipe(self, previous_releases: list[dict] | None = None):
+        """The session as an engine Recipe: what `ppdp run --recipe` needs to make the same release."""
+        from ppdp_gui.engine.persistence.project import Recipe
+        ds = self.dataset
+        if ds is None:
+            from ppdp_gui.engine.errors import DataError
+            raise DataError("there is no table to save a project for")
+        return Recipe(
+            source=ds.source.path or "", source_sha256=ds.source.sha256, na_policy=ds.source.na_policy,
+            kinds={c.name: c.kind for c in ds.schema}, roles={c.name: c.role for c in ds.schema},
+            taxonomies={c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None},
+            domains={c.name: c.domain for c in ds.schema if c.domain is not None},
+            mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
+            releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases])
 
-    def fingerprint(self) -> str | None:
-        """The ledger's fingerprint of the loaded table, computed once per table."""
-        if self.dataset is None:
-            return None
-        frame = self.dataset.frame
-        if self._fingerprint is None or self._fingerprint[0] is not frame:
-            self._fingerprint = (frame, self.ledger.fingerprint(frame))
-        return self._fingerprint[1]
+
+def release_summary(published, exported_to) -> dict:
+    """What a project remembers of a release made (the release itself is the exported file)."""
+    entry = published.ledger_entry
+    return {"release_id": published.release_id, "created": published.created, "mechanism": published.mechanism,
+            "guarantee": published.guarantee_line(),
+            "epsilon": None if published.cost.epsilon is None else str(published.cost.epsilon),
+            "rows": int(len(published.table)), "ledger_entry": getattr(entry, "id", None),
+            "record": published.record_path, "exported_to": list(exported_to)}

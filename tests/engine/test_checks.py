@@ -22,7 +22,7 @@ def test_every_mondrian_release_passes_and_tampering_fails(seed, n, n_num, n_cat
     if n < k:
         return
     rel = run(Mondrian(), ds, k=k, mode=mode, l=l, diversity=diversity)
-    meta = rel.metadata
+    meta = rel.record
     result = check_release(rel.table, meta["quasi_identifiers"], k, sensitive=meta["sensitive"], l=meta["l"],
                            diversity=diversity)
     assert result.ok, result.message
@@ -40,7 +40,7 @@ def test_every_mondrian_release_passes_and_tampering_fails(seed, n, n_num, n_cat
 def test_every_tds_release_passes(seed, n, n_num, n_cat, k):
     ds = random_dataset(np.random.default_rng(seed), n, n_num, n_cat)
     rel = run(TDS(), ds, k=k)
-    result = check_release(rel.table, rel.metadata["quasi_identifiers"], k)
+    result = check_release(rel.table, rel.record["quasi_identifiers"], k)
     assert result.ok, result.message
 
 

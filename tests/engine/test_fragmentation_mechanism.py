@@ -49,7 +49,7 @@ def test_registered_with_its_parameters():
 def test_every_fragment_passes_the_independent_check(musk, strategy):
     rel = _run(musk, strategy=strategy)
     tables = fragment_tables(rel)
-    frags = rel.metadata["fragments"]
+    frags = rel.record["fragments"]
     assert len(tables) == 2 and list(rel.extra_tables) == ["fragment 2"]
     qis = [set(f["quasi_identifiers"]) for f in frags]
     assert not qis[0] & qis[1] and qis[0] | qis[1] == set(musk.quasi_identifiers)
@@ -60,7 +60,7 @@ def test_every_fragment_passes_the_independent_check(musk, strategy):
     common = set(tables["fragment 1"].columns) & set(tables["fragment 2"].columns)
     assert common == {"class"}  # the fragments share the class column only, no row key
     assert "molecule_id" not in tables["fragment 1"].columns
-    assert rel.metadata["join"]["shared_columns"] == ["class"] and rel.metadata["join"]["row_key"] is None
+    assert rel.record["join"]["shared_columns"] == ["class"] and rel.record["join"]["row_key"] is None
 
 
 def _groups(table, qis):
@@ -70,22 +70,22 @@ def _groups(table, qis):
 def test_naive_tables_have_one_class_per_group(musk):
     rel = _run(musk, strategy="naive")
     distorted = 0
-    for meta, table in zip(rel.metadata["fragments"], fragment_tables(rel).values()):
+    for meta, table in zip(rel.record["fragments"], fragment_tables(rel).values()):
         per_group = table.groupby(meta["quasi_identifiers"], observed=True)["class"].nunique()
         assert (per_group == 1).all()
         distorted += meta["class_distortion"]
-    assert distorted == rel.metadata["class_distortion"] > 0
+    assert distorted == rel.record["class_distortion"] > 0
 
 
 def test_joins_of_published_tables_are_k_anonymous(musk):
     # recount Theorem 4.1 on what a reader of the two files sees
     rel = _run(musk, strategy="dependency graph")
-    (m1, m2), (t1, t2) = rel.metadata["fragments"], list(fragment_tables(rel).values())
+    (m1, m2), (t1, t2) = rel.record["fragments"], list(fragment_tables(rel).values())
     y1, y2 = (pd.factorize(t["class"], sort=True)[0] for t in (t1, t2))
     c1 = class_counts(_groups(t1, m1["quasi_identifiers"]), y1, 2)
     c2 = class_counts(_groups(t2, m2["quasi_identifiers"]), y2, 2)
     assert len(violating_pairs(c1, c2, K)) == 0
-    assert rel.metadata["class_distortion"] == 0  # binary class: nothing to change (see enforce's docstring)
+    assert rel.record["class_distortion"] == 0  # binary class: nothing to change (see enforce's docstring)
 
 
 def test_rows_are_not_aligned_across_fragments(musk):
@@ -93,14 +93,14 @@ def test_rows_are_not_aligned_across_fragments(musk):
     t1, t2 = list(fragment_tables(rel).values())
     # same class multiset, but not row-for-row the same order (each fragment has its own permutation)
     assert sorted(t1["class"]) == sorted(t2["class"])
-    g1 = _groups(t1, rel.metadata["fragments"][0]["quasi_identifiers"])
-    g2 = _groups(t2, rel.metadata["fragments"][1]["quasi_identifiers"])
+    g1 = _groups(t1, rel.record["fragments"][0]["quasi_identifiers"])
+    g2 = _groups(t2, rel.record["fragments"][1]["quasi_identifiers"])
     assert not np.array_equal(pd.factorize(g1)[0], pd.factorize(g2)[0]) or not t1["class"].equals(t2["class"])
 
 
 def test_rho_selectivity_publishes_value_sets(musk):
     rel = _run(musk, strategy="ρ-selectivity", rho=0.5)
-    for meta, table in zip(rel.metadata["fragments"], fragment_tables(rel).values()):
+    for meta, table in zip(rel.record["fragments"], fragment_tables(rel).values()):
         g = _groups(table, meta["quasi_identifiers"])
         cls = table["class"].astype(str)
         assert (cls == "*").any()
@@ -111,8 +111,8 @@ def test_rho_selectivity_publishes_value_sets(musk):
 
 def test_l_diversity_extension(musk):
     rel = _run(musk, l=2)
-    assert rel.metadata["segments"] >= 1 and rel.metadata["strategy"] == "l-diversity extension"
-    for meta, table in zip(rel.metadata["fragments"], fragment_tables(rel).values()):
+    assert rel.record["segments"] >= 1 and rel.record["strategy"] == "l-diversity extension"
+    for meta, table in zip(rel.record["fragments"], fragment_tables(rel).values()):
         res = check_release(table, meta["quasi_identifiers"], K, sensitive="class", l=2)
         assert res.ok, res.message
 
@@ -122,7 +122,7 @@ def test_less_information_loss_than_plain_mondrian(musk):
     plain = run_to_release(registry.create("Mondrian").run(musk, rng=NoiseSource.for_tests(7), k=K, grid_width=1))
     from ppdp_gui.engine.metrics.information_loss import ncp
     m = Fragmentation().measures(frag, musk, None)
-    ncp_plain = 100 * ncp(plain.table, plain.metadata["intervals"], plain.metadata["domains"])
+    ncp_plain = 100 * ncp(plain.table, plain.record["intervals"], plain.record["domains"])
     assert m["information loss %"] < ncp_plain - 3  # 37.5 vs 42.3 (deterministic)
     assert m["smallest group"] >= K
 
@@ -131,7 +131,7 @@ def test_measures_with_test_rows(musk):
     rel = _run(musk, strategy="naive")
     m = Fragmentation().measures(rel, musk, musk)
     assert 0 < m["F-measure tree %"] <= 100 and 0 < m["F-measure 5-NN %"] <= 100
-    assert m["class distortion"] == rel.metadata["class_distortion"]
+    assert m["class distortion"] == rel.record["class_distortion"]
 
 
 def test_checks_before_running(musk):
@@ -157,8 +157,8 @@ def test_segments_keep_k_rows_and_l_values(musk):
 
 def test_l_diversity_with_one_segment(musk):
     rel = _run(musk, l=2, max_segments=1)
-    assert rel.metadata["segments"] == 1
-    for meta, table in zip(rel.metadata["fragments"], fragment_tables(rel).values()):
+    assert rel.record["segments"] == 1
+    for meta, table in zip(rel.record["fragments"], fragment_tables(rel).values()):
         assert check_release(table, meta["quasi_identifiers"], K, sensitive="class", l=2).ok
 
 
@@ -169,5 +169,5 @@ def test_raw_column_stays_with_the_quasi_identifier_it_reveals(musk):
     data = dataset_from_frame(frame, roles=roles)
     assert any("published unchanged" in p.message for p in Fragmentation().validate(data, k=K))
     rel = _run(data)
-    home = [f for f in rel.metadata["fragments"] if "copy" in f["other_columns"]]
+    home = [f for f in rel.record["fragments"] if "copy" in f["other_columns"]]
     assert len(home) == 1 and q in home[0]["quasi_identifiers"]

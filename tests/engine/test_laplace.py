@@ -97,14 +97,17 @@ def test_every_cell_of_the_public_domain_is_noised():
     assert len(set(outs)) > 3
 
 
-def test_domains_from_the_data_are_flagged_as_leaks():
+def test_the_mechanism_never_reads_a_domain_from_the_data():
+    """No bounds, no category list: the mechanism refuses (the publish path decides about an opt-in)."""
     data = numeric_dataset([20, 35, 70])
     mech = LaplaceHistogram()
-    warnings = [p for p in mech.validate(data, columns="x") if p.level == "warning"]
-    assert warnings and "leaks" in warnings[0].message
+    errors = [p for p in mech.validate(data, columns="x") if p.level == "error"]
+    assert errors and "no public bounds" in errors[0].message
     assert mech.validate(data, columns="x", low=0, high=100) == []
+    assert [n.what for n in mech.domain_needs(data, {"columns": ("x",)})] == ["bounds"]
+    assert mech.domain_needs(data, {"columns": ("x",), "low": 0, "high": 100}) == []
     cat = Dataset(pd.DataFrame({"c": ["a", "b"]}), (ColumnSpec("c", "categorical"),))
-    assert any("taken from the data" in p.message for p in mech.validate(cat, columns="c"))
+    assert any("no public list" in p.message for p in mech.validate(cat, columns="c"))
 
 
 def test_integer_bins_and_labels():

@@ -66,6 +66,6 @@ def test_mondrian_measures():
     test = ds.with_frame(ds.frame.iloc[200:].reset_index(drop=True))
     rel = run(Mondrian(), train, k=10)
     m = Mondrian().measures(rel, train, test)
-    assert 0 < m["NCP %"] < 100 and m["classes"] == rel.metadata["n_classes"]
+    assert 0 < m["NCP %"] < 100 and m["classes"] == rel.record["groups"]
     assert m["max prosecutor risk %"] <= 10 and m["C_avg"] >= 1
     assert 0 <= m["F-measure tree %"] <= 100 and 0 <= m["F-measure 5-NN %"] <= 100

@@ -92,13 +92,13 @@ def test_release_publishes_cut_points_not_raw_extremes():
     assert "id" not in rel.table.columns
     assert sorted(rel.table["y"]) == sorted(ds.frame["y"])  # class passes through
     for col in ("n0", "n1"):
-        for label, (lo, hi) in rel.metadata["intervals"][col].items():
+        for label, (lo, hi) in rel.record["intervals"][col].items():
             assert lo % 10 == 0 and (hi + 1) % 10 == 0, label  # whole cells [10m, 10m+9]
     tax = ds.spec("c0").taxonomy
     labels = {tax.label(n) for n in range(len(tax))}
     assert set(rel.table["c0"].astype(str)) <= labels
-    meta = rel.metadata
-    assert {"quasi_identifiers", "k", "l", "sensitive", "diversity", "n_classes"} <= set(meta)
+    meta = rel.record
+    assert {"quasi_identifiers", "k", "l", "sensitive", "diversity", "groups"} <= set(meta)
     assert check_release(rel.table, meta["quasi_identifiers"], 7).ok
 
 
@@ -107,8 +107,8 @@ def test_mechanism_l_diversity_and_parameters():
     mech = registry.create("Mondrian")
     assert mech.guarantee == "k-anonymity"
     rel = run(mech, ds, k=5, l=3, diversity="entropy")
-    assert rel.metadata["sensitive"] == "disease" and rel.cost.l == 3
-    assert check_release(rel.table, rel.metadata["quasi_identifiers"], 5, sensitive="disease", l=3,
+    assert rel.record["sensitive"] == "disease" and rel.cost.l == 3
+    assert check_release(rel.table, rel.record["quasi_identifiers"], 5, sensitive="disease", l=3,
                          diversity="entropy").ok
     assert any("minimum" in p.message for p in mech.validate(ds, k=1))
     assert any(p.param == "k" and p.level == "error" for p in mech.validate(ds, k=600))  # 500 rows
@@ -135,9 +135,9 @@ def test_adult_release_passes_checker(shared_data):
     ds = adult_dataset(shared_data)
     rel = run(Mondrian(), ds, k=10)
     assert check_release(rel.table, ADULT_QIS, 10).ok
-    loss = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
+    loss = ncp(rel.table, rel.record["intervals"], rel.record["domains"])
     assert 0.05 < loss < 0.6  # grids and flat taxonomies cost more than raw ranges, but far from everything
-    assert rel.metadata["n_classes"] > 500
+    assert rel.record["groups"] > 500
 
 
 @settings(max_examples=40, deadline=None)
@@ -189,8 +189,8 @@ def test_arx_adult_loss_stays_near_measured(shared_data):
     rel = run(Mondrian(), ds, k=10)
     result = check_release(rel.table, ARX_QIS, 10)
     assert result.ok, result.message
-    lm = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
-    assert lm <= ARX_ADULT_LM_K10 + 0.02 and rel.metadata["n_classes"] >= 1900
+    lm = ncp(rel.table, rel.record["intervals"], rel.record["domains"])
+    assert lm <= ARX_ADULT_LM_K10 + 0.02 and rel.record["groups"] >= 1900
     rel = run(Mondrian(), ds, k=10, l=2, sensitive="salary-class")
     assert check_release(rel.table, ARX_QIS, 10, sensitive="salary-class", l=2).ok
-    assert ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"]) <= 0.1845 + 0.02
+    assert ncp(rel.table, rel.record["intervals"], rel.record["domains"]) <= 0.1845 + 0.02

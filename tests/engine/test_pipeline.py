@@ -1,51 +1,98 @@
-"""run_release: budget reserved before any computation and never refunded, independent k-check enforced;
-run_sweep: grid × repeats, seeded and stratified, never charged; the JSON release report."""
+"""The publish path: plan (validated once) → run_release (budget reserved before any computation and never
+refunded, every claim recounted) → Published; run_sweep: grid × repeats, seeded and stratified, never charged."""
 
 import json
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from ppdp_gui.engine.claims import KAnonymity
+from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role, SourceInfo
 from ppdp_gui.engine.errors import BudgetError, CheckError, ParameterError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Progress, Release
 from ppdp_gui.engine.mechanisms.laplace import LaplaceHistogram, expected_abs_noise
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.persistence.report import jsonable, release_report
-from ppdp_gui.engine.pipeline import run_release, run_sweep
+from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.pipeline import Published, plan, run_release, run_sweep
 from ppdp_gui.engine.pipeline.sweep import split_holdout
+
+
+@dataclass(frozen=True)
+class FakeIdentity:
+    fingerprint: str = "fp"
+    budget: str = "fp"
+    known: bool = True
+    near_copy_of: str | None = None
+    similarity: float | None = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class FakeBudget:
+    cap: Fraction | None
+    spent: Fraction
+    spent_delta: Fraction = Fraction(0)
+    releases: int = 0
+    default_cap_applied: bool = False
+
+    @property
+    def remaining(self):
+        return None if self.cap is None else max(self.cap - self.spent, Fraction(0))
+
+
+@dataclass(frozen=True)
+class FakeEntry:
+    id: int
+    output_hash: str | None = None
 
 
 class FakeLedger:
     """Records the order of calls; refuses a reservation above `cap` like the real ledger."""
 
+    path = None
+
     def __init__(self, cap=None, log=None):
         self.cap, self.log, self.spent, self.completed = cap, log if log is not None else [], Fraction(0), {}
 
-    def fingerprint(self, frame):
-        return "fp"
+    def identify(self, data, label="", separate=False):
+        return FakeIdentity()
 
-    def reserve(self, fp, mechanism, params, epsilon, delta=0, label=""):
+    def budget(self, identity):
+        return FakeBudget(self.cap, self.spent)
+
+    def reserve(self, identity, mechanism, params, epsilon, delta=0, *, release_id="", label=""):
         json.dumps(params)  # params must be storable
         if self.cap is not None and self.spent + epsilon > self.cap:
             self.log.append("refused")
             raise BudgetError("over the cap")
         self.spent += epsilon
         self.log.append("reserve")
-        return len(self.log)
+        return FakeEntry(len(self.log))
 
-    def complete(self, entry, output_hash):
+    def complete(self, entry_id, output_hash):
         self.log.append("complete")
-        self.completed[entry] = output_hash
+        self.completed[entry_id] = output_hash
+
+    def entry(self, entry_id):
+        return FakeEntry(entry_id, self.completed.get(entry_id))
+
+    def protected_paths(self):
+        return []
 
 
 class Spy(LaplaceHistogram):
-    """The Laplace histogram, logging when it starts computing and whether it was closed."""
+    """The Laplace histogram, logging when it starts computing, each validation, and whether it was closed."""
 
     def __init__(self, log):
         self.log = log
+
+    def validate(self, data, **params):
+        self.log.append("validate")
+        return super().validate(data, **params)
 
     def _run(self, data, *, rng, **params):
         self.log.append("compute")
@@ -67,75 +114,95 @@ def adult_like(n=600, seed=0) -> Dataset:
 PARAMS = {"columns": "age", "low": 17, "high": 90, "bin_width": 10, "epsilon": 0.5}
 
 
+def release(mech, data, params, ledger=None, rng=None, **kw):
+    return list(run_release(plan(data, mech, params, ledger=ledger, **kw), ledger=ledger, rng=rng))
+
+
 def test_reserve_happens_before_computing_and_is_completed_with_the_hash():
     log = []
     ledger = FakeLedger(log=log)
-    items = list(run_release(Spy(log), adult_like(), PARAMS, ledger=ledger, rng=NoiseSource.for_tests(1)))
-    release = items[-1]
-    assert isinstance(release, Release) and all(isinstance(i, Progress) for i in items[:-1])
-    assert log == ["reserve", "compute", "closed", "complete"]
+    items = release(Spy(log), adult_like(), PARAMS, ledger, NoiseSource.for_tests(1))
+    published = items[-1]
+    assert isinstance(published, Published) and all(isinstance(i, Progress) for i in items[:-1])
+    assert log == ["validate", "reserve", "compute", "closed", "complete"]  # validated once per release
     assert ledger.spent == Fraction(1, 2)
-    assert ledger.completed[release.metadata["ledger_entry"]] == release.metadata["output_hash"]
+    assert ledger.completed[published.ledger_entry.id] == published.output_hash
     assert [p.fraction for p in items[:-1]] == sorted(p.fraction for p in items[:-1])
 
 
 def test_budget_error_stops_everything_before_any_work():
     log = []
-    gen = run_release(Spy(log), adult_like(), PARAMS, ledger=FakeLedger(cap=Fraction(1, 4), log=log))
+    ledger = FakeLedger(cap=Fraction(1, 4), log=log)
+    planned = plan(adult_like(), Spy(log), PARAMS, ledger=ledger)
+    assert planned.over_budget and "more than is left" in planned.budget_text()
     with pytest.raises(BudgetError):
-        list(gen)
-    assert log == ["refused"]
+        list(run_release(planned, ledger=ledger))
+    assert log == ["validate", "refused"]
 
 
 def test_invalid_parameters_raise_before_the_ledger_is_touched():
     log = []
     with pytest.raises(ParameterError, match="column"):
-        list(run_release("Laplace histogram", adult_like(), {"columns": "nope"}, ledger=FakeLedger(log=log)))
+        release("Laplace histogram", adult_like(), {"columns": "nope"}, FakeLedger(log=log))
     with pytest.raises(ParameterError):
-        list(run_release("Laplace histogram", adult_like(), {**PARAMS, "epsilon": -1}, ledger=FakeLedger(log=log)))
+        release("Laplace histogram", adult_like(), {**PARAMS, "epsilon": -1}, FakeLedger(log=log))
     assert log == []
 
 
 def test_cancelling_stops_the_work_and_keeps_the_budget_spent():
     log = []
     ledger = FakeLedger(log=log)
-    gen = run_release(Spy(log), adult_like(), PARAMS, ledger=ledger)
-    for item in gen:
+    gen = run_release(plan(adult_like(), Spy(log), PARAMS, ledger=ledger), ledger=ledger)
+    for _item in gen:
         if "compute" in log:
             break
     gen.close()
-    assert log == ["reserve", "compute", "closed"]  # never completed, never refunded
+    assert log == ["validate", "reserve", "compute", "closed"]  # never completed, never refunded
     assert ledger.spent == Fraction(1, 2)
 
 
 class FixedTable(Mechanism):
-    """A syntactic 'mechanism' that releases a given table and claims k = 3."""
+    """A syntactic 'mechanism' that releases a given table and claims k = 3 on 'zip'."""
 
     name = "fixed"
     guarantee = "k-anonymity"
     params = (ParamSpec("k", "k", "int", default=3, low=1),)
 
-    def __init__(self, table):
-        self.table = table
+    def __init__(self, table, extra=None, claims=None):
+        self.table, self.extra, self.claims = table, extra or {}, claims
 
     def privacy_cost(self, **params):
         return PrivacyCost(k=params.get("k", 3))
 
     def _run(self, data, *, rng, k):
-        yield Release(self.name, self.table, self.privacy_cost(k=k), {"k": k},
-                      metadata={"quasi_identifiers": ["zip"], "k": k})
+        claims = self.claims if self.claims is not None else (KAnonymity(k, ("zip",)),)
+        yield Release(self.name, self.table, self.privacy_cost(k=k), {"k": k}, claims=claims,
+                      extra_tables=self.extra)
 
 
-def test_k_anonymity_releases_are_recounted_independently():
+def test_k_anonymity_claims_are_recounted_independently():
     data = adult_like(10)
     good = pd.DataFrame({"zip": ["13*"] * 3 + ["14*"] * 3})
     ledger = FakeLedger()
-    release = list(run_release(FixedTable(good), data, {"k": 3}, ledger=ledger))[-1]
-    assert release.metadata["check"]["ok"] and release.metadata["check"]["min_class"] == 3
+    published = release(FixedTable(good), data, {"k": 3}, ledger)[-1]
+    assert [c.ok for c in published.checks] == [True] and published.checks[0].figures["smallest group"] == 3
     assert ledger.log == []  # not DP: nothing charged
+    assert published.figures["smallest group (rows)"] == 3  # for the custodian
     bad = pd.DataFrame({"zip": ["13*"] * 3 + ["14*"] * 2})
     with pytest.raises(CheckError, match="fewer than k"):
-        list(run_release(FixedTable(bad), data, {"k": 3}))
+        release(FixedTable(bad), data, {"k": 3})
+
+
+def test_every_table_of_a_release_is_recounted():
+    """A multi-table release is refused when any one of its tables (not only the main one) breaks its claim."""
+    good = pd.DataFrame({"a": ["x"] * 4 + ["y"] * 4, "c": ["0", "1"] * 4})
+    bad = pd.DataFrame({"b": ["u"] * 7 + ["v"], "c": ["0", "1"] * 4})
+    claims = (KAnonymity(4, ("a",)), KAnonymity(4, ("b",), table="fragment 2"))
+    with pytest.raises(CheckError, match="fragment 2"):
+        release(FixedTable(good, {"fragment 2": bad}, claims), adult_like(10), {"k": 4})
+    fixed = good.rename(columns={"a": "b"})
+    published = release(FixedTable(good, {"fragment 2": fixed}, claims), adult_like(10), {"k": 4})[-1]
+    assert len(published.checks) == 2 and all(c.ok for c in published.checks)
 
 
 def test_sweep_is_reproducible_and_error_follows_epsilon():
@@ -173,23 +240,6 @@ def test_holdout_is_stratified_by_class():
     pd.testing.assert_frame_equal(test.frame, same.frame)
 
 
-def test_release_report_is_json_and_complete():
-    data = adult_like()
-    release = list(run_release("Laplace histogram", data, {**PARAMS, "epsilon": 0.1}, ledger=FakeLedger(),
-                               rng=NoiseSource.for_tests(2)))[-1]
-    report = release_report(release, data)
-    text = json.dumps(report, allow_nan=False)
-    back = json.loads(text)
-    assert back["cost"]["epsilon"] == "1/10" and back["cost"]["epsilon_float"] == 0.1
-    assert back["mechanism"] == {"name": "Laplace histogram", "guarantee": "ε-DP"}
-    assert back["dataset"]["source_sha256"] == "ab" * 32 and back["dataset"]["rows_used"] == 600
-    assert back["release"]["rows"] == 8 and len(back["release"]["output_sha256"]) == 64
-    assert back["ledger"] == {"id": 1}
-    assert back["params"]["columns"] == ["age"] and back["software"]["ppdp_gui"]
-    assert back["warnings"] == [] and back["metadata"]["noise scale"] == 10.0  # public bounds: nothing leaks
-    assert back["check"] is None and back["measures"] is None  # no error vs the private data in a release
-
-
 def test_jsonable_handles_engine_values():
     out = jsonable({"f": Fraction(1, 3), "t": (1, np.int64(2)), "nan": float("nan"), "r": Role.CLASS,
                     "a": np.arange(3)})
@@ -200,37 +250,37 @@ def test_with_the_real_ledger_a_cancelled_run_stays_charged(tmp_path):
     from ppdp_gui.engine.privacy.fingerprint import content_hash
     from ppdp_gui.engine.privacy.ledger import Ledger
     ledger, data = Ledger(tmp_path / "ledger.sqlite"), adult_like()
-    fp = ledger.fingerprint(data.frame)
-    ledger.set_cap(fp, Fraction(1))
-    release = list(run_release("Laplace histogram", data, PARAMS, ledger=ledger))[-1]
-    entry = ledger.entries(fp)[-1]
-    assert entry.id == release.metadata["ledger_entry"] and entry.output_hash == content_hash(release.table)
-    gen = run_release("Laplace histogram", data, PARAMS, ledger=ledger)
+    identity = ledger.identify(data)
+    ledger.set_cap(identity, Fraction(1))
+    published = release("Laplace histogram", data, PARAMS, ledger)[-1]
+    entry = ledger.entry(published.ledger_entry.id)
+    assert entry.output_hash == content_hash(published.table) == published.output_hash
+    gen = run_release(plan(data, "Laplace histogram", PARAMS, ledger=ledger), ledger=ledger)
     for item in gen:
         if item.fraction > 0.05:  # the mechanism has started
             break
     gen.close()
-    assert ledger.spent(fp) == Fraction(1) and ledger.entries(fp)[-1].output_hash is None
+    assert ledger.budget(identity).spent == Fraction(1)
     with pytest.raises(BudgetError):  # the cancelled run's ε is not refunded: the cap is reached
-        list(run_release("Laplace histogram", data, PARAMS, ledger=ledger))
-    assert len(ledger.entries(fp)) == 2
-    report = release_report(release, data, ledger_entry=entry)
-    assert report["ledger"]["fingerprint"] == fp and report["dataset"]["fingerprint"] == fp
+        release("Laplace histogram", data, PARAMS, ledger)
+    assert ledger.budget(identity).releases == 2
 
 
-def test_every_fragment_of_a_release_is_recounted():
-    """A multi-table release is refused when any one of its tables (not only the main one) breaks k."""
-    from ppdp_gui.engine.pipeline.release import check_anonymity
+def test_each_published_release_carries_its_own_ledger_entry(tmp_path):
+    """Looked up by id: two releases of the same table get their own entries, not 'the last one'."""
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    ledger, data = Ledger(tmp_path / "ledger.sqlite"), adult_like()
+    first = release("Laplace histogram", data, PARAMS, ledger)[-1]
+    second = release("Laplace histogram", data, {**PARAMS, "epsilon": 0.25}, ledger)[-1]
+    assert first.ledger_entry.id != second.ledger_entry.id
+    assert ledger.entry(first.ledger_entry.id).epsilon == Fraction(1, 2)
+    assert ledger.entry(second.ledger_entry.id).epsilon == Fraction(1, 4)
+    assert first.record_path and json.loads(open(first.record_path).read())["release_id"] == first.release_id
 
-    good = pd.DataFrame({"a": ["x"] * 4 + ["y"] * 4, "c": ["0", "1"] * 4})
-    bad = pd.DataFrame({"b": ["u"] * 7 + ["v"], "c": ["0", "1"] * 4})
-    frags = [{"table": "fragment 1", "where": "table", "quasi_identifiers": ["a"], "k": 4},
-             {"table": "fragment 2", "where": "extra_tables", "quasi_identifiers": ["b"], "k": 4}]
-    release = Release("Fragmentation", good, PrivacyCost(k=4), {}, metadata={"fragments": frags},
-                      extra_tables={"fragment 2": bad})
-    with pytest.raises(CheckError, match="fragment 2"):
-        check_anonymity(release)
-    fixed = Release("Fragmentation", good, PrivacyCost(k=4), {}, metadata={"fragments": frags},
-                    extra_tables={"fragment 2": good.rename(columns={"a": "b"})})
-    summary = check_anonymity(fixed)
-    assert summary["ok"] and summary["min_class"] == 4 and len(summary["parts"]) == 2
+
+def test_domains_in_the_schema_make_the_bounds_parameters_unnecessary():
+    data = adult_like().with_column("age", domain=Domain(low=0, high=120, integer=True))
+    published = release("Laplace histogram", data, {"columns": "age", "bin_width": 10, "epsilon": 1},
+                        rng=NoiseSource.for_tests(3))[-1]
+    assert published.holds and list(published.table["age"].cat.categories)[0] == "0-9"
+    assert len(published.table) == 13  # 0..120 in bands of 10: public, whatever the data

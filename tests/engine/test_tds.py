@@ -37,7 +37,7 @@ def test_specialises_the_informative_node_and_keeps_k():
 def test_k_too_large_for_any_specialisation_keeps_everything_general():
     ds = small_table()
     rel = run(TDS(), ds, k=40)
-    assert set(rel.table["job"].astype(str)) == {"*"} and rel.metadata["specialisations"] == 0
+    assert set(rel.table["job"].astype(str)) == {"*"} and rel.record["specialisations"] == 0
     assert rel.table["age"].nunique() == 1
 
 
@@ -63,4 +63,4 @@ def test_adult_with_arx_hierarchies(shared_data):
     ds = arx_adult_dataset(shared_data, salary_role=Role.CLASS)
     rel = run(TDS(), ds, k=5)
     assert check_release(rel.table, qis, 5).ok
-    assert rel.metadata["specialisations"] >= 10 and rel.metadata["n_classes"] >= 50
+    assert rel.record["specialisations"] >= 10 and rel.record["groups"] >= 50

@@ -11,6 +11,7 @@ import pandas as pd
 from ppdp_gui.engine.errors import DataError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ppdp_gui.engine.data.domains import Domain
     from ppdp_gui.engine.taxonomy import Taxonomy
 
 Kind = Literal["numeric", "categorical"]
@@ -54,10 +55,13 @@ class SourceInfo:
 
 @dataclass(frozen=True)
 class ColumnSpec:
+    """One column: its kind, its role, its taxonomy and its public domain (see data/domains.py)."""
+
     name: str
     kind: Kind
     role: Role = Role.INSENSITIVE
     taxonomy: "Taxonomy | None" = None
+    domain: "Domain | None" = None
 
 
 @dataclass(frozen=True)

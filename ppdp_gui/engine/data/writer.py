@@ -1,8 +1,18 @@
-"""Write releases and reports atomically, never over the source file, with spreadsheet formulas neutralised.
+"""Write releases and reports atomically, never over a protected file, with spreadsheet formulas neutralised.
 
 Every write goes to a temporary file in the target's folder and is then renamed over the target (os.replace), so
 a crash or a full disk leaves either the old file or the new one, never half a file, and no temporary behind.
-A text cell that a spreadsheet would run as a formula (= + - @ tab CR at its start) gets a leading apostrophe.
+`stage` / `commit` split that in two so the publish path can read each temporary file back and recount its
+claims *on the bytes written* before any of them is renamed into place.
+
+Protected files: the source table and the budget ledger (database, key, journal) are never written over, by
+resolved path or by inode (hard links, symlinks); callers pass them as `protected`.
+
+Neutralisation is injective, so the checker sees the same groups in the file as in memory: a text cell that a
+spreadsheet would run as a formula — one starting with = + - @ tab CR, or their full-width forms (＝ ＋ －
+＠) — gets a leading apostrophe, and so does a cell that already starts with an apostrophe ('=flu' and "'=flu"
+stay different: "'=flu" and "''=flu"). Plain ASCII numbers ('-5', '+3.2e4') are left alone; a number in other
+digits ('+١٢٣') is not a number to a spreadsheet's formula parser and is neutralised.
 """
 
 from __future__ import annotations
@@ -10,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import enum
+import hashlib
 import json
 import os
 import re
@@ -25,36 +36,93 @@ from ppdp_gui.engine.data.schema import SourceInfo
 from ppdp_gui.engine.errors import DataError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx", ".parquet": "parquet"}
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20", "\u2212", "\ufe62",
+                 "\ufe63", "\ufe66", "\ufe6b")
+MARK = "'"
+NEUTRAL_START = FORMULA_START + (MARK,)
+_PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 EXCEL_MAX_ROWS = 1_048_576 - 1  # one row is the header
 EXCEL_MAX_COLS = 16_384
 
 
-def export_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None) -> Path:
-    """Write `frame` to `path` (format from the suffix: .csv .tsv .xlsx .parquet) and return the final path."""
-    target = _target(path, source)
-    fmt = FORMATS.get(target.suffix.lower())
+def table_format(path) -> str:
+    """'csv', 'tsv', 'xlsx' or 'parquet' from the file name, or DataError naming what is possible."""
+    fmt = FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise DataError(f"cannot export to {target.suffix or 'a file without suffix'}; use one of "
-                        f"{', '.join(FORMATS)}", path=str(target))
+        raise DataError(f"cannot export to {Path(path).suffix or 'a file without suffix'}; use one of "
+                        f"{', '.join(FORMATS)}", path=str(path))
+    return fmt
+
+
+def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path], object]:
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame to export, got {type(frame).__name__}")
     if fmt == "parquet":
         table = frame.copy()
         table.columns = [str(c) for c in table.columns]
-        return _atomic(target, lambda tmp: table.to_parquet(tmp, index=False))
+        return lambda tmp: table.to_parquet(tmp, index=False)
     safe = neutralise_formulas(frame)
     if fmt == "xlsx":
         if len(safe) > EXCEL_MAX_ROWS or safe.shape[1] > EXCEL_MAX_COLS:
             raise DataError(f"{len(safe):,} rows x {safe.shape[1]:,} columns do not fit in an Excel sheet "
                             f"(at most {EXCEL_MAX_ROWS:,} x {EXCEL_MAX_COLS:,}); export CSV or Parquet instead",
                             path=str(target))
-        return _atomic(target, lambda tmp: _write_xlsx(safe, tmp))
+        return lambda tmp: _write_xlsx(safe, tmp)
     sep = "\t" if fmt == "tsv" else ","
     # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too
-    return _atomic(target, lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n",
-                                                   encoding="utf-8"))
+    return lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n", encoding="utf-8")
+
+
+def export_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Path:
+    """Write `frame` to `path` (format from the suffix: .csv .tsv .xlsx .parquet) and return the final path."""
+    target = _target(path, source, protected)
+    fmt = table_format(target)
+    return _atomic(target, _table_writer(frame, fmt, target))
+
+
+@dataclasses.dataclass
+class Staged:
+    """A table written to a temporary file beside its target, not yet renamed into place."""
+
+    target: Path
+    tmp: Path
+    fmt: str
+    sha256: str = ""
+
+    def discard(self) -> None:
+        self.tmp.unlink(missing_ok=True)
+
+
+def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Staged:
+    """Write `frame` to a temporary file in `path`'s folder (fsynced); `commit` renames it, `discard` drops it."""
+    target = _target(path, source, protected)
+    fmt = table_format(target)
+    tmp = _temporary(target)
+    try:
+        _table_writer(frame, fmt, target)(tmp)
+        _fsync(tmp)
+        digest = _sha256(tmp)
+    except DataError:
+        tmp.unlink(missing_ok=True)
+        raise
+    except Exception as exc:  # disk full, permissions, a library error: report, leave nothing behind
+        tmp.unlink(missing_ok=True)
+        raise DataError(f"could not be written ({type(exc).__name__}: {exc}); nothing was changed",
+                        path=str(target)) from None
+    return Staged(target, tmp, fmt, digest)
+
+
+def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
+    """Rename a staged file into place (the protected paths are checked again: nothing may have moved)."""
+    _target(staged.target, source, protected)
+    try:
+        _publishable(staged.tmp)
+        os.replace(staged.tmp, staged.target)
+    except OSError as exc:
+        staged.discard()
+        raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
+                        path=str(staged.target)) from None
+    return staged.target
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
@@ -64,7 +132,7 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     because a spreadsheet reads it as that number, not as a formula.
     """
     out = frame.copy()
-    out.columns = [_neutral_text(str(c)) for c in frame.columns]
+    out.columns = [neutral_text(str(c)) for c in frame.columns]
     for pos in range(out.shape[1]):
         col = out.iloc[:, pos]
         if isinstance(col.dtype, pd.CategoricalDtype):
@@ -78,11 +146,11 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
         text = col.astype("str")
         is_str = col.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool) if col.dtype == object else \
             col.notna().to_numpy()
-        risky = (text.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)
+        risky = (text.str.startswith(NEUTRAL_START).fillna(False).to_numpy(dtype=bool)
                  & ~text.str.match(_PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool) & is_str)
         if risky.any():
             fixed = col.astype(object).copy()
-            fixed[risky] = "'" + text[risky]
+            fixed[risky] = MARK + text[risky]
             out.isetitem(pos, fixed)
         else:
             out.isetitem(pos, col)
@@ -90,19 +158,18 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _neutral_categories(col: pd.Series) -> pd.Series | None:
-    """A categorical column with its text categories neutralised, or None when that cannot be done in place."""
+    """A categorical column with its text categories neutralised (injective, so they stay distinct), or None
+    when its categories are not all text."""
     cats = col.cat.categories
     if not all(isinstance(c, str) for c in cats):
         return None
-    fixed = [_neutral_text(c) for c in cats]
-    if len(set(fixed)) != len(fixed):
-        return None
-    return col.cat.rename_categories(fixed)
+    return col.cat.rename_categories([neutral_text(c) for c in cats])
 
 
-def _neutral_text(text: str) -> str:
-    if text.startswith(FORMULA_START) and not re.match(_PLAIN_NUMBER, text):
-        return "'" + text
+def neutral_text(text: str) -> str:
+    """The text a spreadsheet export holds for `text` (see the module docstring); injective."""
+    if text.startswith(NEUTRAL_START) and not re.match(_PLAIN_NUMBER, text):
+        return MARK + text
     return text
 
 
@@ -129,20 +196,28 @@ def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
 
 
 # ---- plain files -------------------------------------------------------------------------------------------
-def write_text_atomic(text: str, path, *, encoding: str = "utf-8") -> Path:
-    """Replace `path` with `text` in one step."""
-    target = _target(path, None)
+def write_text_atomic(text: str, path, *, encoding: str = "utf-8", protected=()) -> Path:
+    """Replace `path` with `text` in one step (never a protected file)."""
+    target = _target(path, None, protected)
     data = text.encode(encoding)
     return _atomic(target, lambda tmp: Path(tmp).write_bytes(data))
 
 
-def write_json_atomic(obj, path) -> Path:
+def json_text(obj) -> str:
+    """`obj` as indented UTF-8 JSON text (Fractions, numpy scalars, enums, paths made plain), one final newline."""
+    try:
+        return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"cannot be written as JSON: {exc}") from None
+
+
+def write_json_atomic(obj, path, *, protected=()) -> Path:
     """Replace `path` with `obj` as indented UTF-8 JSON (Fractions, numpy scalars, enums, paths made plain)."""
     try:
         text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_json_default)
     except (TypeError, ValueError) as exc:
         raise DataError(f"cannot be written as JSON: {exc}", path=str(path)) from None
-    return write_text_atomic(text + "\n", path)
+    return write_text_atomic(text + "\n", path, protected=protected)
 
 
 def _json_default(value):
@@ -166,7 +241,7 @@ def _json_default(value):
 
 
 # ---- safety ------------------------------------------------------------------------------------------------
-def _target(path, source: SourceInfo | None) -> Path:
+def _target(path, source: SourceInfo | None, protected=()) -> Path:
     target = Path(os.path.expanduser(os.fspath(path)))
     if target.is_dir():
         raise DataError("is a folder; choose a file name to export to", path=str(target))
@@ -175,6 +250,10 @@ def _target(path, source: SourceInfo | None) -> Path:
     if source is not None and source.path and _same_file(target, Path(source.path)):
         raise DataError("is the file the data was read from; it is never overwritten, choose another name",
                         path=str(target))
+    for other in protected or ():
+        if other and _same_file(target, Path(other)):
+            raise DataError(f"is a file this app must never overwrite ({Path(other).name}: the source table or the "
+                            "privacy budget ledger); choose another name", path=str(target))
     return target
 
 
@@ -191,17 +270,38 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
+def _temporary(target: Path) -> Path:
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
-    tmp = Path(name)
+    return Path(name)
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb+") as fh:
+        os.fsync(fh.fileno())
+
+
+def _publishable(tmp: Path) -> None:
+    """mkstemp makes 0600 files; a release gets the user's usual permissions."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
+    tmp = _temporary(target)
     try:
         write(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
+        _fsync(tmp)
+        _publishable(tmp)
         os.replace(tmp, target)
     except DataError:
         tmp.unlink(missing_ok=True)

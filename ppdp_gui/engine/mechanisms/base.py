@@ -134,7 +134,14 @@ class Progress:
 class Release:
     """What a run produced. `table` is what gets exported; `extra_tables` holds further parts (e.g. fragments).
 
-    `metadata` carries what checkers and reports need (quasi-identifiers, k, l, the cut, noise scale, ...).
+    What a release says is split by who may read it:
+    - `claims`: the typed guarantees (engine/claims.py) the independent checker recounts on the written file;
+    - `note`: facts for the *release note* that goes out with the file — only public parameters, public domains
+      and what the mechanism's noise produced (the cut DiffGen chose, the noise scale), never a figure computed
+      from the records;
+    - `record`: facts for the *custodian record* that stays on this computer — anything computed from the
+      records (how many values were clamped, exact group counts, what measures need);
+    - `warnings`: messages for the custodian (they may count records, so they never go into the note).
     `apply_to` generalises unseen data the way the release did (DiffGen's cut on a test set), if meaningful.
     """
 
@@ -142,9 +149,16 @@ class Release:
     table: pd.DataFrame
     cost: PrivacyCost
     params: Mapping[str, Any]
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    claims: tuple = ()
+    note: Mapping[str, Any] = field(default_factory=dict)
+    record: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
     extra_tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     apply_to: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every released table by the name claims use ("table" for the main one)."""
+        return {"table": self.table, **dict(self.extra_tables)}
 
 
 class Mechanism:
@@ -199,12 +213,22 @@ class Mechanism:
     def privacy_cost(self, **params: Any) -> PrivacyCost:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list:
+        """The columns whose domain must be public for the guarantee to hold (`DomainNeed`s, data/domains.py).
+        DP mechanisms override this; the publish path refuses a release whose needs only the data could meet,
+        unless the custodian opts in (and the release is then labelled not ε-DP)."""
+        return []
+
     def run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         """Validate, then delegate to `_run`. Refuses to start if validation finds an error."""
         problems = [p for p in self.validate(data, **params) if p.level == "error"]
         if problems:
             raise ParameterError("; ".join(p.message for p in problems))
         yield from self._run(data, rng=rng, **self.resolve_params(**params))
+
+    def execute(self, data: Dataset, *, rng, params: dict[str, Any]) -> Iterator[Progress | Release]:
+        """`_run` on parameters the publish path has already resolved and validated (validated once per release)."""
+        yield from self._run(data, rng=rng, **params)
 
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:  # pragma: no cover
         raise NotImplementedError

@@ -4,9 +4,10 @@ Each record falls in exactly one cell of the cross product of the columns' categ
 or removing one record changes one count by 1 (L1 sensitivity 1). Every cell of the domain — empty ones too —
 gets independent integer noise P(x) ∝ exp(-ε|x|) (discrete Laplace, the integer analogue of the slides' scaled
 symmetric exponential with R = 1/ε), so the release is ε-DP. Releasing only the observed cells would reveal
-which cells are non-empty, so the domain must come from public information: a column's taxonomy (its leaves, or
-for a numeric column the range of its numeric leaves) or the bounds given as parameters. When the domain has to
-be read from the data the check says so with a warning, as diffprivlib's PrivacyLeakWarning does.
+which cells are non-empty, so the domain must come from public information: the column's domain (data/domains.py),
+its taxonomy (its leaves, or for a numeric column the smallest and largest number in its labels) or the bounds
+given as parameters. The mechanism never reads a domain from the records (`domain_needs` tells the publish path
+what must be public; diffprivlib's PrivacyLeakWarning is the same lesson).
 
 Post-processing (free: it only reads the noisy counts): clamp at 0, and optionally rescale the clamped counts
 so that they sum to the (unbiased) sum of the unclamped noisy counts, rounding by largest remainder.
@@ -21,6 +22,8 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
@@ -98,61 +101,48 @@ def numeric_axis(column: str, low: float, high: float, *, bins: int | None = Non
     return Axis(column, tuple(labels), edges, source)
 
 
-def _numeric_leaves(tax) -> np.ndarray | None:
-    try:
-        return np.array([float(v) for v in tax.leaf_values()], dtype=float)
-    except ValueError:
-        return None
-
-
 def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[Problem]]:
-    """Every chosen column's domain, plus warnings about domains read from the data (which leaks them)."""
+    """Every chosen column's domain from public inputs only — the lower/upper bound parameters, the column's
+    domain or its taxonomy — and warnings for the custodian (they count records: never for the release note).
+    A column with no such domain is an error here; the publish path fills one from the data only when the
+    custodian opts in, and the release is then labelled not ε-DP."""
     axes, problems = [], []
     for col in params["columns"]:
         spec, series = data.spec(col), data.frame[col]
-        tax = spec.taxonomy
         if spec.kind == "numeric":
-            leaves = _numeric_leaves(tax) if tax is not None else None
             x = pd.to_numeric(series, errors="coerce")
             if x.isna().any():
                 raise ParameterError(f"numeric column {col!r} has missing values: drop them (missing-value "
                                      "policy) or make the column categorical")
-            bounds, sources = [], []
-            for name, pick in (("low", np.min), ("high", np.max)):
-                if params.get(name) is not None:
-                    bounds.append(float(params[name]))
-                    sources.append("parameters")
-                elif leaves is not None and leaves.size:
-                    bounds.append(float(pick(leaves)))
-                    sources.append("taxonomy")
-                else:
-                    bounds.append(float(pick(x.to_numpy())) if len(x) else 0.0)
-                    sources.append("data")
-            source = "data" if "data" in sources else ("taxonomy" if "taxonomy" in sources else "parameters")
-            if source == "data":
-                problems.append(Problem(
-                    f"the bounds of {col!r} are taken from the data ({_fmt(bounds[0])} to {_fmt(bounds[1])}): "
-                    "this leaks the smallest and largest values. Give public bounds (lower/upper bound, or a "
-                    "taxonomy) instead", level="warning", param="columns", column=col))
-            integer = pd.api.types.is_integer_dtype(series.dtype)  # the schema's type, not the values
-            axis = numeric_axis(col, bounds[0], bounds[1], bins=params.get("bins"),
-                                width=params.get("bin_width"), integer=integer, source=source)
-            outside = int(((x < bounds[0]) | (x > bounds[1])).sum())
+            if params.get("low") is not None and params.get("high") is not None:
+                lo, hi, integer, source = float(params["low"]), float(params["high"]), False, "parameters"
+                found = numeric_bounds(spec)
+                integer = bool(found and found.integer and lo.is_integer() and hi.is_integer())
+            else:
+                found = numeric_bounds(spec)
+                if found is None:
+                    raise ParameterError(f"column {col!r} has no public bounds: set its domain (e.g. 0 to 120 for "
+                                         "an age) or give the lower and upper bound parameters")
+                lo, hi, integer = found.low, found.high, found.integer
+                lo = float(params["low"]) if params.get("low") is not None else lo
+                hi = float(params["high"]) if params.get("high") is not None else hi
+                source = found.source if found.is_public else "data"
+            axis = numeric_axis(col, lo, hi, bins=params.get("bins"), width=params.get("bin_width"),
+                                integer=integer, source=source)
+            outside = int(((x < lo) | (x > hi)).sum())
             if outside:
-                problems.append(Problem(f"{outside} value(s) of {col!r} lie outside [{_fmt(bounds[0])}, "
-                                        f"{_fmt(bounds[1])}] and are counted in the end bins",
-                                        level="warning", column=col))
-        elif tax is not None:
-            axis = Axis(col, tuple(tax.leaf_values()), None, "taxonomy")
+                problems.append(Problem(f"{outside} value(s) of {col!r} lie outside [{_fmt(lo)}, {_fmt(hi)}] and are "
+                                        "counted in the end bins", level="warning", column=col))
+        else:
+            found = category_set(spec)
+            if found is None:
+                raise ParameterError(f"column {col!r} has no public list of values: set its domain (or give it a "
+                                     "taxonomy from a public code list)")
+            axis = Axis(col, tuple(found.values), None, found.source if found.is_public else "data")
             unknown = set(series.astype(str).unique()) - set(axis.labels)
             if unknown:
-                raise ParameterError(f"column {col!r} has values not in its taxonomy: {sorted(unknown)[:5]}")
-        else:
-            axis = Axis(col, tuple(sorted(series.astype(str).unique())), None, "data")
-            problems.append(Problem(
-                f"the categories of {col!r} are taken from the data: a category held by one person reveals that "
-                "person. Give the column a taxonomy (or list of values) for a public domain",
-                level="warning", param="columns", column=col))
+                raise ParameterError(f"column {col!r} has {len(unknown)} value(s) outside its domain; add them to "
+                                     "the domain (or to its taxonomy)")
         axes.append(axis)
     return axes, problems
 
@@ -223,8 +213,8 @@ class LaplaceHistogram(Mechanism):
         ParamSpec("bin_width", "Bin width (numeric)", "float", default=None, low=0.0, optional=True,
                   help="Width of each numeric bin; overrides the number of bins."),
         ParamSpec("low", "Lower bound (numeric)", "float", default=None, optional=True,
-                  help="Public lower bound of the numeric columns. Without it (and without a taxonomy) the "
-                       "smallest value in the data is used, which leaks it."),
+                  help="Public lower bound of the numeric columns (overrides their domains). Never take it from "
+                       "the data: the smallest value is itself private."),
         ParamSpec("high", "Upper bound (numeric)", "float", default=None, optional=True,
                   help="Public upper bound of the numeric columns (see lower bound)."),
         ParamSpec("non_negative", "No negative counts", "bool", default=True,
@@ -261,6 +251,21 @@ class LaplaceHistogram(Mechanism):
                                         "output, a larger ε or fewer cells", param="output"))
         return problems
 
+    def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list[DomainNeed]:
+        """Every counted column's domain: bounds for numbers (unless both bound parameters are given), the list
+        of values for categories."""
+        both = params.get("low") is not None and params.get("high") is not None
+        needs = []
+        for col in params.get("columns") or ():
+            if col not in data.frame.columns:
+                continue
+            if data.spec(col).kind == "numeric":
+                if not both:
+                    needs.append(DomainNeed(col, "bounds"))
+            else:
+                needs.append(DomainNeed(col, "categories"))
+        return needs
+
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         eps = self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default))
         return PrivacyCost(epsilon=exact_epsilon(eps),
@@ -283,35 +288,45 @@ class LaplaceHistogram(Mechanism):
         count_name = "count" if "count" not in params["columns"] else "noisy count"
         cells = cells_frame(axes, released, count_name)
         yield Progress(0.8, "building the table")
+        labels = {a.column: a.labels for a in axes}
+        cost = self.privacy_cost(**params)
+        claims = [DifferentialPrivacy(cost.epsilon, cost.delta),
+                  PublicSchema(tuple(a.column for a in axes) + (count_name,), labels, (count_name,))]
         extra = {}
         if params["output"] == "records":
             table = records_frame(axes, np.maximum(released, 0))
             extra["noisy counts"] = cells
+            claims = [claims[0], PublicSchema(tuple(a.column for a in axes), labels),
+                      PublicSchema(claims[1].columns, labels, (count_name,), table="noisy counts")]
         else:
             table = cells
         eps = float(params["epsilon"])
-        metadata = {
+        note = {  # public parameters and public domains only
             "columns": list(params["columns"]),
             "domain sizes": {a.column: a.size for a in axes},
             "domain source": {a.column: a.source for a in axes},
+            "numeric bins": {a.column: [float(a.edges[0]), float(a.edges[-1]), a.size] for a in axes
+                             if a.edges is not None},
             "cells": int(released.size),
-            "noise": "discrete Laplace (two-sided geometric), integer",
+            "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
             "noise scale": SENSITIVITY / eps,
             "sensitivity": SENSITIVITY,
             "neighbouring": "one record added or removed",
             "expected |noise| per cell": expected_abs_noise(eps / SENSITIVITY),
+            "post-processing": ("negative counts set to 0" if params["non_negative"] else "none")
+            + ("; rescaled to the noisy total" if params["consistency"] == KEEP_TOTAL else ""),
             "count column": count_name,
-            "warnings": [p.message for p in problems if p.level == "warning"],
         }
         yield Progress(1.0, "done")
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(**params), params=dict(params),
-                      metadata=metadata, extra_tables=extra)
+        yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
+                      note=note, record={"count column": count_name},
+                      warnings=tuple(p.message for p in problems if p.level == "warning"), extra_tables=extra)
 
-    # -- figures for simulations (sweeps) -------------------------------------------------------------------
+    # -- figures for the custodian (computed against the true counts: never for the release note) -------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
-        """Error per cell against the exact counts of `train`: for the custodian's own simulation only."""
+        """Error per cell against the exact counts of `train`: for the custodian's own view only."""
         cells = release.extra_tables.get("noisy counts", release.table)
-        noisy = cells[release.metadata["count column"]].to_numpy(dtype=np.int64)
+        noisy = cells[release.record["count column"]].to_numpy(dtype=np.int64)
         axes, _ = build_axes(train, dict(release.params))
         err = np.abs(noisy - true_counts(train.frame, axes))
         return {"mean abs error": float(err.mean()), "max abs error": float(err.max()),

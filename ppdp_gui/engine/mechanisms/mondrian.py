@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
@@ -143,17 +144,19 @@ class Mondrian(Mechanism):
         perm = rng.permutation(len(labels))
         order = perm[np.argsort(labels[perm], kind="stable")]
         table = release_frame(data, published, order)
-        metadata = {
-            "quasi_identifiers": [q.name for q in qis], "k": k, "l": l if use_l else None,
-            "sensitive": sens if use_l else None, "diversity": diversity if use_l else None,
-            "n_classes": n_published_classes(table, [q.name for q in qis]), "n_partitions": int(sizes.size),
-            "mode": mode,
-            "generalisation": {q.name: q.how for q in qis},
-            "intervals": intervals, "domains": {q.name: list(q.domain) for q in qis},
-        }
+        names = [q.name for q in qis]
+        claims = [KAnonymity(k, tuple(names))]
+        if use_l:
+            claims.append(LDiversity(l, diversity, sens, tuple(names)))
+        note = {"quasi_identifiers": names, "k": k, "l": l if use_l else None,
+                "sensitive": sens if use_l else None, "diversity": diversity if use_l else None, "mode": mode,
+                "generalisation": {q.name: q.how for q in qis},
+                "groups": n_published_classes(table, names)}
+        record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
+                  "domains": {q.name: list(q.domain) for q in qis}}
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=l, diversity=diversity),
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
-                              "grid_width": grid_width}, metadata=metadata)
+                              "grid_width": grid_width}, claims=tuple(claims), note=note, record=record)
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         from ppdp_gui.engine.metrics.information_loss import kanon_measures

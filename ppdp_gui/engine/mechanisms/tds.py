@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, K_PARAM, kanon_problems, n_published_classes, release_frame
@@ -226,15 +227,13 @@ class TDS(Mechanism):
             return out
 
         cut = {col.code.name: sorted(intervals[col.code.name]) for col in columns}
-        metadata = {
-            "quasi_identifiers": list(qnames), "k": k, "l": None, "sensitive": None, "diversity": None,
-            "n_classes": n_published_classes(table, list(qnames)), "specialisations": steps,
-            "class_column": cls, "cut": cut, "generalisation": {c.name: c.how for c in codes},
-            "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes},
-        }
+        note = {"quasi_identifiers": list(qnames), "k": k, "groups": n_published_classes(table, list(qnames)),
+                "specialisations": steps, "class_column": cls, "cut": cut,
+                "generalisation": {c.name: c.how for c in codes}}
+        record = {**note, "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes}}
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k),
-                      params={"k": k, "class_column": cls, "grid_width": grid_width}, metadata=metadata,
-                      apply_to=apply_to)
+                      params={"k": k, "class_column": cls, "grid_width": grid_width},
+                      claims=(KAnonymity(k, tuple(qnames)),), note=note, record=record, apply_to=apply_to)
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         from ppdp_gui.engine.metrics.information_loss import kanon_measures

@@ -57,7 +57,7 @@ def release_f_measures(release, train, test) -> dict[str, float]:
     """F-measure % of a tree and 5-NN trained on `release` (QIs only) and tested on the original `test` rows."""
     from ppdp_gui.engine.mechanisms.qi_coding import code_quasi_identifier
 
-    meta = release.metadata
+    meta = release.record
     cls = train.class_column
     intervals, domains = meta["intervals"], meta["domains"]
     grid = float(release.params.get("grid_width", 0.0) or 0.0)

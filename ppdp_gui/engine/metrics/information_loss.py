@@ -1,7 +1,7 @@
 """How much a generalised release says less than the original: NCP, discernibility, average class size.
 
-A release describes each published QI label by its bounds [lo, hi] in loss units (Release.metadata "intervals")
-and each QI's whole range (metadata "domains"): leaf positions for taxonomies, the column's unit for numbers. The
+A release describes each published QI label by its bounds [lo, hi] in loss units (Release.record "intervals")
+and each QI's whole range (record "domains"): leaf positions for taxonomies, the column's unit for numbers. The
 normalised certainty penalty of a cell is (hi - lo) / (domain hi - domain lo), clipped to [0, 1]; for a taxonomy
 node that is (leaves under it - 1) / (leaves - 1), which is ARX's loss metric (LM) per QI.
 """
@@ -75,7 +75,7 @@ def kanon_measures(release, train, test=None) -> dict[str, float]:
     """Figures shown for a k-anonymity release: loss, classes, risk, and F-measures when a class column exists."""
     from ppdp_gui.engine.metrics import risk
 
-    meta = release.metadata
+    meta = release.record
     table = release.table
     qis = list(meta["quasi_identifiers"])
     sizes = class_sizes(table, qis)

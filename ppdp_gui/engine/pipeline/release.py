@@ -1,118 +1,136 @@
-"""One real release: validate, price, reserve the budget, compute, record — in that order, as a generator.
+"""Step 3 of the publish path: one real release — reserve, compute, recount, record — as a generator.
 
 The order is the privacy argument: nothing touches the data's noise before the ledger has durably reserved ε
 (a BudgetError stops everything first), and a reservation is never refunded — not when the run fails, not when
-the user cancels (closing the generator), because a partial run may already have drawn on the data.
-k-anonymity releases must pass the independent recount in `engine.checks.anonymity` or they raise CheckError.
+the user cancels (closing the generator), because a partial run may already have drawn on the data. Every claim
+the release makes is recounted by the independent checker on the tables in memory (CheckError stops it); the
+export recounts them again on the bytes written. The result is one `Published`; when a ledger is used, its
+custodian record is written at once into the ledger's folder (the ε is spent whether or not it is exported).
+
+A release is never seeded, except when the environment variable PPDP_TEST_SEED is set (tests only): then the
+noise, the release id and the time stamp are fixed, and the note says "seeded for a test".
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Iterator
+import os
+from datetime import datetime, timezone
+from typing import Iterator
 
-from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError
-from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, Release, relay_progress
+import numpy as np
+
+from ppdp_gui.engine.checks.claims import check_claims, failures
+from ppdp_gui.engine.claims import KAnonymity, with_caveats
+from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
+from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.privacy.fingerprint import content_hash
 from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.pipeline.plan import Plan
+from ppdp_gui.engine.pipeline.published import Published
+from ppdp_gui.engine.privacy.fingerprint import content_hash
 
-RUN_SPAN = (0.05, 0.95)  # share of the progress bar given to the mechanism itself
-
-
-def resolve_mechanism(mechanism: str | Mechanism | type) -> Mechanism:
-    """A mechanism instance from a registry name, a class or an instance."""
-    if isinstance(mechanism, str):
-        return registry.create(mechanism)
-    if isinstance(mechanism, type):
-        return mechanism()
-    return mechanism
+RUN_SPAN = (0.05, 0.9)  # share of the progress bar given to the mechanism itself
+TEST_SEED_VARIABLE = "PPDP_TEST_SEED"
+TEST_TIME = "2000-01-01T00:00:00+00:00"
 
 
-def validate_or_raise(mech: Mechanism, data: Dataset, params: dict) -> list[str]:
-    """The mechanism's checks; errors become one ParameterError, warnings are returned."""
-    problems = mech.validate(data, **params)
-    errors = [p.message for p in problems if p.level == "error"]
-    if errors:
-        raise ParameterError(f"{mech.name}: " + "; ".join(errors))
-    return [p.message for p in problems if p.level == "warning"]
-
-
-def _parts_to_check(release: Release) -> list[tuple[str, object, dict]]:
-    """(name, table, its k/l metadata) for every released table that claims k-anonymity.
-
-    A release either claims it for `table` (metadata "k" + "quasi_identifiers") or lists several parts in
-    metadata["fragments"], each naming its table ("where": "table" for the main one, else an extra table)."""
-    meta = release.metadata
-    parts = []
-    if "k" in meta and "quasi_identifiers" in meta:
-        parts.append(("table", release.table, meta))
-    for frag in meta.get("fragments", ()) or ():
-        table = release.table if frag.get("where") == "table" else release.extra_tables[frag["table"]]
-        parts.append((frag["table"], table, frag))
-    return parts
-
-
-def check_anonymity(release: Release) -> dict | None:
-    """Recount k (and l) on every released table with the independent checker; CheckError if any fails."""
-    parts = _parts_to_check(release)
-    if not parts:
+def test_seed() -> int | None:
+    text = os.environ.get(TEST_SEED_VARIABLE, "").strip()
+    if not text:
         return None
-    from ppdp_gui.engine.checks.anonymity import check_release
-    summaries = []
-    for name, table, meta in parts:
-        result = check_release(table, list(meta["quasi_identifiers"]), int(meta["k"]),
-                               sensitive=meta.get("sensitive"), l=meta.get("l"),
-                               diversity=meta.get("diversity") or "distinct")
-        if not result.ok:
-            raise CheckError(f"{release.mechanism}: the independent check of {name} failed: {result.message}")
-        summaries.append({"table": name, "ok": True, "k": int(meta["k"]), "l": meta.get("l"),
-                          "min_class": int(result.min_class),
-                          "min_l": None if result.min_l == float("inf") else float(result.min_l),
-                          "message": result.message})
-    summary = dict(summaries[0])
-    summary["ok"] = True
-    summary["min_class"] = min(s["min_class"] for s in summaries)
-    if len(summaries) > 1:
-        summary["parts"] = summaries
-        summary["message"] = f"{len(summaries)} tables recounted: " + "; ".join(
-            f"{s['table']}: {s['message']}" for s in summaries)
-    return summary
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError(f"{TEST_SEED_VARIABLE} must be a whole number, got {text!r}") from None
 
 
-def run_release(mechanism: str | Mechanism, data: Dataset, params: dict[str, Any], *, ledger=None,
-                rng: NoiseSource | None = None) -> Iterator[Progress | Release]:
-    """Yield Progress, then the Release (metadata gains "ledger_entry", "output_hash", "check", "warnings").
+def class_sizes(release: Release) -> np.ndarray | None:
+    """Group sizes of the first k-anonymity claim's table (None for releases without one)."""
+    for claim in release.claims:
+        if isinstance(claim, KAnonymity):
+            table = release.tables().get(claim.table)
+            cols = [c for c in claim.columns if table is not None and c in table.columns]
+            if table is None or not cols or table.empty:
+                return None
+            return table.groupby(cols, dropna=False, sort=False, observed=True).size().to_numpy()
+    return None
 
-    Without a ledger nothing is charged (for tests and previews that never leave the machine); the GUI and CLI
-    always pass one. `rng` is for tests only: a real release uses a fresh OS-seeded NoiseSource.
-    """
-    mech = resolve_mechanism(mechanism)
-    yield Progress(0.0, "checking the parameters")
-    warnings = validate_or_raise(mech, data, params)
-    resolved = mech.resolve_params(**params)
-    cost = mech.privacy_cost(**resolved)
-    entry = None
+
+def risk_figures(sizes: np.ndarray | None) -> dict[str, float]:
+    if sizes is None or sizes.size == 0:
+        return {}
+    from ppdp_gui.engine.metrics.risk import prosecutor_risk, records_at_risk
+    highest, average = prosecutor_risk(sizes)
+    return {"smallest group (rows)": float(sizes.min()), "groups": float(sizes.size),
+            "highest re-identification risk %": 100 * highest, "average re-identification risk %": 100 * average,
+            "share of records with risk above 10 %": 100 * records_at_risk(sizes, 0.1)}
+
+
+def _figures(plan: Plan, release: Release, notes: list[str]) -> tuple[dict, np.ndarray | None]:
+    out: dict[str, float] = {}
+    try:
+        out = {str(k): float(v) for k, v in (plan.mechanism.measures(release, plan.dataset, None) or {}).items()}
+    except PpdpError as exc:
+        notes.append(f"Utility figures not available: {exc}")
+    sizes = class_sizes(release)
+    out.update(risk_figures(sizes))
+    return out, sizes
+
+
+def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed: int | None = None,
+                write_record: bool = True) -> Iterator[Progress | Published]:
+    """Yield Progress, then one Published. Without a ledger nothing is charged (for tests and previews that never
+    leave the machine); the window and the CLI always pass one. `rng` and `seed` are for tests only (`seed`, or
+    PPDP_TEST_SEED, fixes the noise, the release id and the time, and the note says so)."""
+    if plan.errors:
+        raise ParameterError(f"{plan.name}: " + "; ".join(p.message for p in plan.errors))
+    mech, params, data = plan.mechanism, plan.params, plan.dataset
+    cost = plan.cost
+    seed = test_seed() if seed is None else int(seed)
+    if rng is None:
+        rng = NoiseSource() if seed is None else NoiseSource(seed)
+    entry = identity = budget = None
     if cost.is_dp and ledger is not None:
-        yield Progress(0.02, f"reserving {cost.describe()} in the privacy ledger")
-        fingerprint = ledger.fingerprint(data.frame)
-        entry = ledger.reserve(fingerprint, mech.name, jsonable(resolved), cost.epsilon, cost.delta,
+        yield Progress(0.01, "identifying the table in the privacy ledger")
+        identity = ledger.identify(data, label=data.source.path or "", separate=plan.separate_dataset)
+        yield Progress(0.03, f"reserving {cost.describe(with_note=False)} in the privacy ledger")
+        recorded = jsonable(params)
+        if plan.caveats:  # the ledger says it too
+            recorded["not ε-DP because"] = sorted(plan.caveats)
+        entry = ledger.reserve(identity, mech.name, recorded, cost.epsilon, cost.delta,
                                label=data.source.path or "")
-    rng = rng if rng is not None else NoiseSource()
     lo, hi = RUN_SPAN
     # on cancellation the mechanism stops too; the budget stays spent
-    release = yield from relay_progress(mech.run(data, rng=rng, **resolved), lo, hi)
+    release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)
     if release is None:
         raise MechanismError(f"{mech.name} finished without a release")
-    yield Progress(hi, "checking the release")
-    check = check_anonymity(release)
+    yield Progress(hi, "recounting every claim of the release")
+    claims = with_caveats(release.claims, plan.caveats)
+    checks = check_claims(release.tables(), claims)
+    bad = failures(checks)
+    if bad:
+        raise CheckError(f"{mech.name}: the independent check failed, nothing can be exported: "
+                         + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
     digest = content_hash(release.table)
     if entry is not None:
-        ledger.complete(entry, digest)
-    metadata = dict(release.metadata)
-    metadata.update({"ledger_entry": entry, "output_hash": digest, "check": check,
-                     "warnings": list(dict.fromkeys(list(metadata.get("warnings", [])) + warnings))})
+        ledger.complete(entry.id, digest)
+        entry = ledger.entry(entry.id)
+        budget = ledger.budget(identity)
+    yield Progress(0.93, "computing utility and risk figures for you (not for publication)")
+    notes: list[str] = []
+    figures, sizes = _figures(plan, release, notes)
+    release_id = f"{int(rng.integers(0, 2 ** 62)):016x}" if seed is not None else os.urandom(8).hex()
+    created = TEST_TIME if seed is not None else datetime.now(timezone.utc).isoformat(timespec="seconds")
+    published = Published(
+        release_id=release_id, created=created, mechanism=mech.name, guarantee=mech.guarantee,
+        summary=getattr(mech, "summary", ""), release=release, claims=claims, params=dict(params), cost=cost,
+        output_hash=digest, source=data.source, columns=tuple(data.schema), checks=tuple(checks),
+        caveats=tuple(plan.caveats), warnings=tuple(dict.fromkeys(list(plan.warnings) + list(release.warnings)
+                                                                  + notes)),
+        figures=figures, class_sizes=sizes, ledger_entry=entry, identity=identity, budget=budget,
+        ledger_path=None if getattr(ledger, "path", None) is None else str(ledger.path), seeded=seed is not None)
+    if write_record and published.ledger_path:
+        from ppdp_gui.engine.pipeline.export import write_record as _write
+        published = _write(published, ledger)
     yield Progress(1.0, "done")
-    yield replace(release, metadata=metadata)
+    yield published

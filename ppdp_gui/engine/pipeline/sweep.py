@@ -2,7 +2,9 @@
 
 Nothing here is published, so nothing is charged to the ledger; the figures (mechanism.measures, e.g. error per
 cell or classification accuracy on a held-out part) show what each setting would cost in utility before the one
-real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy.
+real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy. Domains a DP
+mechanism needs and the custodian has not stated are read from the data here (a local simulation publishes
+nothing); the real release still refuses them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,17 @@ from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.pipeline.release import resolve_mechanism, validate_or_raise
+from ppdp_gui.engine.data.domains import fill_from_data
+from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+
+
+def validate_or_raise(mech: Mechanism, data: Dataset, params: dict) -> list[str]:
+    """The mechanism's checks; errors become one ParameterError, warnings are returned."""
+    problems = mech.validate(data, **params)
+    errors = [p.message for p in problems if p.level == "error"]
+    if errors:
+        raise ParameterError(f"{mech.name}: " + "; ".join(errors))
+    return [p.message for p in problems if p.level == "warning"]
 
 
 @dataclass
@@ -93,6 +105,8 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
     if int(repeats) < 1:
         raise ParameterError("repeats must be at least 1")
     names, points = grid_points(mech, grid)
+    # a simulation on the custodian's own data, never published: domains the data must supply are read from it
+    data, _caveats = fill_from_data(data, mech.domain_needs(data, mech.resolve_params(**base_params)))
     train, test = split_holdout(data, holdout, NoiseSource(seed))
     for point in points:
         validate_or_raise(mech, train, {**base_params, **point})

@@ -102,6 +102,7 @@ def numeric_intervals(column: str, values, width, fan_out: int = 2, low=None, hi
             parent = node_of[key]
         tax.add_node(leaf, parent)
     tax._register_leaves()
+    tax.origin = "data"  # its leaves are the values found in the records
     return tax
 
 
@@ -147,4 +148,6 @@ def masking(column: str, values, mask_char: str = "*", root_label: str | None = 
         if root_label is not None:
             row[-1] = root_label
         rows.append(row)
-    return Taxonomy.from_paths(column, rows)
+    tax = Taxonomy.from_paths(column, rows)
+    tax.origin = "data"  # its leaves are the codes found in the records
+    return tax

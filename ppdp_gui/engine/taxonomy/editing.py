@@ -55,6 +55,7 @@ class EditTree:
         self.groups: set[int] = {0}
         self.next_id = 1
         self.source_format = None  # the ARX file layout it was imported with, kept on export after edits
+        self.origin = "public"  # "data" when the tree was built from the records' values (Taxonomy.origin)
         self.version = 0  # bumped by every edit: lets callers cache what they derive from the tree
         self._rows: dict[int, dict[int, int]] = {}  # parent -> {child: row}, rebuilt per parent after an edit
 
@@ -64,6 +65,7 @@ class EditTree:
         """Same node ids as `tax` (handy when comparing), only nodes reachable from the root."""
         tree = cls(tax.column, tax.label(0))
         tree.source_format = getattr(tax, "source_format", None)
+        tree.origin = getattr(tax, "origin", "public")
         stack = [0]
         while stack:
             node = stack.pop()
@@ -87,6 +89,7 @@ class EditTree:
             raise TaxonomyError(f"taxonomy of {self.column!r} has no values left")
         tax = Taxonomy.from_paths(self.column, rows)
         tax.source_format = self.source_format
+        tax.origin = self.origin  # editing a tree built from the data keeps it data-derived
         return tax
 
     # ---- queries --------------------------------------------------------------------------------------------

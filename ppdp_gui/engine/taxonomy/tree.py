@@ -29,6 +29,9 @@ class Taxonomy:
         self.source_rows: list[list[str]] | None = None
         # file layout of an imported ARX file (arx_io.ArxFormat), kept through edits
         self.source_format = None
+        # "public": stated by the custodian (an ARX file, a tree they built from public values); "data": built from
+        # the values found in the records (its leaves reveal them), so it cannot be a public domain for ε-DP
+        self.origin = "public"
 
     # ---- construction ---------------------------------------------------------------------------------------
     def add_node(self, label: str, parent: int = 0) -> int:
@@ -75,10 +78,13 @@ class Taxonomy:
         return tax
 
     @classmethod
-    def flat(cls, column: str, values: Iterable[str], root_label: str = "*") -> "Taxonomy":
-        """Every value directly under the root: the least a categorical column needs."""
+    def flat(cls, column: str, values: Iterable[str], root_label: str = "*", origin: str = "public") -> "Taxonomy":
+        """Every value directly under the root: the least a categorical column needs. Pass origin="data" when
+        the values were read from the records (see `origin` in __init__)."""
         values = sorted({str(v) for v in values})
-        return cls.from_paths(column, [[v, root_label] for v in values])
+        tax = cls.from_paths(column, [[v, root_label] for v in values])
+        tax.origin = origin
+        return tax
 
     # ---- queries --------------------------------------------------------------------------------------------
     def _check(self, node: int) -> None:

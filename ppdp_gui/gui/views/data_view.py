@@ -11,8 +11,6 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLineEdit, Q
                                QFormLayout, QLabel)
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
-from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import describe_error
@@ -36,37 +34,6 @@ def parse_tokens(text: str) -> tuple[str, ...]:
         elif t:
             out.append(t)
     return tuple(dict.fromkeys(out))
-
-
-def load_job(path: str, na_policy: NAPolicy | None, kinds: dict | None, roles: dict | None, fingerprint=None):
-    """Worker generator: read the file, count distinct values per column and take the ledger fingerprint
-    (each can take seconds on a large table, so none of it runs in the GUI thread)."""
-    from ppdp_gui.engine.data.reader import read_table
-    yield Progress(0.0, f"Reading {Path(path).name}…")
-    kwargs = {"kinds": kinds, "roles": roles}
-    if na_policy is not None:
-        kwargs["na_policy"] = na_policy
-    dataset = read_table(path, **kwargs)
-    yield Progress(0.7, "Looking for ARX hierarchy files beside the table…")
-    dataset, auto, notes = attach_found_hierarchies(path, dataset)
-    yield Progress(0.8, "Counting distinct values…")
-    distinct = {c: int(dataset.frame[c].nunique(dropna=True)) for c in dataset.frame.columns}
-    fp = None
-    if fingerprint is not None:
-        yield Progress(0.9, "Fingerprinting the table for the budget ledger…")
-        try:
-            fp = fingerprint(dataset.frame)
-        except (ImportError, OSError, PpdpError):
-            fp = None  # computed (and reported) later, when the budget is first shown
-    yield Progress(1.0, "Loaded")
-    yield dataset, distinct, fp, auto, notes
-
-
-def attach_found_hierarchies(path: str, dataset: Dataset):
-    """The ARX hierarchies named after the table, attached to its quasi-identifiers (see the engine's
-    attach_hierarchies): (dataset, {column: (file path, taxonomy)}, notes)."""
-    from ppdp_gui.engine.taxonomy.discover import attach_hierarchies
-    return attach_hierarchies(dataset, path)
 
 
 class DataView(StepView):
@@ -153,47 +120,52 @@ class DataView(StepView):
         return NAPolicy(tokens=parse_tokens(self.na_tokens.text()), action=self.na_action.currentData())
 
     def load(self, path: str, *, na_policy: NAPolicy | None = None, kinds: dict | None = None,
-             roles: dict | None = None, after=None) -> None:
-        """Read `path` in the worker; on success the session gets the new dataset and `after(dataset)` runs."""
-        if na_policy is not None:
-            self.na_tokens.setText(tokens_text(na_policy.tokens))
-            self.na_action.setCurrentIndex(max(0, self.na_action.findData(na_policy.action)))
-        policy = na_policy or self.na_policy()
+             roles: dict | None = None, after=None, recipe=None) -> None:
+        """Read `path` (or a whole `recipe`: a project) in the worker with the engine's loader; on success the
+        session gets the new dataset and `after(dataset)` runs."""
+        from ppdp_gui.engine.persistence.project import Recipe
+        from ppdp_gui.gui.workers.tasks import load_job
+        if recipe is None:
+            recipe = Recipe(source=str(path), na_policy=na_policy or self.na_policy(), kinds=dict(kinds or {}),
+                            roles=dict(roles or {}))
+        pol = recipe.na_policy
+        self.na_tokens.setText(tokens_text(pol.tokens))
+        self.na_action.setCurrentIndex(max(0, self.na_action.findData(pol.action)))
         self._loading, self._after_load = True, after
-        self.file_label.setText(f"Reading {path}…")
+        self.file_label.setText(f"Reading {recipe.source}…")
         self.error_label.setVisible(False)
         self.state_changed.emit()
-        fingerprint = self.session.fingerprint_function()
-        self.runner.start(lambda: load_job(str(path), policy, kinds, roles, fingerprint),
-                          on_done=lambda result, p=str(path): self._loaded(p, result),
-                          on_error=lambda exc, tb, p=str(path): self._failed(p, exc))
+        self.runner.start(lambda: load_job(recipe),
+                          on_done=lambda result, p=str(recipe.source): self._loaded(p, result),
+                          on_error=lambda exc, tb, p=str(recipe.source): self._failed(p, exc))
+
+    def _reload_recipe(self, **changes):
+        """The current table's recipe (roles, kinds, taxonomies, domains kept) with `changes` applied."""
+        recipe = self.session.recipe()
+        for key, value in changes.items():
+            setattr(recipe, key, value)
+        return recipe
 
     def reload(self) -> None:
-        """Read the same file again with the current missing-value policy, kinds and roles."""
+        """Read the same file again with the current missing-value policy; roles, kinds, taxonomies and
+        domains are kept."""
         ds = self.session.dataset
         if ds is None or not ds.source.path:
             return
-        kinds = {c.name: c.kind for c in ds.schema}
-        roles = {c.name: c.role for c in ds.schema}
-        taxonomies = {c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None}
-
-        def restore(new: Dataset) -> None:
-            for name, tax in taxonomies.items():
-                if name in new.frame.columns:
-                    new = new.with_column(name, taxonomy=tax)
-            self.session.update_dataset(new)
-        self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
+        recipe = self._reload_recipe(na_policy=self.na_policy(), mechanism=None, params={})
+        self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     def _loaded(self, path: str, result) -> None:
-        dataset, self.distinct, fingerprint, auto, notes = result
-        self.session.auto_taxonomies, self.session.auto_notes = dict(auto), list(notes)
+        loaded, self.distinct = result
+        self.session.auto_taxonomies = {c: (loaded.attached[c], loaded.taxonomies[c]) for c in loaded.attached}
+        self.session.auto_notes = list(loaded.notes)
         self._loading = False
         self.error_text = ""
         self.na_apply.setEnabled(False)
-        self.session.set_dataset(dataset, fingerprint)
+        self.session.set_dataset(loaded.dataset)
         if self._after_load is not None:
             after, self._after_load = self._after_load, None
-            after(dataset)
+            after(loaded.dataset)
         self.loaded.emit(path)
 
     def _failed(self, path: str, exc: BaseException) -> None:
@@ -270,20 +242,13 @@ class DataView(StepView):
     def _kind_chosen(self, column: str, kind: str) -> None:
         """A kind change re-types the column from the file's text, so the file is read again."""
         ds = self.session.dataset
-        if ds is None or ds.spec(column).kind == kind:
-            return
-        if not ds.source.path:
+        if ds is None or ds.spec(column).kind == kind or not ds.source.path:
             return
         kinds = {c.name: c.kind for c in ds.schema}
         kinds[column] = kind
-        roles = {c.name: c.role for c in ds.schema}
-        taxonomies = {c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None}
-
-        def restore(new: Dataset) -> None:
-            for name, tax in taxonomies.items():
-                new = new.with_column(name, taxonomy=tax)
-            self.session.update_dataset(new)
-        self.load(ds.source.path, kinds=kinds, roles=roles, after=restore)
+        domains = {c.name: c.domain for c in ds.schema if c.domain is not None and c.name != column}
+        recipe = self._reload_recipe(kinds=kinds, domains=domains, mechanism=None, params={})
+        self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     # -- step state -----------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:

@@ -1,5 +1,6 @@
-"""Export step: write the release (CSV / XLSX / Parquet, atomically, never over the source), its JSON report,
-and show the ledger entry that recorded it."""
+"""Export step: write the release with the engine's export (CSV / XLSX / Parquet, recounted on the written bytes,
+atomic, never over the source or the ledger), its release note to publish with it, and its custodian record to
+keep; and show the ledger entry that recorded it."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from ppdp_gui.gui.widgets.messages import show_error
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx", "Parquet (.parquet)": ".parquet", "TSV (.tsv)": ".tsv"}
 
 
-def report_path(path: Path) -> Path:
-    return path.with_name(path.stem + ".report.json")
+def note_path(path: Path) -> Path:
+    from ppdp_gui.engine.pipeline.export import default_note_path
+    return default_note_path(path)
 
 
 def describe_entry(entry) -> str:
@@ -45,22 +47,13 @@ def describe_entry(entry) -> str:
     return "\n".join(lines)
 
 
-def export_job(record, data, path: Path, with_report: bool):
-    """Worker generator: the table, then the report; returns the paths written."""
-    from ppdp_gui.engine.data.writer import export_table, write_json_atomic
-    yield Progress(0.1, f"Writing {path.name}…")
-    written = [export_table(record.release.table, path, source=data.source)]
-    for name, frame in (record.release.extra_tables or {}).items():
-        safe = re.sub(r"[^0-9A-Za-z_-]+", "_", name).strip("_") or "part"
-        written.append(export_table(frame, path.with_name(f"{path.stem}.{safe}{path.suffix}"), source=data.source))
-    if with_report:
-        from ppdp_gui.engine.persistence.report import release_report
-        yield Progress(0.8, "Writing the report…")
-        report = release_report(record.release, data, ledger_entry=record.ledger_entry, measures=record.measures,
-                                output_path=written[0])
-        written.append(write_json_atomic(report, report_path(path)))
+def export_job(published, path: Path, with_note: bool, ledger):
+    """Worker generator: the engine's export (tables staged, recounted on the bytes, renamed; note; record)."""
+    from ppdp_gui.engine.pipeline.export import export
+    yield Progress(0.1, f"Writing {path.name} and checking what was written…")
+    exported = export(published, path, note_path=note_path(path) if with_note else None, ledger=ledger)
     yield Progress(1.0, "Exported")
-    yield written
+    yield exported
 
 
 class ExportView(StepView):
@@ -78,8 +71,11 @@ class ExportView(StepView):
         self.path_edit.setAccessibleName("Export file")
         self.path_edit.setToolTip("Where the released table is written. The source file is never overwritten.")
         self.browse_button = QPushButton("&Browse…")
-        self.report_check = QCheckBox("Also write the release &report (JSON) next to it")
+        self.report_check = QCheckBox("Also write the release &note (JSON) next to it — publish it with the file")
         self.report_check.setChecked(True)
+        self.report_check.setToolTip("The release note says what the file is and what its guarantee means. It holds "
+                                     "nothing computed from your data except through the mechanism's noise.")
+        self.record_note = note(object_name="record_note")
         self.export_button = QPushButton("E&xport")
         self.export_button.setObjectName("export_button")
         self.result = note(object_name="export_result")
@@ -112,6 +108,7 @@ class ExportView(StepView):
                               "complete or absent; cells that a spreadsheet would run as formulas are "
                               "neutralised."))
         layout.addLayout(form)
+        layout.addWidget(self.record_note)
         layout.addWidget(self.export_button)
         layout.addWidget(self.result)
         layout.addWidget(note("Ledger entry (what the budget ledger recorded for this release):"))
@@ -135,7 +132,8 @@ class ExportView(StepView):
         self.release_combo.blockSignals(True)
         self.release_combo.clear()
         for i, r in enumerate(self.session.releases, 1):
-            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {short_cost(r.release.cost)}")
+            self.release_combo.addItem(f"{i}. {r.mechanism} — {short_cost(r.cost)}" + ("" if r.holds else
+                                                                                         " — NOT ε-DP"))
         self.release_combo.setCurrentIndex(len(self.session.releases) - 1)
         self.release_combo.blockSignals(False)
         self._release_chosen()
@@ -146,7 +144,7 @@ class ExportView(StepView):
             return None
         src = Path(ds.source.path) if ds.source.path else Path.home() / "table.csv"
         stem = src.name.split(".")[0]
-        mech = re.sub(r"[^0-9A-Za-z]+", "_", record.release.mechanism).strip("_").lower()
+        mech = re.sub(r"[^0-9A-Za-z]+", "_", record.mechanism).strip("_").lower()
         n = self.session.releases.index(record) + 1
         return src.with_name(f"{stem}_{mech}_release{n}{FORMATS[self.format_combo.currentText()]}")
 
@@ -160,7 +158,13 @@ class ExportView(StepView):
                 self._path_record = record
                 self.path_edit.setText(str(self.suggested_path()))
             self.entry_text.setPlainText(describe_entry(record.ledger_entry))
-            self.result.setText("Exported to: " + ", ".join(record.exported_to) if record.exported_to else "")
+            done = self.session.exported(record)
+            self.result.setText("Exported to: " + ", ".join(done) if done else "")
+            self.record_note.setText(
+                "The <b>custodian record</b> (source file, exact row counts, figures measured against your data, "
+                "warnings) stays on this computer"
+                + (f": <tt>{record.record_path}</tt>" if record.record_path else "")
+                + ". Do not publish it.")
         else:
             self.entry_text.setPlainText("")
             self.result.setText("Nothing to export yet: make a release in the Run step.")
@@ -188,16 +192,27 @@ class ExportView(StepView):
         self._busy = True
         self._release_chosen()
         self.result.setText(f"Writing {path.name}…")
-        self.runner.start(lambda: export_job(record, ds, path, self.report_check.isChecked()),
-                          on_done=lambda written: self._done(record, written),
+        ledger = self.session.ledger if record.ledger_path or record.cost.is_dp else None
+        self.runner.start(lambda: export_job(record, path, self.report_check.isChecked(), ledger),
+                          on_done=lambda exported: self._done(record, exported),
                           on_error=self._failed)
 
-    def _done(self, record, written) -> None:
+    def _done(self, record, exported) -> None:
         self._busy = False
+        written = list(exported.files) + ([exported.note] if exported.note else [])
         self.exported = [Path(p) for p in written]
-        record.exported_to.extend(str(p) for p in written)
+        self.session.add_exports(record, written)
         self._release_chosen()
-        self.result.setText("Written: " + ", ".join(str(p) for p in written))
+        ok = all(c.ok for c in exported.checks)
+        lines = ["Written: " + ", ".join(str(p) for p in exported.files)]
+        if exported.checks:
+            lines.append(f"Checked on the written file: {len(exported.checks)} promise(s) recounted, "
+                         + ("all hold." if ok else "NOT all hold."))
+        if exported.note:
+            lines.append(f"Release note (publish it with the file): {exported.note}")
+        if exported.record:
+            lines.append(f"Custodian record (keep it here, do not publish): {exported.record}")
+        self.result.setText("<br>".join(lines))
         self.exported_files.emit([str(p) for p in written])
 
     def _failed(self, exc: BaseException, details: str) -> None:
@@ -209,7 +224,7 @@ class ExportView(StepView):
     def state(self) -> tuple[str, str]:
         if not self.session.releases:
             return TODO, "nothing to export yet"
-        done = sum(1 for r in self.session.releases if r.exported_to)
+        done = sum(1 for r in self.session.releases if self.session.exported(r))
         if done:
             return DONE, f"{done} release{'s' if done != 1 else ''} exported"
         return WARN, "release not exported yet"

@@ -9,12 +9,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QListWidget,
-                               QListWidgetItem, QPushButton, QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QListWidget,
+                               QListWidgetItem, QPushButton, QScrollArea, QVBoxLayout)
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.preview import Preview, fmt_eps, preview, short_cost  # noqa: F401 - re-exported
+from ppdp_gui.gui.preview import fmt_eps, preview, short_cost  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.widgets.param_panel import ParamPanel
@@ -45,8 +45,18 @@ class MechanismView(StepView):
         self.cap_button = QPushButton("Set a budget &cap for this table…")
         self.cap_button.setToolTip("The ledger refuses any release that would take the total ε spent on this "
                                    "table above the cap.")
+        self.data_domains_check = QCheckBox("Take the missing domains from the data — the release will then "
+                                            "NOT be ε-differentially private, and will say so")
+        self.data_domains_check.setObjectName("data_domains_check")
+        self.data_domains_check.setToolTip("Only for a release that does not need a formal guarantee. Every "
+                                           "document of the release will say which domain came from the data.")
+        self.data_domains_check.setVisible(False)
+        self.separate_check = QCheckBox("This table is about other people than the one it resembles "
+                                        "(give it its own budget; recorded in the ledger)")
+        self.separate_check.setObjectName("separate_check")
+        self.separate_check.setVisible(False)
         self._memory: dict[str, dict] = {}
-        self._preview = Preview()
+        self._preview = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
@@ -67,8 +77,10 @@ class MechanismView(StepView):
         layout.addWidget(self.scroll, 1)
         layout.addWidget(QLabel("Problems found before running:"))
         layout.addWidget(self.problems)
+        layout.addWidget(self.data_domains_check)
         layout.addLayout(cost_box)
         layout.addWidget(self.budget_label)
+        layout.addWidget(self.separate_check)
 
         names = registry.names()
         self.combo.addItems(names)
@@ -79,6 +91,8 @@ class MechanismView(StepView):
         self._auto_frame = None
         self.combo.activated.connect(lambda _i: setattr(self, "_user_chose", True))
         self.cap_button.clicked.connect(self._ask_cap)
+        self.data_domains_check.toggled.connect(lambda on: self.session.set_opt_ins(allow_data_domains=on))
+        self.separate_check.toggled.connect(lambda on: self.session.set_opt_ins(separate_dataset=on))
         session.dataset_changed.connect(self._dataset_changed)
         session.mechanism_changed.connect(self._schedule)
         session.releases_changed.connect(self._schedule)  # the budget left has changed
@@ -143,7 +157,7 @@ class MechanismView(StepView):
     def _schedule(self) -> None:
         self._timer.start()
 
-    def refresh_preview(self, fresh: bool = False) -> Preview:
+    def refresh_preview(self, fresh: bool = False):
         """Show problems, cost and budget; `fresh` re-reads the ledger (it may have changed outside)."""
         self._timer.stop()
         if fresh:
@@ -154,30 +168,49 @@ class MechanismView(StepView):
         for problem in p.problems:
             item = QListWidgetItem(("Error: " if problem.level == "error" else "Warning: ") + problem.message)
             item.setForeground(Qt.red if problem.level == "error" else Qt.darkYellow)
+            item.setToolTip(problem.message)
             self.problems.addItem(item)
-        if not p.problems and self.session.dataset is not None:
+        for caveat in p.caveats:
+            item = QListWidgetItem(f"Not ε-DP: {caveat} (you allowed this above).")
+            item.setForeground(Qt.red)
+            self.problems.addItem(item)
+        if not p.problems and not p.caveats and self.session.dataset is not None:
             self.problems.addItem("None: the parameters and data are ready.")
         self.cost_label.setText(f"<b>Privacy:</b> {p.cost.describe()}" if p.cost else
                                 "<b>Privacy:</b> known once the parameters are valid")
-        self.budget_label.setText(p.budget_text)
+        self.budget_label.setText(p.budget_text())
         self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
-        self.cap_button.setEnabled(bool(p.cost and p.cost.is_dp))
+        self.cap_button.setEnabled(p.is_dp)
+        needs_opt_in = p.is_dp and bool(p.data_domain_columns)
+        self.data_domains_check.setVisible(needs_opt_in or self.session.allow_data_domains)
+        self._set_checked(self.data_domains_check, self.session.allow_data_domains)
+        near = getattr(p.identity, "near_copy_of", None) if p.identity is not None else None
+        self.separate_check.setVisible(bool(near) or self.session.separate_dataset)
+        self._set_checked(self.separate_check, self.session.separate_dataset)
         self.state_changed.emit()
         return p
 
+    @staticmethod
+    def _set_checked(box, on: bool) -> None:
+        if box.isChecked() != on:
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
+
     @property
-    def current_preview(self) -> Preview:
-        return self._preview
+    def current_preview(self):
+        return self._preview if self._preview is not None else self.session.preview()
 
     def _ask_cap(self) -> None:
-        if self.session.dataset is None:
+        p = self.current_preview
+        if self.session.dataset is None or p.identity is None:
             return
+        current = float(p.budget.cap) if p.budget is not None and p.budget.cap is not None else 1.0
         value, ok = QInputDialog.getDouble(self, "Budget cap", "Total ε that may ever be spent on this table:",
-                                           1.0, 0.001, 1000.0, 3)
+                                           current, 0.001, 1000.0, 3)
         if ok:
             try:
-                self.session.ledger.set_cap(self.session.fingerprint(), Fraction(str(value)),
-                                            label=self.session.dataset.source.path or "")
+                self.session.ledger.set_cap(p.identity, Fraction(str(value)))
             except PpdpError as exc:
                 show_error(self, exc)
             self.refresh_preview(fresh=True)
@@ -187,7 +220,7 @@ class MechanismView(StepView):
             return TODO, "load a table first"
         if not self.session.mechanism_name:
             return BLOCKED, "no mechanism installed"
-        p = self._preview
+        p = self.current_preview
         if p.errors:
             n = len(p.errors)
             return BLOCKED, f"{self.session.mechanism_name}: {n} problem{'s' if n != 1 else ''}"

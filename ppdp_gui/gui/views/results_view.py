@@ -8,6 +8,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
@@ -27,14 +28,14 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
     return view
 
 
-def comparison_frame(records) -> pd.DataFrame:
+def comparison_frame(releases) -> pd.DataFrame:
     """One row per release: what it was, what it guarantees, and every figure measured on it."""
     rows = []
-    for i, r in enumerate(records, 1):
-        row = {"release": i, "mechanism": r.release.mechanism, "privacy": short_cost(r.release.cost),
-               "parameters": params_text(dict(r.release.params)), "rows": len(r.release.table)}
-        row.update({k: round(v, 4) for k, v in r.measures.items()})
-        row.update({k: round(v, 4) for k, v in r.risk.items()})
+    for i, p in enumerate(releases, 1):
+        row = {"release": i, "mechanism": p.mechanism, "privacy": short_cost(p.cost),
+               "guarantee holds": "yes" if p.holds else "NO (domain from the data)",
+               "parameters": params_text(dict(p.params)), "rows": len(p.table)}
+        row.update({k: round(v, 4) for k, v in p.figures.items()})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -54,10 +55,12 @@ class ResultsView(StepView):
         self.tabs.setAccessibleName("Results")
         self.table_tabs = QTabWidget()
         self.table_tabs.setAccessibleName("Released tables")
-        self.measures_box = QGroupBox("Utility (computed by the mechanism on your data)")
+        self.measures_box = QGroupBox("Utility (measured against your data: for you, never published)")
         self.measures_form = QFormLayout(self.measures_box)
         self.risk_box = QGroupBox("Re-identification risk (from the released table's groups)")
         self.risk_form = QFormLayout(self.risk_box)
+        self.guarantee = note(object_name="release_guarantee")
+        self.guarantee.setAccessibleName("Guarantee of this release")
         self.histogram = None
         try:
             from ppdp_gui.gui.charts import HistogramChart
@@ -66,6 +69,7 @@ class ResultsView(StepView):
             pass
         figures = QWidget()
         fl = QVBoxLayout(figures)
+        fl.addWidget(self.guarantee)
         boxes = QHBoxLayout()
         boxes.addWidget(self.measures_box, 1)
         boxes.addWidget(self.risk_box, 1)
@@ -104,7 +108,8 @@ class ResultsView(StepView):
         self.release_combo.blockSignals(True)
         self.release_combo.clear()
         for i, r in enumerate(records, 1):
-            self.release_combo.addItem(f"{i}. {r.release.mechanism} — {short_cost(r.release.cost)}")
+            self.release_combo.addItem(f"{i}. {r.mechanism} — {short_cost(r.cost)}"
+                                       + ("" if r.holds else " — NOT ε-DP"))
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
         self.compare_model.set_frame(comparison_frame(records))
@@ -135,13 +140,21 @@ class ResultsView(StepView):
         self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
         for name, frame in (rel.extra_tables or {}).items():
             self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
+        self.guarantee.setText(f"<b>Guarantee:</b> {record.guarantee_line()}"
+                               + ("" if record.holds else " <span style='color:#b00020'>— the release note says "
+                                                          "so too.</span>"))
+        sizes = record.class_sizes
+        risk_keys = {"smallest group (rows)", "groups", "highest re-identification risk %",
+                     "average re-identification risk %", "share of records with risk above 10 %"}
+        measures = {k: v for k, v in record.figures.items() if k not in risk_keys}
+        risk = {k: v for k, v in record.figures.items() if k in risk_keys}
         no_measures = ("No figures for this release on its own: utility such as classification accuracy needs "
                        "held-out data. See the Simulate tab.")
         no_risk = ("Group-size risk does not apply: " + ("the release is protected by ε-differential privacy."
                                                          if rel.cost.is_dp else
                                                          "the release has no groups of quasi-identifiers."))
-        for form, figures, empty in ((self.measures_form, record.measures, no_measures),
-                                     (self.risk_form, record.risk, no_risk)):
+        for form, figures, empty in ((self.measures_form, measures, no_measures),
+                                     (self.risk_form, risk, no_risk)):
             if not figures:
                 label = QLabel(empty)
                 label.setWordWrap(True)
@@ -150,13 +163,13 @@ class ResultsView(StepView):
                 val = QLabel(fmt_figure(value))
                 val.setAccessibleName(key)
                 form.addRow(key + ":", val)
-        if record.outcome is not None:
-            for text in record.outcome.notes:
-                self.measures_form.addRow(QLabel(text))
+        for text in record.warnings:
+            label = QLabel("For you (not published): " + text)
+            label.setWordWrap(True)
+            self.measures_form.addRow(label)
         if self.histogram is not None:
-            sizes = record.outcome.class_sizes if record.outcome is not None else None
-            k = (rel.metadata or {}).get("k")
-            self.histogram.set_sizes([] if sizes is None else sizes, k=k if isinstance(k, int) else None)
+            k = next((c.k for c in record.claims if isinstance(c, KAnonymity)), None)
+            self.histogram.set_sizes([] if sizes is None else sizes, k=k)
 
     def state(self) -> tuple[str, str]:
         n, sweeps = len(self.session.releases), len(self.session.sweeps)

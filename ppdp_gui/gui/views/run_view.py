@@ -93,8 +93,11 @@ class RunView(StepView):
                      f"Parameters: {params_text(s.params)}."]
             if p.cost is not None:
                 lines.append(f"Privacy: {p.cost.describe()}.")
-            if p.budget_text:
-                lines.append(p.budget_text)
+            if p.caveats:
+                lines.append("<span style='color:#b00020'><b>Not ε-differentially private:</b> "
+                             + "; ".join(p.caveats) + " (you allowed this).</span>")
+            if p.budget_text():
+                lines.append(p.budget_text())
             for problem in p.errors:
                 lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
             self.summary.setText("<br>".join(lines))
@@ -122,7 +125,9 @@ class RunView(StepView):
         self.message.setText("Starting…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self._job = self.runner.start_process(release_job, (registry.get(name), data, params, ledger),
+        from ppdp_gui.engine.pipeline.release import test_seed
+        args = (registry.get(name), data, params, ledger, s.allow_data_domains, s.separate_dataset, test_seed())
+        self._job = self.runner.start_process(release_job, args,
                                               on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress, on_cancelled=self._cancelled)
         self.state_changed.emit()
@@ -146,14 +151,16 @@ class RunView(StepView):
         self.cancel_button.setEnabled(False)
         self.refresh()
 
-    def _done(self, outcome) -> None:
-        self.session.add_release(outcome.release, outcome.ledger_entry, outcome)
+    def _done(self, published) -> None:
+        self.session.add_release(published)
         self.progress.setValue(1000)
-        rows = len(outcome.release.table)
+        rows = len(published.table)
         self.message.setText(f"Finished: {rows:,} rows released. See Results.")
-        self.log.addItem(f"Finished: {rows:,} rows, {outcome.release.cost.describe()}")
-        for text in outcome.notes:
-            self.log.addItem(text)
+        self.log.addItem(f"Finished: {rows:,} rows; {published.guarantee_line()}")
+        if published.record_path:
+            self.log.addItem(f"Custodian record (stays on this computer): {published.record_path}")
+        for text in published.warnings:
+            self.log.addItem("For you (not published): " + text)
         self._finish()
         QTimer.singleShot(0, self.run_finished.emit)  # switching to Results in a later turn of the event loop
 

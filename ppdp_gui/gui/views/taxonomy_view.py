@@ -75,7 +75,9 @@ class TaxonomyView(StepView):
         self.folder_button = QPushButton("Import an ARX &folder…")
         self.folder_button.setToolTip("Match files named like <column>.csv or *_hierarchy_<column>.csv to columns.")
         self.flat_button = QPushButton("&Flat taxonomy")
-        self.flat_button.setToolTip("A one-level tree for the selected column: every value directly under *.")
+        self.flat_button.setToolTip("A one-level tree for the selected column: every value found in the table "
+                                    "directly under *. It is built from the data, so a differentially private "
+                                    "release cannot treat its values as public.")
         self.flat_all_button = QPushButton("Flat for all &without one")
         self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
         self.width_box = QDoubleSpinBox()
@@ -161,6 +163,8 @@ class TaxonomyView(StepView):
         if spec.taxonomy is None:
             return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
+        if getattr(spec.taxonomy, "origin", "public") == "data":
+            text += "\n    built from the table's values: not a public domain"
         return text + ("\n    attached automatically" if self.session.auto_attached(name) else "")
 
     def _refresh(self) -> None:
@@ -296,7 +300,9 @@ class TaxonomyView(StepView):
         from ppdp_gui.engine.taxonomy.tree import Taxonomy
         ds = self.session.dataset
         for column in [c for c in columns if c]:
-            self.session.set_taxonomy(column, Taxonomy.flat(column, ds.frame[column].dropna().astype(str).unique()))
+            # built from the table's own values: marked so, it cannot serve as a public domain for ε-DP
+            self.session.set_taxonomy(column, Taxonomy.flat(column, ds.frame[column].dropna().astype(str).unique(),
+                                                            origin="data"))
         self._shown_column = None
         self._refresh()
 

@@ -3,13 +3,17 @@
 Which columns are generalised: the dataset's quasi-identifiers; if none is marked, every column that is not an
 identifier or the class column. Only those columns and the class are released (one row per leaf partition ×
 class with its noisy count); every other column is left out, since releasing it unchanged would not be DP.
-Public domains (the diffprivlib lesson: bounds read from private data leak them): a categorical QI must have a
-taxonomy (its leaves are the domain); a numeric QI takes its bounds [lo, hi] from its taxonomy when it has one
-(the smallest and largest number in any label), else from the data with a warning; values outside the bounds
-are clamped onto them. A numeric QI has an integer domain — split points among the integers, labels like
-'[20, 35)' — when its taxonomy gives the bounds and every number in the taxonomy is whole (decided from the
-taxonomy alone; without a taxonomy the split points stay real, labels rounded to 4 significant digits). The class domain is the class column's taxonomy leaves if it has one, else the classes
-seen in the data, with a warning.
+
+Public domains only (the diffprivlib lesson: bounds read from private data leak them). DiffGen never reads a
+domain from the records; `domain_needs` tells the publish path what must be public, and the plan below takes:
+- a numeric QI's bounds [lo, hi] (and whole-number grid) from its domain, else from its taxonomy's labels
+  (data/domains.py); values outside are clamped onto the bounds (how many: a warning for the custodian only);
+- a categorical QI's taxonomy (it is specialised along it); its leaves are its domain, unless the column's domain
+  lists the public values, in which case the taxonomy must cover exactly those (a tree built from the data is
+  then acceptable: its structure is the custodian's, its values are the public list);
+- the class values from the class column's domain, else its taxonomy's leaves.
+Whatever comes from a taxonomy or domain marked as read from the data makes the release "not ε-DP" (the
+publish path adds that caveat to the claim).
 """
 
 from __future__ import annotations
@@ -21,15 +25,18 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
-                                                          numeric_values, taxonomy_bounds, taxonomy_is_integral)
+                                                          numeric_values)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
 from ppdp_gui.engine.noise.sampler import exact_epsilon
+from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 OUTPUTS = ("counts", "records")
 
@@ -44,7 +51,7 @@ def predictor_columns(data: Dataset, class_column: str | None) -> list[str]:
 
 @dataclass
 class Plan:
-    """What a run will use, decided from the schema (and, where unavoidable, the data, with a warning)."""
+    """What a run will use, decided from the schema's public domains and taxonomies alone."""
 
     class_column: str
     classes: list[str]
@@ -53,65 +60,82 @@ class Plan:
     bound_source: dict[str, str]
     problems: list[Problem]
     integer: set[str] = field(default_factory=set)  # numeric QIs with an integer domain (integer split points)
+    steps: dict[str, float | None] = field(default_factory=dict)  # numeric QIs: public grid step (None: automatic)
+    taxonomies: dict[str, Taxonomy] = field(default_factory=dict)  # categorical QIs: the tree specialised along
 
     @property
     def n_numeric(self) -> int:
         return len(self.bounds)
 
 
-def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
-    problems: list[Problem] = []
+def _class_column(data: Dataset, params: dict[str, Any]) -> str:
     cls = params.get("class_column") or data.class_column
     if not cls:
         raise ParameterError("DiffGen needs a class column: mark one column's role as Class or choose it")
     if cls not in data.frame.columns:
         raise ParameterError(f"Class column: no column named {cls!r}")
-    cls_spec = data.spec(cls)
-    labels = data.frame[cls].astype(str)
-    if cls_spec.taxonomy is not None:
-        classes = cls_spec.taxonomy.leaf_values()
-        unknown = sorted(set(labels.unique()) - set(classes))
-        if unknown:
-            raise ParameterError(f"class column {cls!r} has values not in its taxonomy: {unknown[:5]}")
-    else:
-        classes = sorted(labels.unique())
-        problems.append(Problem(f"the classes of {cls!r} are taken from the data ({len(classes)}); give the class "
-                                "column a taxonomy to make its domain public", level="warning", column=cls))
+    return cls
+
+
+def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
+    """The tree a categorical QI is specialised along (see the module docstring for the rules)."""
+    spec = data.spec(col)
+    tax, dom = spec.taxonomy, spec.domain
+    public_values = dom.categories if dom is not None and dom.categories is not None else None
+    if tax is None:
+        if public_values is None:
+            raise TaxonomyError(f"categorical quasi-identifier {col!r} has neither a taxonomy nor a list of values")
+        return Taxonomy.flat(col, public_values, origin=dom.origin)
+    if public_values is not None:
+        leaves = set(tax.leaf_values())
+        if leaves != set(public_values):
+            extra, lacking = sorted(leaves - set(public_values)), sorted(set(public_values) - leaves)
+            raise TaxonomyError(f"the taxonomy of {col!r} does not hold exactly the values of its domain"
+                                + (f"; not in the domain: {len(extra)} value(s)" if extra else "")
+                                + (f"; missing from the taxonomy: {lacking[:5]}" if lacking else ""))
+        if getattr(tax, "origin", "public") == "data" and dom.origin == "public":
+            tax = Taxonomy.from_paths(col, tax.to_paths())  # its values are the public list now
+    return tax
+
+
+def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
+    problems: list[Problem] = []
+    cls = _class_column(data, params)
+    found = category_set(data.spec(cls))
+    if found is None:
+        raise ParameterError(f"the class column {cls!r} has no public list of classes: set its domain (e.g. "
+                             "'<=50K, >50K') or give it a taxonomy")
+    classes = list(found.values)
+    if not set(data.frame[cls].astype(str).unique()) <= set(classes):
+        raise ParameterError(f"class column {cls!r} has values outside its list of classes; add them to its domain")
     if len(classes) < 2:
         raise ParameterError(f"class column {cls!r} needs at least two classes")
     columns = predictor_columns(data, cls)
     if not columns:
         raise ParameterError("DiffGen needs at least one quasi-identifier besides the class column")
-    no_taxonomy = [c for c in columns if data.spec(c).kind == "categorical" and data.spec(c).taxonomy is None]
-    if no_taxonomy:
-        raise TaxonomyError(f"categorical quasi-identifier(s) without a taxonomy: {', '.join(no_taxonomy)}; "
-                            "DiffGen specialises them along their taxonomy (a flat one is enough)")
-    bounds, source, integer = {}, {}, set()
+    bounds, source, integer, steps, taxonomies = {}, {}, set(), {}, {}
     for col in columns:
-        spec, series = data.spec(col), data.frame[col]
+        spec = data.spec(col)
         if spec.kind == "categorical":
-            missing = check_values_in_taxonomy(spec.taxonomy, series)
-            if missing:
-                raise TaxonomyError(f"column {col!r} has values not in its taxonomy: {missing[:5]}")
+            tax = categorical_taxonomy(data, col)
+            if check_values_in_taxonomy(tax, data.frame[col]):
+                raise TaxonomyError(f"column {col!r} has values that are not in its taxonomy; add them to it")
+            taxonomies[col] = tax
             continue
-        x = numeric_values(series)
-        public = taxonomy_bounds(spec.taxonomy) if spec.taxonomy is not None else None
-        if public is not None:
-            bounds[col], source[col] = public, "taxonomy"
-            if taxonomy_is_integral(spec.taxonomy):
-                integer.add(col)
-            outside = int(((x < public[0]) | (x > public[1])).sum())
-            if outside:
-                problems.append(Problem(f"{outside} value(s) of {col!r} lie outside its public bounds "
-                                        f"[{public[0]:g}, {public[1]:g}] and are clamped onto them",
-                                        level="warning", column=col))
-        else:
-            lo, hi = (float(x.min()), float(x.max())) if len(x) else (0.0, 0.0)
-            bounds[col], source[col] = (lo, hi), "data"
-            problems.append(Problem(f"the bounds of {col!r} are taken from the data ({lo:g} to {hi:g}), which "
-                                    "leaks its smallest and largest values; give it a taxonomy with public bounds",
-                                    level="warning", column=col))
-    return Plan(cls, list(classes), columns, bounds, source, problems, integer)
+        b = numeric_bounds(spec)
+        if b is None:
+            raise ParameterError(f"numeric column {col!r} has no public bounds: set its domain (e.g. 0 to 120 for "
+                                 "an age) or give it a taxonomy whose labels state the range")
+        bounds[col], source[col], steps[col] = (b.low, b.high), (b.source if b.is_public else "data"), b.step
+        if b.integer:
+            integer.add(col)
+        x = numeric_values(data.frame[col])
+        outside = int(((x < b.low) | (x > b.high)).sum())
+        if outside:
+            problems.append(Problem(f"{outside} value(s) of {col!r} lie outside its public bounds "
+                                    f"[{b.low:g}, {b.high:g}] and are clamped onto them", level="warning",
+                                    column=col))
+    return Plan(cls, classes, columns, bounds, source, problems, integer, steps, taxonomies)
 
 
 def noise_size_warning(n_groups: int, scale: float, released_records: int) -> tuple[float, str | None]:
@@ -161,12 +185,16 @@ class DiffGen(Mechanism):
 
     # -- checks and cost ------------------------------------------------------------------------------------
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
-        cls = params.get("class_column") or data.class_column
-        no_taxonomy = [c for c in predictor_columns(data, cls)
-                       if data.spec(c).kind == "categorical" and data.spec(c).taxonomy is None]
+        try:
+            cls = _class_column(data, params)
+        except ParameterError as exc:
+            return [Problem(str(exc), param="class_column")]
+        no_taxonomy = [c for c in predictor_columns(data, cls) if data.spec(c).kind == "categorical"
+                       and data.spec(c).taxonomy is None and category_set(data.spec(c)) is None]
         if no_taxonomy:  # one problem per column, so the GUI can offer to build each one
             return [Problem(f"categorical quasi-identifier {c!r} has no taxonomy: DiffGen specialises values "
-                            "along it (an automatic flat one is enough)", column=c) for c in no_taxonomy]
+                            "along it (a flat one over its public list of values is enough)", column=c)
+                    for c in no_taxonomy]
         try:
             plan = make_plan(data, params)
         except TaxonomyError as exc:
@@ -174,6 +202,17 @@ class DiffGen(Mechanism):
         except ParameterError as exc:
             return [Problem(str(exc), param="class_column")]
         return plan.problems
+
+    def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list[DomainNeed]:
+        """The class values, each numeric QI's bounds and each categorical QI's values must be public."""
+        try:
+            cls = _class_column(data, params)
+        except ParameterError:
+            return []
+        needs = [DomainNeed(cls, "categories")]
+        for col in predictor_columns(data, cls):
+            needs.append(DomainNeed(col, "bounds" if data.spec(col).kind == "numeric" else "categories"))
+        return needs
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
@@ -200,7 +239,7 @@ class DiffGen(Mechanism):
                 attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
                                                integer=col in plan.integer))
             else:
-                attrs.append(CategoricalAttr.build(col, data.spec(col).taxonomy, frame[col], y, k))
+                attrs.append(CategoricalAttr.build(col, plan.taxonomies[col], frame[col], y, k))
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],
                                         utility=params["utility"], rng=rng, noise_factor=self._noise_factor)
         yield Progress(0.95, "noisy counts")
@@ -212,17 +251,22 @@ class DiffGen(Mechanism):
         transform = CutTransform(tuple(ColumnCut.of(a) for a in attrs), plan.class_column)
         count_name = "count" if "count" not in plan.columns and plan.class_column != "count" else "noisy count"
         table = groups_frame(transform, plan, shape, idx, counts, count_name)
+        labels = {c.column: tuple(c.labels) for c in transform.columns}
+        labels[plan.class_column] = tuple(plan.classes)
+        cost = self.privacy_cost(**params)
+        schema = PublicSchema(tuple(plan.columns) + (plan.class_column, count_name), labels, (count_name,))
+        claims = [DifferentialPrivacy(cost.epsilon, cost.delta), schema]
         extra = {}
         if params["output"] == "records":
             extra["noisy counts"] = table
             table = expand_counts(table, count_name)
+            claims = [claims[0], PublicSchema(tuple(plan.columns) + (plan.class_column,), labels),
+                      PublicSchema(schema.columns, labels, (count_name,), table="noisy counts")]
         split = self.budget_split(params["epsilon"], plan.n_numeric, params["h"])
         scale = 2.0 / params["epsilon"]
-        released_records = int(counts.sum())
+        released_records = int(counts.sum())  # a sum of noisy counts: part of the noisy output
         spurious, size_warning = noise_size_warning(n_cells * k, scale, released_records)
-        warnings = [p.message for p in plan.problems if p.level == "warning"]
-        warnings += [size_warning] if size_warning else []
-        metadata = {
+        note = {  # the cut chosen by the exponential mechanism, public domains, budget shares, noise
             "quasi_identifiers": list(plan.columns), "class_column": plan.class_column,
             "classes": list(plan.classes), "count column": count_name,
             "cut": {a.column: a.describe_cut() for a in attrs},
@@ -236,23 +280,26 @@ class DiffGen(Mechanism):
             "released records": released_records,
             "expected records from noise (at most)": spurious,
             "expected records per empty group": positive_noise_mean(scale),
-            "noise": "discrete Laplace (two-sided geometric), integer", "noise scale": scale,
+            "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly", "noise scale": scale,
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
             "neighbouring": "one record added or removed",
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),
-            "warnings": warnings,
         }
+        record = {"quasi_identifiers": list(plan.columns), "class_column": plan.class_column,
+                  "count column": count_name}
+        warnings = [p.message for p in plan.problems if p.level == "warning"]
+        warnings += [size_warning] if size_warning else []
         yield Progress(1.0, "done")
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(**params), params=dict(params),
-                      metadata=metadata, extra_tables=extra, apply_to=transform)
+        yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
+                      note=note, record=record, warnings=tuple(warnings), extra_tables=extra, apply_to=transform)
 
-    # -- figures for simulations (sweeps) -------------------------------------------------------------------
+    # -- figures for the custodian and simulations (computed from the records: never in the release note) -------------------------------------------------------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         """CA: a tree trained on the released groups (weights = noisy counts), tested on the generalised test set."""
         if test is None or release.apply_to is None:
             return {}
         from ppdp_gui.engine.metrics.classification import classification_accuracy
-        meta = release.metadata
+        meta = release.record
         groups = release.extra_tables.get("noisy counts", release.table)
         ca = classification_accuracy(groups, release.apply_to(test.frame), meta["class_column"],
                                      features=meta["quasi_identifiers"], weight_column=meta["count column"])

@@ -80,7 +80,7 @@ def fragmentation_measures(release, train, test=None) -> dict[str, float]:
     """Information loss, class distortion, smallest group and (with test data) F-measures of a release."""
     from ppdp_gui.engine.mechanisms.fragmentation.mechanism import fragment_tables
 
-    meta = release.metadata
+    meta = release.record
     frags = meta["fragments"]
     tables = list(fragment_tables(release).values())
     n = len(release.table)

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import CheckError, MechanismError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
@@ -33,7 +34,7 @@ def fragment_name(i: int) -> str:
 def fragment_tables(release: Release) -> dict[str, pd.DataFrame]:
     """Every fragment table of a fragmentation release, by name (the first is `release.table`)."""
     out = {}
-    for frag in release.metadata["fragments"]:
+    for frag in release.record["fragments"]:
         name = frag["table"]
         out[name] = release.table if frag["where"] == "table" else release.extra_tables[name]
     return out
@@ -207,7 +208,14 @@ class Fragmentation(Mechanism):
         yield Progress(0.9, "recounting every fragment and every join")
         rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
         self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used)
-        metadata = {
+        claims = []
+        for m in frag_meta:
+            claims.append(KAnonymity(k, tuple(m["quasi_identifiers"]), table=m["table"] if m["where"] != "table"
+                                     else MAIN_TABLE))
+            if use_l:
+                claims.append(LDiversity(l, "distinct", cls, tuple(m["quasi_identifiers"]),
+                                         table=m["table"] if m["where"] != "table" else MAIN_TABLE))
+        record = {
             "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
             "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
             "intervals": frag_meta[0]["intervals"], "domains": frag_meta[0]["domains"],
@@ -229,11 +237,15 @@ class Fragmentation(Mechanism):
                               f"checked to give groups of at least k = {k} rows."),
             },
         }
+        note = {key: record[key] for key in ("k", "l", "class_column", "strategy", "rho", "class_published",
+                                             "join", "generalisation")}
+        note["fragments"] = [{"table": m["table"], "quasi_identifiers": m["quasi_identifiers"],
+                              "other_columns": m["other_columns"], "groups": m["n_classes"]} for m in frag_meta]
         yield Release(mechanism=self.name, table=tables[0], cost=self.privacy_cost(
             k=k, l=l, strategy=strategy, rho=rho), params={
             "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
             "class_column": cls,
-            "grid_width": grid_width}, metadata=metadata,
+            "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
             extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0})
 
     @staticmethod

@@ -1,0 +1,164 @@
+"""Step 4 of the publish path: write a Published release, checked on the bytes actually written.
+
+1. Every output path is checked first: none may be the source table, the ledger, its key or journal (by
+   resolved path and inode), and no two outputs may be the same file.
+2. Each table is written to a temporary file beside its target (formulas neutralised, injectively), read back
+   with the reader as text, and every claim about it is recounted on what was read (`engine.checks`). If any
+   recount fails, every temporary file is removed and nothing is published (CheckError).
+3. Only then are the files renamed into place; the release note (which lists each file's sha256) and the
+   custodian record (ledger folder, plus a copy where the custodian asks) are written atomically after them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
+from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.data.writer import (Staged, commit, json_text, neutral_text, stage_table, table_format,
+                                         write_text_atomic)
+from ppdp_gui.engine.errors import CheckError, DataError
+from ppdp_gui.engine.pipeline.published import Published, custodian_record, release_note
+
+NOTE_SUFFIX = ".release-note.json"
+
+
+@dataclass
+class Exported:
+    """What an export wrote: the table files (main first), the note, the record and the recounts on the bytes."""
+
+    files: list[Path]
+    note: Path | None
+    record: Path | None
+    checks: list[ClaimCheck] = field(default_factory=list)
+    note_doc: dict = field(default_factory=dict)
+
+
+def table_paths(published: Published, path) -> dict[str, Path]:
+    """Where each table goes: the main one to `path`, others beside it as '<stem>.<part><suffix>'."""
+    out = Path(path).expanduser()
+    paths = {}
+    for name in published.release.tables():
+        if name == "table":
+            paths[name] = out
+        else:
+            slug = re.sub(r"[^0-9A-Za-z]+", "_", str(name)).strip("_") or "part"
+            paths[name] = out.with_name(f"{out.stem}.{slug}{out.suffix}")
+    return paths
+
+
+def default_note_path(path) -> Path:
+    p = Path(path).expanduser()
+    return p.with_name(p.stem + NOTE_SUFFIX)
+
+
+def protected_paths(published: Published, ledger=None) -> list[Path]:
+    out = [Path(published.source.path)] if published.source.path else []
+    if ledger is not None:
+        out += list(ledger.protected_paths())
+    elif published.ledger_path:
+        db = Path(published.ledger_path)
+        out += [db, db.with_name(db.name + ".key"), db.with_name(db.name + "-journal")]
+    return out
+
+
+def read_back(staged: Staged, columns) -> pd.DataFrame:
+    """The staged file as a reader sees it: every column as text, nothing treated as missing."""
+    sep = "\t" if staged.fmt == "tsv" else ("," if staged.fmt == "csv" else None)
+    names = [str(c) if staged.fmt == "parquet" else neutral_text(str(c)) for c in columns]
+    try:
+        data = read_table(staged.tmp, na_policy=NAPolicy(tokens=(), action="category"), delimiter=sep,
+                          max_bytes=staged.tmp.stat().st_size + 1, kinds={n: "categorical" for n in names})
+    except DataError as exc:
+        raise CheckError(f"{staged.target.name}: the written file could not be read back ({exc.reason})") from None
+    return data.frame
+
+
+def _distinct(paths: list[Path]) -> None:
+    seen: dict[str, Path] = {}
+    for p in paths:
+        key = str(p.expanduser().resolve())
+        if key in seen:
+            raise DataError("two outputs of this export would be the same file; choose another name", path=str(p))
+        seen[key] = p
+
+
+def export(published: Published, path, *, note_path=None, record_path=None, ledger=None,
+           protected=()) -> Exported:
+    """Write the release to `path` (its extra tables beside it), its note to `note_path` (None: no note file)
+    and a copy of its custodian record to `record_path`; the record in the ledger folder is always updated."""
+    targets = table_paths(published, path)
+    guard = protected_paths(published, ledger) + [Path(p) for p in protected]
+    for p in targets.values():
+        table_format(p)
+    _distinct(list(targets.values()) + [Path(p) for p in (note_path, record_path) if p])
+    staged: dict[str, Staged] = {}
+    checks: list[ClaimCheck] = []
+    try:
+        for name, table in published.release.tables().items():
+            staged[name] = stage_table(table, targets[name], source=published.source, protected=guard)
+        for name, st in staged.items():
+            table = published.release.tables()[name]
+            frame = read_back(st, table.columns) if len(table) else table.iloc[:0].astype(str)
+            if len(frame) != len(table):
+                raise CheckError(f"{st.target.name}: {len(frame):,} rows were read back, "
+                                 f"{len(published.release.tables()[name]):,} were written")
+            mine = [c for c in published.claims if getattr(c, "table", None) == name]
+            checks += check_claims({name: frame}, mine,
+                                   neutralise=None if st.fmt == "parquet" else neutral_text)
+        bad = failures(checks)
+        if bad:
+            raise CheckError("the written file does not keep the release's promise, so nothing was published: "
+                             + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
+        written = [commit(staged[name], source=published.source, protected=guard) for name in staged]
+    finally:
+        for st in staged.values():
+            st.discard()  # a no-op for committed files (their temporary name is gone)
+    files = [{"table": name, "file": st.target.name, "sha256": st.sha256,
+              "rows": int(len(published.release.tables()[name])),
+              "columns": [str(c) for c in published.release.tables()[name].columns]} for name, st in staged.items()]
+    note = release_note(published, files)
+    note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table, "ok": c.ok}
+                                           for c in checks]
+    note_written = None
+    if note_path:
+        note_written = write_text_atomic(json_text(note), note_path, protected=guard)
+    exports = [{"file": str(p), "sha256": f["sha256"]} for p, f in zip(written, files)]
+    if note_written is not None:
+        exports.append({"file": str(note_written), "release note": True})
+    record = custodian_record(published, note=note, exports=exports, checks_on_file=checks)
+    record_written = None
+    if ledger is not None or published.record_path:
+        record_written = _write_record_doc(published, record, ledger, guard)
+    if record_path:
+        record_written = write_text_atomic(json_text(record), record_path, protected=guard)
+    return Exported(written, note_written, record_written, checks, note)
+
+
+def _records_folder(published: Published, ledger) -> Path | None:
+    if getattr(ledger, "path", None) is not None:
+        return Path(ledger.path).parent / "records"
+    if published.ledger_path:
+        return Path(published.ledger_path).parent / "records"
+    return None
+
+
+def _write_record_doc(published: Published, record: dict, ledger, guard) -> Path | None:
+    folder = _records_folder(published, ledger)
+    if folder is None:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_text_atomic(json_text(record), folder / f"{published.release_id}.json", protected=guard)
+
+
+def write_record(published: Published, ledger) -> Published:
+    """The custodian record of a release just made (before any export), in the ledger's folder."""
+    path = _write_record_doc(published, custodian_record(published, note=release_note(published)), ledger,
+                             protected_paths(published, ledger))
+    return dataclasses.replace(published, record_path=None if path is None else str(path))

@@ -1,0 +1,80 @@
+"""Step 1 of the publish path: a recipe becomes a Dataset — the same way for the window and for `ppdp`.
+
+Order (later steps win): read the table with the recipe's missing-value policy, kinds and roles; attach the ARX
+hierarchies named after the table (`<stem>_hierarchy_<column>.csv[.gz]` beside it, or the bundled Adult ones
+for the bundled sample) to every column that has one; the bundled Adult hierarchies if asked for by name;
+hierarchy files named in the recipe; the recipe's own taxonomies; the recipe's public domains. Whatever could
+not be attached is a note, not a failed load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.errors import DataError, PpdpError
+from ppdp_gui.engine.persistence.project import Recipe, source_changed
+
+
+@dataclass
+class Loaded:
+    """The dataset, the hierarchy files attached by name ({column: path}) and notes for the custodian."""
+
+    dataset: Dataset
+    attached: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    taxonomies: dict = field(default_factory=dict)  # column -> Taxonomy attached from a file found by name
+
+
+def load(recipe: Recipe, *, max_bytes: int | None = None) -> Loaded:
+    """Read `recipe.source` and apply the recipe to it (see the module docstring)."""
+    kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
+    data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
+                      roles=recipe.roles or None, **kwargs)
+    out = Loaded(data)
+    if recipe.source_sha256 and source_changed(recipe):
+        out.notes.append("The table file has changed since this project was saved: check the roles, domains and "
+                         "taxonomies before releasing.")
+    columns = list(data.frame.columns)
+    from ppdp_gui.engine.taxonomy.discover import attach_hierarchies
+    data, attached, notes = attach_hierarchies(data, recipe.source, columns)
+    out.attached = {c: str(f) for c, (f, _t) in attached.items()}
+    out.taxonomies = {c: t for c, (_f, t) in attached.items()}
+    out.notes += notes
+    if recipe.bundled == "adult":
+        from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
+        for col, tax in bundled_adult_taxonomies().items():
+            if col in data.frame.columns:
+                data = data.with_column(col, taxonomy=tax)
+    if recipe.taxonomy_files:
+        from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
+        for col, file in recipe.taxonomy_files.items():
+            _known(data, col, "a taxonomy file")
+            data = data.with_column(col, taxonomy=read_arx_hierarchy(file, column=col))
+    for col, tax in recipe.taxonomies.items():
+        _known(data, col, "a taxonomy")
+        data = data.with_column(col, taxonomy=tax)
+    for col, domain in recipe.domains.items():
+        _known(data, col, "a domain")
+        spec = data.spec(col)
+        if domain.is_numeric and spec.kind != "numeric":
+            raise DataError(f"column {col!r} is categorical but its domain gives numeric bounds", column=col)
+        data = data.with_column(col, domain=domain)
+    out.dataset = data
+    return out
+
+
+def _known(data: Dataset, column: str, what: str) -> None:
+    if column not in data.frame.columns:
+        raise DataError(f"{what} is given for column {column!r}, which the table does not have "
+                        f"(columns: {', '.join(map(str, data.frame.columns))})", column=column)
+
+
+def recipe_for(path, **changes) -> Recipe:
+    """A recipe for opening `path` with defaults (guessed roles, default missing-value policy)."""
+    return Recipe(source=str(Path(path).expanduser()), **changes)
+
+
+__all__ = ["Loaded", "load", "recipe_for", "PpdpError"]

@@ -1,0 +1,181 @@
+"""Step 2 of the publish path: what a release would do, known before anything is spent.
+
+`plan` resolves and validates the parameters once, prices the release, checks that every domain the guarantee
+relies on is public, and looks up the budget of the dataset (a near copy of a known table shares that table's
+budget). The window shows a Plan as its preview; `run_release` runs one. Nothing here writes anything.
+
+Domains: a DP mechanism lists the domains it needs (`Mechanism.domain_needs`). A need met only by the data (no
+domain, or a domain / taxonomy built from the records) is an error naming the column — unless the custodian opts
+in (`allow_data_domains`), in which case the plan fills those domains from the records and the release is
+labelled "not ε-DP: domain of C taken from the data" in the window, the note, the record and the ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ppdp_gui.engine.data.domains import fill_from_data, need_status
+from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.errors import ParameterError, PpdpError
+from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
+
+
+def resolve_mechanism(mechanism) -> Mechanism:
+    """A mechanism instance from a registry name, a class or an instance."""
+    if isinstance(mechanism, str):
+        return registry.create(mechanism)
+    if isinstance(mechanism, type):
+        return mechanism()
+    return mechanism
+
+
+def fmt_eps(value) -> str:
+    return f"{float(value):.4g}"
+
+
+@dataclass(frozen=True)
+class NeedState:
+    column: str
+    what: str  # "bounds" | "categories"
+    status: str  # "public" | "data" | "missing"
+
+
+@dataclass
+class Plan:
+    """A release about to be made: the mechanism, resolved parameters, the dataset as it will run (with any
+    opted-in data domains), its cost, every problem found, the caveats, and the budget it will be charged to."""
+
+    mechanism: Mechanism
+    params: dict[str, Any]
+    dataset: Dataset
+    cost: PrivacyCost | None = None
+    problems: list[Problem] = field(default_factory=list)
+    needs: list[NeedState] = field(default_factory=list)
+    caveats: list[str] = field(default_factory=list)
+    allow_data_domains: bool = False
+    separate_dataset: bool = False
+    identity: Any = None  # ledger DatasetIdentity (DP releases with a ledger)
+    budget: Any = None  # ledger Budget of that identity
+
+    @property
+    def name(self) -> str:
+        return self.mechanism.name
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.level == "error"]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [p.message for p in self.problems if p.level == "warning"]
+
+    @property
+    def is_dp(self) -> bool:
+        return bool(self.cost is not None and self.cost.is_dp)
+
+    @property
+    def data_domain_columns(self) -> list[str]:
+        return [n.column for n in self.needs if n.status != "public"]
+
+    @property
+    def over_budget(self) -> bool:
+        b = self.budget
+        return bool(self.is_dp and b is not None and b.remaining is not None
+                    and Fraction(self.cost.epsilon) > Fraction(b.remaining))
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.over_budget
+
+    def budget_text(self) -> str:
+        """The budget line of the preview, in words."""
+        if self.cost is None:
+            return ""
+        if not self.is_dp:
+            return ("Not charged to the ε budget: this mechanism gives a syntactic guarantee "
+                    f"({self.cost.describe(with_note=False)}).")
+        eps = fmt_eps(self.cost.epsilon)
+        b, ident = self.budget, self.identity
+        if b is None:
+            return f"This run will spend ε = {eps}."
+        text = ""
+        if ident is not None and getattr(ident, "near_copy_of", None):
+            sim = getattr(ident, "similarity", None)
+            text = ("This table is a near copy of one released before"
+                    + (f" (about {100 * sim:.0f} % of its rows are shared)" if sim is not None else "")
+                    + ", so it shares that table's budget. ")
+        if b.remaining is None:
+            return text + (f"This run will spend ε = {eps}. No budget cap is set for this table; ε spent on it so "
+                           f"far: {fmt_eps(b.spent)}.")
+        text += (f"This run will spend ε = {eps} of the {fmt_eps(b.remaining)} left for this table (cap "
+                 f"{fmt_eps(b.cap)}, spent so far {fmt_eps(b.spent)}).")
+        if getattr(b, "default_cap_applied", False):
+            text += " The cap is the default for a new table; you can change it."
+        if self.over_budget:
+            text += " That is more than is left: lower ε or raise the cap deliberately."
+        return text
+
+
+def _domain_problems(needs: list[NeedState]) -> list[Problem]:
+    problems = []
+    for n in needs:
+        if n.status == "public":
+            continue
+        what = "public lower and upper bounds" if n.what == "bounds" else "a public list of its values"
+        why = ("its only domain was built from the table's own values" if n.status == "data"
+               else "it has no domain")
+        problems.append(Problem(
+            f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from the data "
+            f"would reveal the table's own values. Set the domain of {n.column} (for example a range everyone "
+            "knows, or a published code list), or explicitly allow domains from the data — the release is then "
+            "not ε-differentially private.", column=n.column))
+    return problems
+
+
+def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledger=None,
+         allow_data_domains: bool = False, separate_dataset: bool = False) -> Plan:
+    """The Plan of releasing `data` with `mechanism` and `params` (nothing is charged or written)."""
+    mech = resolve_mechanism(mechanism)
+    params = dict(params or {})
+    out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset)
+    try:
+        out.params = mech.resolve_params(**params)
+        out.cost = mech.privacy_cost(**out.params)
+    except ParameterError as exc:
+        out.problems.append(Problem(str(exc)))
+        return out
+    check_data = data
+    if out.cost.is_dp:
+        try:
+            needs = mech.domain_needs(data, out.params)
+        except PpdpError as exc:
+            needs = []
+            out.problems.append(Problem(str(exc)))
+        out.needs = [NeedState(n.column, n.what, need_status(data, n)) for n in needs]
+        unmet = [n for n, s in zip(needs, out.needs) if s.status != "public"]
+        if unmet:
+            try:
+                check_data, caveats = fill_from_data(data, unmet)
+            except PpdpError as exc:
+                out.problems.append(Problem(str(exc)))
+                caveats = []
+            if allow_data_domains:
+                out.dataset, out.caveats = check_data, caveats
+            else:
+                out.problems += _domain_problems(out.needs)
+    try:
+        found = mech.validate(check_data, **params)
+    except PpdpError as exc:
+        found = [Problem(str(exc))]
+    seen = {p.message for p in out.problems}
+    out.problems += [p for p in found if p.message not in seen]
+    if out.cost.is_dp and ledger is not None:
+        try:
+            out.identity = ledger.identify(data, label=data.source.path or "", separate=separate_dataset)
+            out.budget = ledger.budget(out.identity)
+        except PpdpError as exc:
+            out.problems.append(Problem(f"the privacy budget ledger cannot be used: {exc}"))
+    return out

@@ -1,0 +1,202 @@
+"""A release and what happened to it, in one shape: `Published` — and the two documents made from it.
+
+The *release note* goes out with the file. It is built from an allow-list: the mechanism and its guarantee,
+the resolved (public) parameters, the claims, the mechanism's `Release.note` (which holds only public domains
+and what the noise produced), the release's own id, time and software version, the files with their hashes,
+and plain words on what the guarantee means and does not mean. Nothing in it is computed from the records
+except through the mechanism's noise: no row counts of the source, no source path or hash, no warnings, no
+figures against the true data.
+
+The *custodian record* stays on this computer (in the ledger's folder, and wherever the custodian asks): the
+source path and hash, exact row counts, the dataset's ledger identity and budget, the ledger entry, the columns
+with their roles and domains, every recount of every claim, the warnings, and the utility and risk figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.claims import DifferentialPrivacy, dp_claim, guarantee_text
+from ppdp_gui.engine.data.schema import ColumnSpec, SourceInfo
+from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
+from ppdp_gui.engine.persistence.report import jsonable
+
+NOTE_VERSION = 1
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Published:
+    """Everything about one release; the window, the CLI and the exporter all use this one shape."""
+
+    release_id: str
+    created: str
+    mechanism: str
+    guarantee: str  # the mechanism's label: "ε-DP", "k-anonymity", …
+    summary: str
+    release: Release
+    claims: tuple
+    params: Mapping[str, Any]
+    cost: PrivacyCost
+    output_hash: str
+    source: SourceInfo
+    columns: tuple[ColumnSpec, ...]
+    checks: tuple = ()  # ClaimChecks on the tables in memory (the export recounts on the written bytes)
+    caveats: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    figures: Mapping[str, float] = field(default_factory=dict)
+    class_sizes: np.ndarray | None = None
+    ledger_entry: Any = None
+    identity: Any = None
+    budget: Any = None  # the dataset's budget after this release
+    ledger_path: str | None = None
+    record_path: str | None = None
+    seeded: bool = False
+
+    @property
+    def table(self) -> pd.DataFrame:
+        return self.release.table
+
+    @property
+    def dp(self) -> DifferentialPrivacy | None:
+        return dp_claim(self.claims)
+
+    @property
+    def holds(self) -> bool:
+        """False when the DP claim has caveats (a domain read from the data)."""
+        dp = self.dp
+        return dp is None or dp.holds
+
+    def guarantee_line(self) -> str:
+        return guarantee_text(self.claims, fallback=self.guarantee)
+
+
+# ---- plain words -----------------------------------------------------------------------------------------------
+def meaning(published: Published) -> dict[str, list[str]]:
+    """What the guarantee means and does not mean, in words for a reader of the file."""
+    dp = published.dp
+    if dp is not None and dp.holds:
+        eps = f"{float(dp.epsilon):.4g}"
+        return {"means": [
+            f"Whether or not any one person's record was in the source table changes the probability of this "
+            f"release by at most a factor e^ε = {np.exp(float(dp.epsilon)):.3g} (ε = {eps}).",
+            "Counts and choices were made with random noise; small counts may be off by a few, and groups that "
+            "do not exist in the source may appear with small counts.",
+        ], "does not mean": [
+            "It does not mean the figures are exact: they are noisy on purpose.",
+            "It does not protect against what other releases of the same people reveal: the data custodian "
+            "keeps a ledger of the total ε spent on this table.",
+        ]}
+    if dp is not None:
+        return {"means": ["This release was made with a differentially private mechanism, but at least one "
+                          "input was read from the records themselves:"] + list(dp.caveats),
+                "does not mean": ["It is NOT ε-differentially private as released: the caveats above can "
+                                  "reveal values of the source table."]}
+    lines = [c.describe() for c in published.claims if hasattr(c, "describe")]
+    return {"means": lines or ["No formal guarantee."],
+            "does not mean": ["Groups of at least k rows do not stop an attacker from learning a value that all "
+                              "rows of a group share, or from linking with other releases of the same people."]
+            if lines else []}
+
+
+# ---- the two documents -----------------------------------------------------------------------------------------
+def _software() -> dict:
+    from ppdp_gui import __version__
+    return {"ppdp_gui": __version__}
+
+
+def _cost(cost: PrivacyCost) -> dict:
+    return {"epsilon": None if cost.epsilon is None else str(Fraction(cost.epsilon)),
+            "delta": str(Fraction(cost.delta)), "k": cost.k, "l": cost.l}
+
+
+def release_note(published: Published, files: list[dict] | None = None) -> dict:
+    """The document that goes out with the file (allow-list: see the module docstring). `files` lists what the
+    export wrote: [{"table", "file" (name only), "sha256", "rows", "columns"}]."""
+    if files is None:
+        files = [{"table": name, "rows": int(len(t)), "columns": [str(c) for c in t.columns]}
+                 for name, t in published.release.tables().items()]
+    dp = published.dp
+    return {
+        "document": "release note",
+        "note_version": NOTE_VERSION,
+        "release_id": published.release_id,
+        "created": published.created,
+        "software": _software(),
+        "mechanism": {"name": published.mechanism, "guarantee": published.guarantee,
+                      "summary": published.summary},
+        "guarantee": {"statement": published.guarantee_line(),
+                      "holds": published.holds,
+                      "caveats": list(dp.caveats) if dp is not None else [],
+                      "claims": [c.to_json() for c in published.claims]},
+        "privacy cost": _cost(published.cost),
+        "parameters": jsonable(dict(published.params)),
+        "output sha256": published.output_hash,
+        "files": files,
+        "details": jsonable(dict(published.release.note)),
+        "checked on the written file": [],
+        "what this means": meaning(published),
+        "seeded for a test": published.seeded or None,
+    }
+
+
+def _columns(columns) -> list[dict]:
+    out = []
+    for c in columns:
+        tax = c.taxonomy
+        out.append({"name": c.name, "kind": c.kind, "role": c.role.value,
+                    "taxonomy": None if tax is None else {"origin": getattr(tax, "origin", "public"),
+                                                          "values": len(tax.leaf_values())},
+                    "domain": None if c.domain is None else c.domain.to_json()})
+    return out
+
+
+def _entry(entry) -> dict | None:
+    if entry is None:
+        return None
+    if hasattr(entry, "to_dict"):
+        return jsonable(entry.to_dict())
+    return jsonable(entry)
+
+
+def custodian_record(published: Published, *, note: dict | None = None, exports: list[dict] | None = None,
+                     checks_on_file: list | None = None) -> dict:
+    """The local document: everything the release note leaves out (see the module docstring)."""
+    src = published.source
+    ident = published.identity
+    budget = published.budget
+    return {
+        "document": "custodian record — keep on this computer, do not publish",
+        "record_version": RECORD_VERSION,
+        "release_id": published.release_id,
+        "created": published.created,
+        "software": {**_software(), "python": platform.python_version(), "numpy": np.__version__,
+                     "pandas": pd.__version__},
+        "mechanism": published.mechanism,
+        "guarantee": published.guarantee_line(),
+        "source": {"path": src.path, "sha256": src.sha256, "format": src.file_format,
+                   "rows read": int(src.n_rows_read), "rows dropped for missing values": int(src.n_rows_dropped),
+                   "rows used": int(src.n_rows_read - src.n_rows_dropped),
+                   "missing values": jsonable(src.na_policy)},
+        "dataset": None if ident is None else jsonable(dataclasses.asdict(ident)
+                                                        if dataclasses.is_dataclass(ident) else ident),
+        "budget after this release": None if budget is None else jsonable(
+            dataclasses.asdict(budget) if dataclasses.is_dataclass(budget) else budget),
+        "ledger": {"path": published.ledger_path, "entry": _entry(published.ledger_entry)},
+        "columns": _columns(published.columns),
+        "caveats": list(published.caveats),
+        "claims recounted in memory": [c.to_json() for c in published.checks],
+        "claims recounted on the written files": [c.to_json() for c in (checks_on_file or [])],
+        "warnings": list(published.warnings),
+        "figures (against the true data)": jsonable(dict(published.figures)),
+        "details": jsonable(dict(published.release.record)),
+        "release note": note,
+        "exports": list(exports or []),
+    }
