@@ -105,9 +105,9 @@ def test_figure_2_leaf_partitions():
     frame, classes = data.frame, ["N", "Y"]
     y = pd.Categorical(frame["class"], categories=classes).codes.astype(np.int64)
     job = CategoricalAttr.build("job", JOB, frame["job"], y, 2)
-    age = NumericAttr.build("age", frame["age"].to_numpy(), 18, 65, y, 2)
+    age = NumericAttr.build("age", frame["age"].to_numpy(), 18, 65, y, 2, integer=True)
     job.specialise(0)
-    age.specialise(40)
+    age.specialise(40 - 18)  # grid boundary g = 22 of the integer grid from 18: the value 40
     assert job.labels() == ["Professional", "Artist"] and age.labels() == ["[18, 40)", "[40, 65]"]
     cells, shape = leaf_cells([job, age])
     counts = np.bincount(cells * 2 + y, minlength=int(np.prod(shape)) * 2).reshape(2, 2, 2)

@@ -4,12 +4,17 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.diffgen.grid import MAX_GRID_CELLS, Grid, decimal_text, grid_step
+from ppdp_gui.engine.mechanisms.diffgen.mechanism import make_plan
+from ppdp_gui.engine.mechanisms.diffgen.partition import NumericAttr
+from ppdp_gui.engine.taxonomy import Taxonomy
 
 ROUND = {Fraction(1), Fraction(2), Fraction(5, 2), Fraction(5)}
 
@@ -43,6 +48,31 @@ def test_grid_step_is_round_and_gives_at_most_1000_cells(lo, span):
     assert is_round(step)
     assert 400 <= n <= MAX_GRID_CELLS or n < 400 and Fraction(repr(hi)) - Fraction(repr(lo)) <= 400 * Fraction(
         repr(step))
+
+
+@settings(max_examples=100, deadline=None)
+@given(lo=st.integers(-1000, 1000), width=st.integers(1, 10**6), scale=st.sampled_from([1, 10, 100, 1000]),
+       seeds=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)),
+       sizes=st.tuples(st.integers(0, 300), st.integers(1, 300)))
+def test_step_is_a_function_of_the_bounds_only(lo, width, scale, seeds, sizes):
+    """Same public bounds, any two data sets (sizes, values inside and outside the bounds): the same grid, in
+    NumericAttr.build and in make_plan (where the mechanism chooses it; step 1 when the bounds are whole, an
+    integer domain)."""
+    lo, hi = lo / scale, (lo + width) / scale
+    grids, plans = [], []
+    for seed, n in zip(seeds, sizes):
+        rng = np.random.default_rng(seed)
+        x = rng.uniform(lo - width, hi + width, n) if seed % 2 else rng.choice([lo, hi, (lo + hi) / 2], n)
+        y = rng.integers(0, 2, n)
+        grids.append(NumericAttr.build("x", x, lo, hi, y, 2).grid)
+        root = f"[{lo!r}, {hi!r}]"
+        frame = pd.DataFrame({"x": x, "y": np.array(["no", "yes"])[y]})
+        data = Dataset(frame, (ColumnSpec("x", "numeric", Role.QUASI_IDENTIFIER, Taxonomy.from_paths("x", [[root]])),
+                               ColumnSpec("y", "categorical", Role.CLASS, Taxonomy.flat("y", ["no", "yes"]))))
+        plans.append(make_plan(data, {}).steps["x"])
+    assert grids[0] == grids[1] and grids[0].step == grid_step(lo, hi)
+    integral = lo == int(lo) and hi == int(hi)  # the taxonomy's only numbers are the bounds
+    assert plans[0] == plans[1] == (1.0 if integral else grid_step(lo, hi))
 
 
 def test_integer_domain_step_1_and_explicit_step():

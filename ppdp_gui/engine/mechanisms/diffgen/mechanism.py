@@ -26,6 +26,7 @@ from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
+from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
                                                           numeric_values, taxonomy_bounds, taxonomy_is_integral)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
@@ -53,6 +54,7 @@ class Plan:
     bound_source: dict[str, str]
     problems: list[Problem]
     integer: set[str] = field(default_factory=set)  # numeric QIs with an integer domain (integer split points)
+    steps: dict[str, float] = field(default_factory=dict)  # numeric QIs: public grid step (split points on it)
 
     @property
     def n_numeric(self) -> int:
@@ -111,7 +113,8 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
             problems.append(Problem(f"the bounds of {col!r} are taken from the data ({lo:g} to {hi:g}), which "
                                     "leaks its smallest and largest values; give it a taxonomy with public bounds",
                                     level="warning", column=col))
-    return Plan(cls, list(classes), columns, bounds, source, problems, integer)
+    steps = {c: 1.0 if c in integer else grid_step(*bounds[c]) for c in bounds}  # from public bounds only
+    return Plan(cls, list(classes), columns, bounds, source, problems, integer, steps)
 
 
 def noise_size_warning(n_groups: int, scale: float, released_records: int) -> tuple[float, str | None]:
@@ -198,7 +201,7 @@ class DiffGen(Mechanism):
         for col in plan.columns:
             if col in plan.bounds:
                 attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
-                                               integer=col in plan.integer))
+                                               integer=col in plan.integer, step=plan.steps[col]))
             else:
                 attrs.append(CategoricalAttr.build(col, data.spec(col).taxonomy, frame[col], y, k))
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],
