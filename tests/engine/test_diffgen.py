@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.errors import DataError, ParameterError
 from ppdp_gui.engine.mechanisms import registry
@@ -30,7 +31,7 @@ def paper_table() -> Dataset:
     age_tax = Taxonomy.from_paths("age", [[str(v), "[18, 65]"] for v in sorted(set(frame["age"]))])
     return Dataset(frame, (ColumnSpec("job", "categorical", Role.QUASI_IDENTIFIER, JOB),
                            ColumnSpec("age", "numeric", Role.QUASI_IDENTIFIER, age_tax),
-                           ColumnSpec("class", "categorical", Role.CLASS)))
+                           ColumnSpec("class", "categorical", Role.CLASS, domain=Domain(categories=("N", "Y")))))
 
 
 def synthetic(n=400, seed=0) -> Dataset:
@@ -50,7 +51,7 @@ def synthetic(n=400, seed=0) -> Dataset:
                            ColumnSpec("b", "categorical", Role.QUASI_IDENTIFIER, tax_b),
                            ColumnSpec("x", "numeric", Role.QUASI_IDENTIFIER, tax_x),
                            ColumnSpec("note", "categorical", Role.INSENSITIVE),
-                           ColumnSpec("y", "categorical", Role.CLASS)))
+                           ColumnSpec("y", "categorical", Role.CLASS, domain=Domain(categories=("no", "yes")))))
 
 
 class NoiseFree(DiffGen):
@@ -105,9 +106,9 @@ def test_figure_2_leaf_partitions():
     frame, classes = data.frame, ["N", "Y"]
     y = pd.Categorical(frame["class"], categories=classes).codes.astype(np.int64)
     job = CategoricalAttr.build("job", JOB, frame["job"], y, 2)
-    age = NumericAttr.build("age", frame["age"].to_numpy(), 18, 65, y, 2)
+    age = NumericAttr.build("age", frame["age"].to_numpy(), 18, 65, y, 2, integer=True)
     job.specialise(0)
-    age.specialise(40)
+    age.specialise(40 - 18)  # grid boundary g = 22 of the integer grid from 18: the value 40
     assert job.labels() == ["Professional", "Artist"] and age.labels() == ["[18, 40)", "[40, 65]"]
     cells, shape = leaf_cells([job, age])
     counts = np.bincount(cells * 2 + y, minlength=int(np.prod(shape)) * 2).reshape(2, 2, 2)
@@ -129,13 +130,16 @@ def test_categorical_qi_without_taxonomy_is_named():
     assert all("taxonomy" in p.message for p in problems)
 
 
-def test_bounds_from_data_warn_and_from_taxonomy_do_not():
+def test_bounds_come_from_a_domain_or_taxonomy_never_from_the_data():
     data = synthetic()
     assert not [p for p in DiffGen().validate(data) if "bounds" in p.message]
-    warned = DiffGen().validate(data.with_column("x", taxonomy=None))
-    assert any(p.level == "warning" and p.column == "x" and "bounds" in p.message for p in warned)
-    release = run(DiffGen(), data.with_column("x", taxonomy=None), epsilon=1, h=2)
-    assert release.metadata["bounds source"] == {"x": "data"}
+    refused = DiffGen().validate(data.with_column("x", taxonomy=None))
+    assert any(p.level == "error" and "no public bounds" in p.message for p in refused)
+    assert {(n.column, n.what) for n in DiffGen().domain_needs(data, {})} == {
+        ("y", "categories"), ("a", "categories"), ("b", "categories"), ("x", "bounds")}
+    stated = data.with_column("x", taxonomy=None, domain=Domain(low=0, high=100, integer=True))
+    release = run(DiffGen(), stated, epsilon=1, h=2)
+    assert release.note["bounds source"] == {"x": "domain"} and release.note["bounds"] == {"x": [0.0, 100.0]}
 
 
 def test_missing_class_and_values_outside_taxonomy_are_errors():
@@ -149,7 +153,7 @@ def test_missing_class_and_values_outside_taxonomy_are_errors():
 def test_cut_is_valid_and_counts_are_the_generalised_counts_without_noise():
     data = synthetic()
     release = run(NoiseFree(), data, epsilon=1, h=5)
-    meta = release.metadata
+    meta = release.note
     assert meta["quasi_identifiers"] == ["a", "b", "x"]  # identifier, insensitive column and class left out
     assert list(release.table.columns) == ["a", "b", "x", "y", "count"]
     for col in ("a", "b"):  # each categorical cut covers every leaf exactly once
@@ -185,7 +189,7 @@ def test_noisy_counts_sum_close_to_n_and_are_non_negative():
     release = run(DiffGen(), data, epsilon=8, h=3)
     counts = release.table["count"]
     assert (counts > 0).all()
-    groups = release.metadata["groups"]
+    groups = release.note["groups"]
     # each group's noise has scale 2/ε = 0.25: |sum - n| stays within a few per group
     assert abs(int(counts.sum()) - data.n_rows) <= groups
 
@@ -201,7 +205,7 @@ def test_output_records_expands_the_groups():
 def test_runs_out_of_candidates_on_flat_categorical_taxonomies():
     data = synthetic().with_roles({"x": Role.INSENSITIVE})  # only a (3 inner nodes) and b (1) can be split
     release = run(DiffGen(), data, epsilon=1, h=30)
-    meta = release.metadata
+    meta = release.note
     assert meta["quasi_identifiers"] == ["a", "b"]
     assert meta["specialisations"] == 4 and meta["stopped early"]
     assert meta["cut"]["a"]["cut"] == ["a1", "a2", "a3", "a4"]
@@ -222,7 +226,7 @@ def test_without_marked_qis_every_other_non_identifier_column_is_used():
     data = synthetic().with_roles({"a": Role.INSENSITIVE, "b": Role.INSENSITIVE, "x": Role.INSENSITIVE})
     data = data.with_column("note", taxonomy=Taxonomy.flat("note", ["z"]))
     release = run(DiffGen(), data, epsilon=1, h=2)
-    assert release.metadata["quasi_identifiers"] == ["a", "b", "x", "note"]
+    assert release.note["quasi_identifiers"] == ["a", "b", "x", "note"]
 
 
 def test_same_seed_same_release_and_utilities_differ():
@@ -231,13 +235,13 @@ def test_same_seed_same_release_and_utilities_differ():
     r2 = run(DiffGen(), data, seed=3, epsilon=1, h=4)
     pd.testing.assert_frame_equal(r1.table, r2.table)
     r3 = run(DiffGen(), data, seed=3, epsilon=1, h=4, utility="InfoGain")
-    assert r3.metadata["sensitivity"] == 1.0 and r3.metadata["utility"] == "InfoGain"
+    assert r3.note["sensitivity"] == 1.0 and r3.note["utility"] == "InfoGain"
 
 
 def test_large_epsilon_picks_the_informative_split():
     """x > 60 decides the class (with a1): at ε = 10 the numeric split lands near 60 most of the time."""
     data = synthetic(n=3000).with_roles({"a": Role.INSENSITIVE, "b": Role.INSENSITIVE})
-    splits = [run(DiffGen(), data, seed=s, epsilon=10, h=1).metadata["cut"]["x"]["splits"][0] for s in range(20)]
+    splits = [run(DiffGen(), data, seed=s, epsilon=10, h=1).note["cut"]["x"]["splits"][0] for s in range(20)]
     assert np.median(splits) == pytest.approx(60.5, abs=1.0)
 
 

@@ -113,12 +113,26 @@ def candidate_attrs(extra: bool) -> list:
     return [CategoricalAttr.build(c, Taxonomy.flat(c, [f"{c}1", f"{c}2"]), frame[c], y, 2) for c in "ab"]
 
 
-def numeric_attr(extra: bool, integer: bool = False) -> NumericAttr:
+# grids over which the split of `numeric_attr` is drawn: (lo, hi, step, integer); the values 2, 4, 6 of [0, 8]
+# are mapped affinely onto [lo, hi]
+GRIDS = {"real": (0.0, 8.0, None, False),  # automatic step 0.01: 800 cells, 799 boundaries
+         "integer": (0.0, 8.0, None, True),  # step 1: boundaries 1..8
+         "coarse real": (0.5, 2.5, 0.25, False)}  # values 1.0, 1.5, 2.0; boundaries 0.75, 1.0, …, 2.25
+
+
+def _on(grid: str, v):
+    lo, hi = GRIDS[grid][:2]
+    return lo + np.asarray(v, dtype=np.float64) * (hi - lo) / 8.0
+
+
+def numeric_attr(extra: bool, grid: str = "real") -> NumericAttr:
     """Values 2 (yes) and 6 (no) on [0, 8]; the added record 4 (yes) raises every split score but (2, 4]'s.
-    On the integer domain each of the four bins holds two split points, so the events are the same."""
-    x = [2.0] * 5 + [6.0] * 5 + ([4.0] if extra else [])
+    On every grid the four bins (0, 2], (2, 4], (4, 6], (6, 8] hold the same number of split boundaries (up to
+    one fewer in the last, whose top is hi itself on a real grid), so the events are the same."""
+    lo, hi, step, integer = GRIDS[grid]
+    x = _on(grid, [2.0] * 5 + [6.0] * 5 + ([4.0] if extra else []))
     y = np.array([1] * 5 + [0] * 5 + ([1] if extra else []), dtype=np.int64)
-    return NumericAttr.build("x", np.array(x), 0.0, 8.0, y, 2, integer=integer)
+    return NumericAttr.build("x", x, lo, hi, y, 2, integer=integer, step=step)
 
 
 def _drain(gen):
@@ -144,12 +158,13 @@ def selection_loss(noise_factor: float, runs: int = 5000) -> tuple[float, float]
     return loss_lower_bound(np.array(hits[0]), np.array(hits[1]), runs), 2.0 / 2
 
 
-def split_loss(noise_factor: float, runs: int = 5000, integer: bool = False) -> tuple[float, float]:
-    """(loss bound, ε'/2) for where the root split of x falls; ε = 12, one numeric attribute, h = 1: ε' = 2."""
-    bins = np.array([0.0, 2.0, 4.0, 6.0, 8.0])
+def split_loss(noise_factor: float, runs: int = 5000, grid: str = "real") -> tuple[float, float]:
+    """(loss bound, ε'/2) for where the root split of x falls; ε = 12, one numeric attribute, h = 1: ε' = 2.
+    The split is released as a grid value (lo + g·step); the events are the four bins it can fall in."""
+    bins = _on(grid, [0.0, 2.0, 4.0, 6.0, 8.0])
     hits = []
     for extra in (False, True):
-        base = numeric_attr(extra, integer)
+        base = numeric_attr(extra, grid)
         first = []
         for s in range(runs):
             attr = replace(base, splits=[])
@@ -162,11 +177,15 @@ def split_loss(noise_factor: float, runs: int = 5000, integer: bool = False) -> 
 
 
 def integer_split_loss(noise_factor: float) -> tuple[float, float]:
-    return split_loss(noise_factor, integer=True)
+    return split_loss(noise_factor, grid="integer")
 
 
-LOSSES = [selection_loss, split_loss, integer_split_loss]
-LOSS_IDS = ["candidate", "split value", "integer split value"]
+def coarse_split_loss(noise_factor: float) -> tuple[float, float]:
+    return split_loss(noise_factor, grid="coarse real")
+
+
+LOSSES = [selection_loss, split_loss, integer_split_loss, coarse_split_loss]
+LOSS_IDS = ["candidate", "split value", "integer split value", "coarse real grid split value"]
 
 
 @pytest.mark.parametrize("loss", LOSSES, ids=LOSS_IDS)

@@ -7,10 +7,11 @@ exponential-mechanism call costs ε' = ε / (2(|A_num| + 2h)):
 - line 9: split points for the new numeric intervals of that round; they hold disjoint records, so by parallel
   composition they cost ε' together (h rounds at most).
 Rounds that end early (no candidate left) leave budget unspent; the charge stays ε, known before the run.
-Split points are drawn by the exponential mechanism over the sub-intervals between distinct values, weighted by
-their length (eq. 6), then uniformly inside the chosen one (eq. 7); on an integer domain the length is the number
-of integer split points in the sub-interval and the draw is a uniform integer, i.e. the same mechanism over the
-integer split points (each gives the same children as the others of its sub-interval).
+Split points are boundaries of the attribute's public grid (grid.py), never raw values: the exponential mechanism
+(eq. 6) chooses among the sub-intervals between the occupied cells, each weighted by the number of grid
+boundaries it holds, then a boundary is drawn uniformly inside it (eq. 7) — exactly the exponential mechanism
+over the grid boundaries, since all boundaries of a sub-interval give the same children. The paper's uniform real
+value inside (v_j, v_{j+1}) would be released as a double whose low bits name v_j and v_{j+1}.
 Counts: every leaf partition × class — empty ones too, as the paper's Figure 2 shows — gets discrete Laplace
 noise of scale 2/ε; negative results are rounded to 0 as in the paper ("rounding each count to the nearest
 non-negative integer"; post-processing, no budget).
@@ -25,7 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr, format_number
+from ppdp_gui.engine.mechanisms.diffgen.partition import NumericAttr
 from ppdp_gui.engine.mechanisms.diffgen.scores import score, sensitivity
 
 MAX_CELLS = 20_000_000  # leaf partitions × classes; a candidate that would pass it is not offered
@@ -35,9 +36,9 @@ _CHUNK = 1 << 22
 @dataclass
 class Candidate:
     attr: int
-    key: object  # taxonomy node (categorical) or (a, b) interval (numeric)
+    key: object  # taxonomy node (categorical) or (a, b) range of grid cells (numeric)
     score: float
-    split: float | None = None  # numeric: the split point already drawn for this interval
+    split: int | None = None  # numeric: the grid boundary already drawn for this interval
 
 
 @dataclass
@@ -52,25 +53,27 @@ def epsilon_prime(epsilon: float, n_numeric: int, h: int) -> float:
     return float(epsilon) / (2.0 * parts) if parts else math.inf
 
 
-def _draw_split(attr: NumericAttr, a: float, b: float, utility: str, eps: float, delta: float,
+def _weighted_choice(rng, scores: np.ndarray, eps: float, delta: float, counts: np.ndarray) -> int:
+    """Index j drawn with probability ∝ counts_j · exp(ε·score_j / (2Δ)); sub-intervals holding no boundary
+    (count 0) are left out. The one place to switch to `weights=counts[keep]` once the noise module takes
+    integer weights."""
+    keep = np.flatnonzero(counts > 0)
+    j = rng.exponential_choice(np.asarray(scores)[keep], eps, delta, log_weights=np.log(counts[keep]))
+    return int(keep[j])
+
+
+def _draw_split(attr: NumericAttr, a: int, b: int, utility: str, eps: float, delta: float,
                 rng) -> Candidate | None:
-    """Exponential mechanism over the sub-intervals of [a, b) weighted by length, then uniform within."""
+    """A grid boundary of the cells [a, b): a sub-interval by the exponential mechanism weighted by its number
+    of boundaries, then a uniform boundary g in (E_j, E_{j+1}] (an integer draw; no real value is ever drawn)."""
     options = attr.split_options(a, b)
     if options is None:
         return None
-    edges, lengths, children = options
-    if not (lengths > 0).any():
-        return None
+    edges, counts, children = options
     scores = score(utility, children)
-    with np.errstate(divide="ignore"):
-        j = rng.exponential_choice(scores, eps, delta, log_weights=np.log(lengths))
-    lo, hi = float(edges[j]), float(edges[j + 1])
-    if attr.integer:  # the integers of (lo, hi], all alike
-        return Candidate(-1, (a, b), float(scores[j]), float(rng.integers(int(lo) + 1, int(hi) + 1)))
-    t = float(rng.uniform(lo, hi))
-    if not t > lo:  # uniform() may return its lower end; the split must fall inside (lo, hi]
-        t = float(np.nextafter(lo, np.inf))
-    return Candidate(-1, (a, b), float(scores[j]), t)
+    j = _weighted_choice(rng, scores, eps, delta, counts)
+    g = int(rng.integers(int(edges[j]) + 1, int(edges[j + 1]) + 1))
+    return Candidate(-1, (a, b), float(scores[j]), g)
 
 
 def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: str, rng,
@@ -85,7 +88,7 @@ def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: 
     delta = sensitivity(utility, n_classes)
     candidates: list[Candidate] = []
 
-    def add_numeric(i: int, a: float, b: float) -> None:
+    def add_numeric(i: int, a: int, b: int) -> None:
         cand = _draw_split(attrs[i], a, b, utility, eps, delta, rng)
         if cand is not None:
             cand.attr = i
@@ -98,7 +101,7 @@ def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: 
 
     for i, attr in enumerate(attrs):  # lines 1-5
         if isinstance(attr, NumericAttr):
-            add_numeric(i, attr.lo, attr.top)
+            add_numeric(i, 0, attr.n_cells)
         else:
             add_categorical(i, 0)
     cut_sizes = [1] * len(attrs)
@@ -115,9 +118,8 @@ def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: 
         if isinstance(attr, NumericAttr):
             a, b = chosen.key
             attr.specialise(chosen.split)
-            history.append({"column": attr.column, "from": f"[{format_number(a, 6)}, {format_number(b, 6)}"
-                            + (")" if attr.integer or b < attr.hi else "]"),
-                            "split": int(chosen.split) if attr.integer else chosen.split})
+            history.append({"column": attr.column, "from": attr.grid.interval_label(a, b),
+                            "split": attr.grid.number(chosen.split), "grid index": chosen.split})
             add_numeric(chosen.attr, a, chosen.split)
             add_numeric(chosen.attr, chosen.split, b)
             cut_sizes[chosen.attr] += 1

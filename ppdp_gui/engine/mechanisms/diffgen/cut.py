@@ -1,7 +1,7 @@
 """The released cut as a small, self-contained transform: generalises any frame the way the release did.
 
-It keeps only public things (split points, bounds, taxonomy and cut labels), not the training records, so a
-Release can hold it for as long as the app shows results. The paper applies the training cut to the test set
+It keeps only public things (the grid, its split boundaries, taxonomy and cut labels), not the training records,
+so a Release can hold it for as long as the app shows results. The paper applies the training cut to the test set
 before measuring classification accuracy (Section 5); `Release.apply_to` is this object.
 """
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import DataError, TaxonomyError
+from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr, numeric_values
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
@@ -21,23 +22,24 @@ from ppdp_gui.engine.taxonomy.tree import Taxonomy
 class ColumnCut:
     column: str
     labels: tuple[str, ...]
-    splits: np.ndarray | None = None  # numeric
-    bounds: tuple[float, float] | None = None  # numeric
+    splits: np.ndarray | None = None  # numeric: the split values lo + g·step (doubles nearest the exact values)
+    grid: Grid | None = None  # numeric
+    boundaries: np.ndarray | None = None  # numeric: the split grid boundaries g (int64)
     taxonomy: Taxonomy | None = None  # categorical
     lookup: np.ndarray | None = None  # categorical: taxonomy node -> cut position
 
     @classmethod
     def of(cls, attr) -> "ColumnCut":
         if isinstance(attr, NumericAttr):
-            return cls(attr.column, tuple(attr.labels()), np.asarray(attr.splits, dtype=np.float64),
-                       (attr.lo, attr.hi))
+            return cls(attr.column, tuple(attr.labels()), np.array(attr.split_values(), dtype=np.float64),
+                       attr.grid, np.asarray(attr.splits, dtype=np.int64))
         assert isinstance(attr, CategoricalAttr)
         return cls(attr.column, tuple(attr.labels()), taxonomy=attr.tax, lookup=attr._lookup())
 
     def codes(self, values: pd.Series) -> np.ndarray:
-        if self.splits is not None:
-            x = np.clip(numeric_values(values), *self.bounds)
-            return np.searchsorted(self.splits, x, side="right").astype(np.int64)
+        if self.grid is not None:  # through the grid cells, exactly as in training (NumericAttr.codes)
+            cells = self.grid.cells(numeric_values(values))
+            return np.searchsorted(self.boundaries, cells, side="right").astype(np.int64)
         return self.lookup[self.taxonomy.node_codes(values)]
 
     def generalise(self, values: pd.Series) -> pd.Categorical:

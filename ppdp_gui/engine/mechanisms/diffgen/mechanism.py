@@ -32,6 +32,7 @@ from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
+from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
                                                           numeric_values)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
@@ -60,7 +61,7 @@ class Plan:
     bound_source: dict[str, str]
     problems: list[Problem]
     integer: set[str] = field(default_factory=set)  # numeric QIs with an integer domain (integer split points)
-    steps: dict[str, float | None] = field(default_factory=dict)  # numeric QIs: public grid step (None: automatic)
+    steps: dict[str, float] = field(default_factory=dict)  # numeric QIs: public grid step (split points on it)
     taxonomies: dict[str, Taxonomy] = field(default_factory=dict)  # categorical QIs: the tree specialised along
 
     @property
@@ -126,9 +127,11 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         if b is None:
             raise ParameterError(f"numeric column {col!r} has no public bounds: set its domain (e.g. 0 to 120 for "
                                  "an age) or give it a taxonomy whose labels state the range")
-        bounds[col], source[col], steps[col] = (b.low, b.high), (b.source if b.is_public else "data"), b.step
+        bounds[col], source[col] = (b.low, b.high), (b.source if b.is_public else "data")
         if b.integer:
             integer.add(col)
+        # the grid of split points: the domain's step, else 1 on whole numbers, else a round step from the bounds
+        steps[col] = float(b.step) if b.step else (1.0 if b.integer else grid_step(b.low, b.high))
         x = numeric_values(data.frame[col])
         outside = int(((x < b.low) | (x > b.high)).sum())
         if outside:
@@ -237,7 +240,7 @@ class DiffGen(Mechanism):
         for col in plan.columns:
             if col in plan.bounds:
                 attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
-                                               integer=col in plan.integer))
+                                               integer=col in plan.integer, step=plan.steps[col]))
             else:
                 attrs.append(CategoricalAttr.build(col, plan.taxonomies[col], frame[col], y, k))
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],

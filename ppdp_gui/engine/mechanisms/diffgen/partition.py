@@ -3,10 +3,11 @@
 DiffGen recodes each attribute globally (one cut per attribute), so the score of a candidate v of attribute A
 depends only on the records whose A-value lies under v and their classes: the 1-D marginal A × class. Each
 attribute therefore keeps that marginal once (categorical: counts per taxonomy node, summed up the tree;
-numeric: cumulative class counts over the sorted distinct values), and every score of every later candidate is
-read from it in O(children) or O(log n) time without touching a record. This is the paper's partition-tree
-bookkeeping (Section 4.3: scores from counts collected per candidate, only D_v matters) taken one step further:
-records are visited once at the start and once at the end, when each is mapped to its leaf partition.
+numeric: cumulative class counts over the occupied cells of its public grid), and every score of every later
+candidate is read from it in O(children) or O(log n) time without touching a record. This is the paper's
+partition-tree bookkeeping (Section 4.3: scores from counts collected per candidate, only D_v matters) taken one
+step further: records are visited once at the start and once at the end, when each is mapped to its leaf
+partition.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 _NUMBER = re.compile(r"(?<![\d.eE])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -40,38 +42,11 @@ def taxonomy_is_integral(tax: Taxonomy) -> bool:
     """True when every number written in the taxonomy (leaves, interval ends, bounds) is a whole number.
 
     This is the public rule for an integer domain: the custodian's taxonomy speaks only of whole numbers (ages,
-    counts, hours), so split points are drawn among integers and labels read '[20, 35)'. It looks at the
-    taxonomy only, never at the records; a record holding a fraction anyway still falls in the right interval
-    (an integer split t sends x left iff x < t, i.e. iff ceil(x) < t)."""
+    counts, hours), so the grid has step 1 and labels read '[20, 35)'. It looks at the taxonomy only, never at
+    the records; a record holding a fraction anyway lies in the cell of its floor, in training and in
+    `Release.apply_to` alike, so x = 2.5 is left of a split at 3 (x < 3) both times."""
     numbers = _taxonomy_numbers(tax)
     return bool(numbers) and all(v == math.floor(v) for v in numbers)
-
-
-def format_number(value: float, digits: int) -> str:
-    """`value` with `digits` significant digits, never in exponent notation and never rounding away integer
-    digits (123456.7 -> '123457'); trailing zeros dropped, so whole numbers print as integers."""
-    v = float(value)
-    if v == 0 or not math.isfinite(v):
-        return "0" if v == 0 else str(v)
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
-    text = f"{v:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def interval_labels(edges: np.ndarray) -> list[str]:
-    """'[a, b)' for each pair of neighbouring edges, the last one closed; 4 significant digits, more when two
-    different edges would otherwise print alike (labels are for reading; `splits` hold the exact cut)."""
-    edges = np.asarray(edges, dtype=np.float64)
-    n_distinct = len(np.unique(edges))
-    for digits in range(4, 18):
-        text = [format_number(v, digits) for v in edges]
-        if len(set(text)) == n_distinct:
-            break
-    labels = [f"[{text[i]}, {text[i + 1]})" for i in range(len(edges) - 1)]
-    labels[-1] = labels[-1][:-1] + "]"
-    return labels
 
 
 @dataclass
@@ -137,93 +112,97 @@ class CategoricalAttr:
 
 @dataclass
 class NumericAttr:
-    """A numeric QI over public bounds [lo, hi]: sorted distinct values with cumulative class counts; the cut
-    is the sorted list of split points (interval i is [split_{i-1}, split_i), the last one closed at hi).
+    """A numeric QI on its public grid (see grid.py): the grid cell of every record, the sorted occupied cells
+    with cumulative class counts, and the cut as sorted grid boundaries (integers g; interval i holds the cells
+    [split_{i-1}, split_i), the last one reaching hi).
 
-    `integer` (integer bounds and domain, see `taxonomy_is_integral`): split points are integers, and values
-    are held rounded up, which sends every record to the same side of any integer split as its raw value."""
+    Intervals are held as half-open ranges of cells [a, b), the root being [0, n_cells); split boundary g sends
+    a record left iff its cell is < g. Only public things (the grid, integer boundaries) ever leave this class:
+    the released values are the exact grid values lo + g·step."""
 
     column: str
-    lo: float
-    hi: float
-    x: np.ndarray  # values clipped to [lo, hi]
-    distinct: np.ndarray  # sorted distinct values
-    cum: np.ndarray  # (len(distinct) + 1, K): class counts of the values before position i
-    splits: list[float] = field(default_factory=list)
-    integer: bool = False
+    grid: Grid
+    cell: np.ndarray  # grid cell of every record
+    occupied: np.ndarray  # sorted distinct cells holding records
+    cum: np.ndarray  # (len(occupied) + 1, K): class counts of the records in the occupied cells before position i
+    splits: list[int] = field(default_factory=list)
 
     kind = "numeric"
 
     @classmethod
     def build(cls, column: str, values: np.ndarray, lo: float, hi: float, y: np.ndarray, n_classes: int,
-              integer: bool = False):
-        x = np.clip(np.asarray(values, dtype=np.float64), lo, hi)
-        if integer:
-            x = np.ceil(x)
-        distinct, inverse = np.unique(x, return_inverse=True)
-        per_value = np.bincount(inverse.ravel() * n_classes + y, minlength=len(distinct) * n_classes)
-        cum = np.zeros((len(distinct) + 1, n_classes), dtype=np.int64)
-        np.cumsum(per_value.reshape(len(distinct), n_classes), axis=0, out=cum[1:])
-        return cls(column, float(lo), float(hi), x, distinct, cum, integer=integer)
+              integer: bool = False, step=None):
+        """`step`: the public grid step; None chooses it from the bounds (1 on an integer domain, else
+        `grid_step(lo, hi)`)."""
+        grid = Grid.make(lo, hi, step, integer)
+        cell = grid.cells(values)
+        occupied, inverse = np.unique(cell, return_inverse=True)
+        per_cell = np.bincount(inverse.ravel() * n_classes + y, minlength=len(occupied) * n_classes)
+        cum = np.zeros((len(occupied) + 1, n_classes), dtype=np.int64)
+        np.cumsum(per_cell.reshape(len(occupied), n_classes), axis=0, out=cum[1:])
+        return cls(column, grid, cell, occupied, cum)
 
     @property
-    def top(self) -> float:
-        """Upper end of the root interval: hi, or hi + 1 on an integer domain, whose intervals are all half-open
-        [a, b) over the integers ([s, hi] is held as [s, hi + 1)), so a split t = hi leaves [a, hi) open."""
-        return self.hi + 1 if self.integer else self.hi
+    def lo(self) -> float:
+        return self.grid.lo
 
-    def _span(self, a: float, b: float) -> tuple[int, int]:
-        """Positions [i0, i1) of the distinct values inside [a, b) ([a, b] when b is the upper bound)."""
-        i0 = int(np.searchsorted(self.distinct, a, side="left"))
-        closed = b >= self.hi and not self.integer  # integer intervals are all half-open, see `top`
-        i1 = int(np.searchsorted(self.distinct, b, side="right" if closed else "left"))
-        return i0, i1
+    @property
+    def hi(self) -> float:
+        return self.grid.hi
 
-    def split_options(self, a: float, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """For the interval [a, b): the edges a = B_0 ≤ v_1 < … < v_k ≤ B_{k+1} = b of the sub-intervals between
-        distinct values, and the children's class counts (k+1, 2, K) of a split point in each (B_j, B_{j+1}]
-        (left child = values < t). None if the interval has no length.
+    @property
+    def integer(self) -> bool:
+        return self.grid.integer
 
-        Integer domain: the split points are the integers t in (a, b) — up to b itself for the last interval,
-        held as [a, hi + 1) — so the top edge is b − 1 and each length B_{j+1} − B_j counts the integers
-        of (B_j, B_{j+1}], which all give the same children: the same mechanism, over integer split points."""
-        top = b - 1 if self.integer else b
-        if not top > a:
+    @property
+    def n_cells(self) -> int:
+        return self.grid.n_cells
+
+    def _span(self, a: int, b: int) -> tuple[int, int]:
+        """Positions [i0, i1) of the occupied cells inside [a, b)."""
+        return int(np.searchsorted(self.occupied, a)), int(np.searchsorted(self.occupied, b))
+
+    def split_options(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """For the cells [a, b): the split boundaries are g = a + 1, …, b − 1. With the occupied cells
+        c_1 < … < c_k of [a, b), every g in (E_j, E_{j+1}] of E = (a, c_1, …, c_k, b − 1) gives the same
+        children, so the boundaries fall into k + 1 sub-intervals. Returns E, the number of boundaries in each
+        sub-interval (int64, ≥ 0, summing to b − a − 1) and the children's class counts (k+1, 2, K) of each.
+        None when [a, b) has no boundary (a single cell)."""
+        if b - a < 2:
             return None
         i0, i1 = self._span(a, b)
-        edges = np.concatenate(([a], self.distinct[i0:i1], [top]))
+        edges = np.concatenate(([a], self.occupied[i0:i1], [b - 1])).astype(np.int64)
         left = self.cum[i0:i1 + 1] - self.cum[i0]
         right = (self.cum[i1] - self.cum[i0]) - left
         return edges, np.diff(edges), np.stack([left, right], axis=-2)
 
-    def children_counts_at(self, a: float, b: float, t: float) -> np.ndarray:
+    def children_counts_at(self, a: int, b: int, g: int) -> np.ndarray:
+        """Class counts (2, K) of the children of [a, b) split at boundary g."""
         i0, i1 = self._span(a, b)
-        j = int(np.searchsorted(self.distinct, t, side="left"))
+        j = int(np.searchsorted(self.occupied, g))
         left = self.cum[j] - self.cum[i0]
         return np.stack([left, (self.cum[i1] - self.cum[i0]) - left])
 
-    def specialise(self, t: float) -> None:
-        self.splits.append(float(t))
+    def specialise(self, g: int) -> None:
+        self.splits.append(int(g))
         self.splits.sort()
 
-    def edges(self) -> np.ndarray:
-        return np.array([self.lo, *self.splits, self.hi], dtype=np.float64)
-
-    @property
-    def cut(self) -> list[tuple[float, float]]:
-        e = self.edges()
-        return [(float(e[i]), float(e[i + 1])) for i in range(len(e) - 1)]
+    def split_values(self) -> list[int | float]:
+        """The released split points: lo + g·step, exact, as ints when whole."""
+        return [self.grid.number(g) for g in self.splits]
 
     def labels(self) -> list[str]:
-        return interval_labels(self.edges())
+        return self.grid.labels(self.splits)
 
     def codes(self, values=None) -> np.ndarray:
-        x = self.x if values is None else np.clip(np.asarray(values, dtype=np.float64), self.lo, self.hi)
-        return np.searchsorted(np.asarray(self.splits, dtype=np.float64), x, side="right").astype(np.int64)
+        """Cut position of every record (of the training data, or of raw `values`, through the same cells)."""
+        cell = self.cell if values is None else self.grid.cells(values)
+        return np.searchsorted(np.asarray(self.splits, dtype=np.int64), cell, side="right").astype(np.int64)
 
     def describe_cut(self) -> dict:
-        splits = [int(s) for s in self.splits] if self.integer else list(self.splits)
-        return {"kind": "numeric", "integer": self.integer, "bounds": [self.lo, self.hi], "splits": splits,
+        """The public description: split i is grid.low + grid_indices[i]·grid.step exactly."""
+        return {"kind": "numeric", "integer": self.integer, "bounds": [self.lo, self.hi],
+                "grid": self.grid.describe(), "splits": self.split_values(), "grid indices": list(self.splits),
                 "cut": self.labels()}
 
 
