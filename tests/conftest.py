@@ -22,3 +22,11 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"../shared/data not found at {SHARED_DATA}: the tests read the real datasets from there")
     return SHARED_DATA
+
+
+@pytest.fixture
+def adult_sample() -> Path:
+    path = REPO / "resources" / "samples" / "adult_sample.csv"
+    if not path.is_file():
+        pytest.fail(f"the bundled Adult sample is missing: {path}")
+    return path

@@ -10,14 +10,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def adult_sample() -> Path:
-    path = REPO / "resources" / "samples" / "adult_sample.csv"
-    if not path.is_file():
-        pytest.fail(f"the bundled Adult sample is missing: {path}")
-    return path
-
-
-@pytest.fixture
 def make_window(qtbot, tmp_path, monkeypatch):
     """Factory: a shown MainWindow whose ledger and QSettings live in tmp_path (closed by qtbot at the end)."""
     from PySide6.QtCore import QSettings
