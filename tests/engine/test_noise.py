@@ -4,7 +4,6 @@ Seeds are fixed, so every p-value below is a fixed number: the thresholds are lo
 (p > 1e-3) and the wrong-by-2x alternatives give p-values below 1e-12, so the tests can and do fail."""
 
 import math
-from itertools import permutations
 
 import numpy as np
 import pytest
@@ -143,23 +142,6 @@ def test_exponential_choice_zero_weight_and_errors():
         rng.exponential_choice([], 1.0, 1.0)
     with pytest.raises(ParameterError):
         rng.exponential_choice([1.0], 1.0, 1.0, log_weights=[-np.inf])
-
-
-def test_report_noisy_max_is_permute_and_flip():
-    scores, eps, sens, n = np.array([0.0, 1.0, 2.0, 4.0]), 1.0, 1.0, 20_000
-    # exact permute-and-flip probabilities: walk a random order, accept r with prob exp(ε(q_r − q*)/2Δ)
-    accept = np.exp(eps * (scores - scores.max()) / (2 * sens))
-    exact = np.zeros(len(scores))
-    orders = list(permutations(range(len(scores))))
-    for order in orders:
-        reach = 1.0
-        for r in order:
-            exact[r] += reach * accept[r] / len(orders)
-            reach *= 1 - accept[r]
-    rng = NoiseSource.for_tests(43)
-    observed = np.bincount([rng.report_noisy_max(scores, eps, sens) for _ in range(n)], minlength=len(scores))
-    assert stats.chisquare(observed, n * exact).pvalue > 1e-3
-    assert stats.chisquare(observed, n * _em_probs(scores, eps, sens)).pvalue < 1e-6  # it is not EM
 
 
 def test_seeded_sources_repeat_and_unseeded_ones_differ():
