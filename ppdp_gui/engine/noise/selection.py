@@ -249,20 +249,22 @@ class _DyadicSampler:
     """Draws j with probability exactly mantissa_j·2^(expo_j) / Σ_k mantissa_k·2^(expo_k)."""
 
     def __init__(self, mantissa: np.ndarray, expo: np.ndarray):
-        """`mantissa`: integer-valued float64 in [2^42, 2^43]; `expo`: int64 (consumed: shifted in place).
+        """`mantissa`: integer-valued float64 in [0, 2^43]; `expo`: int64 (consumed: shifted in place).
         Group sums are exact: each mantissa is split into limbs < 2^22 and < 2^21 whose float64 sums stay
         below 2^53 for fewer than 2^31 members."""
         self.mantissa = mantissa
-        expo -= expo.min()
+        self.offset = int(expo.min())
+        expo -= self.offset
         self.group = expo  # ≥ 0; the bit shift of each member's group
         top = np.floor(mantissa * (1.0 / (1 << _LIMB)))
         hi = np.bincount(expo, weights=top)
         top *= float(1 << _LIMB)
         np.subtract(mantissa, top, out=top)
         low = np.bincount(expo, weights=top)
-        groups = np.flatnonzero(hi)[::-1]  # members have mantissa ≥ 2^42, so hi > 0 ⇔ non-empty; largest first
+        groups = np.flatnonzero((hi > 0) | (low > 0))[::-1]  # largest exponent (most of the mass) first
         self.groups = [(int(g), (int(hi[g]) << _LIMB) + int(low[g])) for g in groups]
         self.total = sum(m << g for g, m in self.groups)
+        self._blocks: dict[int, list] = {}
 
     def draw(self, gen: np.random.Generator) -> int:
         x = _uniform_int_below(gen, self.total)
@@ -275,10 +277,11 @@ class _DyadicSampler:
 
     def _member(self, g: int, x: int) -> int:
         """The member of group g holding mantissa unit x (0 ≤ x < the group's mantissa sum)."""
-        members = np.flatnonzero(self.group == g)
-        for start in range(0, members.size, _BLOCK):
-            block = members[start:start + _BLOCK]
-            cum = np.cumsum(self.mantissa[block].astype(np.int64))
+        if g not in self._blocks:  # built once per group: repeated draws (weight rejections, tests) reuse it
+            members = np.flatnonzero(self.group == g)
+            self._blocks[g] = [(block, np.cumsum(self.mantissa[block].astype(np.int64)))
+                               for block in (members[i:i + _BLOCK] for i in range(0, members.size, _BLOCK))]
+        for block, cum in self._blocks[g]:
             last = int(cum[-1])
             if x < last:
                 return int(block[np.searchsorted(cum, x, side="right")])
