@@ -219,7 +219,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_choice_frequencies_match_exact_probabilities(name):
+def test_choice_frequencies_match_exact_probabilities(name, monkeypatch):
+    monkeypatch.setattr(selection, "_SMALL", 2)  # the grouped path, as with many candidates
     scores, eps, sens, w = CASES[name]
     picks = _draws(40, 20_000, scores, eps, sens, weights=w)
     assert _chi2(picks, _probs(scores, eps, sens, w)) > 1e-3
@@ -247,7 +248,9 @@ def test_equal_scores_huge_gaps_and_one_candidate():
     assert rng.exponential_choice([1.0, 9.0], 1.0, 1.0, log_weights=[-np.inf, 0.0]) == 1
 
 
-def test_dyadic_sampler_across_groups_and_blocks(monkeypatch):
+@pytest.mark.parametrize("small", [0, 64])
+def test_dyadic_sampler_across_groups_and_blocks(monkeypatch, small):
+    monkeypatch.setattr(selection, "_SMALL", small)  # 0: grouped path even for 6 members; 64: Python walk
     monkeypatch.setattr(selection, "_BLOCK", 2)  # a group's cumulative sum is taken two members at a time
     mantissa = np.array([1.0, 2.0, 3.0, 5.0, 1.0, 4.0])
     expo = np.array([0, 0, 1, 0, 3, 0])
@@ -259,7 +262,7 @@ def test_dyadic_sampler_across_groups_and_blocks(monkeypatch):
     assert _chi2(picks, np.full(6, 1 / 6)) < 1e-12
 
 
-@pytest.mark.parametrize("n", [3, 5, 2 ** 64 + 1])
+@pytest.mark.parametrize("n", [3, 5, 2 ** 62 + 1, 2 ** 64 + 1])
 def test_uniform_big_integer(n):
     g = gen(46)
     x = np.array([selection._uniform_int_below(g, n) % 3 for _ in range(30_000)], dtype=np.int64)

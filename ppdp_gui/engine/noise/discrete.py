@@ -139,11 +139,11 @@ def _refine_geometric(gen: np.random.Generator, prefix: int, bits: int) -> int:
 def geometric_e(gen: np.random.Generator, n: int, bits: int = _WORD_BITS) -> np.ndarray:
     """n independent V with P(V ≥ v) = exp(−v), exactly (see the module docstring); int64.
 
-    `bits` is the width of the first random word per draw (32 in use; tests pass 8 to exercise the
+    `bits` (≤ 62) is the width of the first random word per draw (32 in use; tests pass 8 to exercise the
     refinement often)."""
     table = _exp_table(bits)
     last = len(table) - 1  # table[last] == 0
-    dtype = np.uint32 if bits <= 32 else np.uint64
+    dtype = np.uint32 if bits <= 32 else np.int64
     r = gen.integers(0, 1 << bits, size=n, dtype=dtype).astype(np.int64)
     # proposal from a float logarithm, then exact correction: V is the v with table[v] > r ≥ table[v+1]
     v = np.floor(-np.log((r + 0.5) * 2.0 ** -bits)).astype(np.int64)
@@ -186,10 +186,11 @@ def bernoulli_exp_fraction(gen: np.random.Generator, u: np.ndarray, t: int) -> n
 
 
 def _uniform_below(gen: np.random.Generator, high: int, n: int) -> np.ndarray:
-    """n uniform integers in [0, high), exact (numpy's bounded integers reject, they never take a modulus)."""
-    if high <= 1 << 32:
-        return gen.integers(0, high, size=n, dtype=np.uint32) if high < 1 << 32 else \
-            gen.integers(0, high, size=n, dtype=np.uint64)
+    """n uniform integers in [0, high), high ≤ 2^63 − 1, exact (numpy's bounded integers reject, they never take
+    a modulus); uint32 when they fit (half the random bits), else int64 — never uint64, whose comparison with
+    int64 could go through float64."""
+    if high < 1 << 32:
+        return gen.integers(0, high, size=n, dtype=np.uint32)
     return gen.integers(0, high, size=n, dtype=np.int64)
 
 

@@ -17,12 +17,13 @@ Floating point. The A_i are computed in float64; the realised weight of i is r_i
 integer) with |log2(r_i·2^(E_i)) − (A_i + const)| ≤ τ bits for every input (`TAU_BITS`, about 2^-39, proved
 in `_tau_bits`). A realised probability is then within 2^(±2τ) of an exact ε_eff-DP one on each dataset, so the
 choice is (ε_eff + 4τ·ln 2)-DP. ε_eff is set to ε·(1 − 2^-10) − 4τ·ln 2 (exact rational arithmetic, κ rounded
-down), so the mechanism is ε-DP for the scores as computed with sensitivity Δ, and the 2^-10 (0.1 %) left over
-also absorbs a relative error up to 2^-11 in Δ or in a caller's float ε or weights (e.g. ε' = ε/(2·parts)
-computed in floats, or an interval length computed by a float subtraction).
+down), so the mechanism is ε-DP for the scores as computed with sensitivity Δ. The 2^-10 (0.1 %) left over
+absorbs a relative error up to 2^-10 in Δ (a score function's own rounding) or in a caller's float ε (e.g.
+ε' = ε/(2·parts) computed in floats, a few ulps off the ledger's exact share), or an error up to ε·2^-12 in
+the logarithm of a weight (an interval length from a float subtraction is within 2^-52 of the true one).
 
-Exactness of the draw. Weights are grouped by exponent E; each group's mantissa sum is exact (two 21-bit limbs
-summed by `np.bincount` in float64, exact below 2^53); group totals are combined as Python integers into the
+Exactness of the draw. Weights are grouped by exponent E; each group's mantissa sum is exact (a 22-bit and a
+21-bit limb summed by `np.bincount` in float64, exact below 2^53); group totals are combined as Python integers into the
 exact total T; a uniform integer below T comes from rejection on fresh random bits (exactly uniform); the group
 and then the member (int64 cumulative sum + searchsorted) holding it are the choice. Positive weights w_i are
 taken exactly as the float (or integer < 2^53) they are: w_i = m_i·2^(e_i) with a 53-bit m_i; the proposal uses
@@ -49,6 +50,7 @@ MANTISSA_BITS = 42
 RELATIVE_MARGIN = Fraction(1, 1 << 10)
 _LIMB = 21
 _BLOCK = 1 << 19  # members per int64 cumulative sum: 2^19 · 2^43 < 2^63
+_SMALL = 64  # up to this many candidates, exact Python-integer weights without grouping
 _U = Fraction(1, 1 << 53)  # unit roundoff of float64
 _LN2 = 0.6931471805599453  # ln 2 correctly rounded (ulp 2^-53 in [0.5, 1))
 _LOG2E = 1.4426950408889634  # log2 e correctly rounded: within u·log2 e of it
@@ -251,11 +253,18 @@ class _DyadicSampler:
     def __init__(self, mantissa: np.ndarray, expo: np.ndarray):
         """`mantissa`: integer-valued float64 in [0, 2^43]; `expo`: int64 (consumed: shifted in place).
         Group sums are exact: each mantissa is split into limbs < 2^22 and < 2^21 whose float64 sums stay
-        below 2^53 for fewer than 2^31 members."""
+        below 2^53 for fewer than 2^31 members. A few candidates skip the grouping: their exact weights are
+        Python integers, walked in order (the same law, without numpy's per-call overhead)."""
         self.mantissa = mantissa
         self.offset = int(expo.min())
         expo -= self.offset
         self.group = expo  # ≥ 0; the bit shift of each member's group
+        self._blocks: dict[int, list] = {}
+        if mantissa.size <= _SMALL:
+            self.weights = [int(m) << int(g) for m, g in zip(mantissa.tolist(), expo.tolist())]
+            self.total = sum(self.weights)
+            return
+        self.weights = None
         top = np.floor(mantissa * (1.0 / (1 << _LIMB)))
         hi = np.bincount(expo, weights=top)
         top *= float(1 << _LIMB)
@@ -264,15 +273,20 @@ class _DyadicSampler:
         groups = np.flatnonzero((hi > 0) | (low > 0))[::-1]  # largest exponent (most of the mass) first
         self.groups = [(int(g), (int(hi[g]) << _LIMB) + int(low[g])) for g in groups]
         self.total = sum(m << g for g, m in self.groups)
-        self._blocks: dict[int, list] = {}
 
     def draw(self, gen: np.random.Generator) -> int:
         x = _uniform_int_below(gen, self.total)
-        for g, m in self.groups:
-            size = m << g
-            if x < size:
-                return self._member(g, x >> g)
-            x -= size
+        if self.weights is not None:
+            for j, w in enumerate(self.weights):
+                if x < w:
+                    return j
+                x -= w
+        else:
+            for g, m in self.groups:
+                size = m << g
+                if x < size:
+                    return self._member(g, x >> g)
+                x -= size
         raise AssertionError("unreachable: x < total")
 
     def _member(self, g: int, x: int) -> int:
@@ -290,8 +304,11 @@ class _DyadicSampler:
 
 
 def _uniform_int_below(gen: np.random.Generator, n: int) -> int:
-    """Uniform integer in [0, n) for a Python int n ≥ 1: draw bit_length(n) random bits, retry if ≥ n
-    (each try succeeds with probability > 1/2; the accepted value is exactly uniform)."""
+    """Uniform integer in [0, n) for a Python int n ≥ 1. Below 2^62, numpy's bounded integer (exact: it rejects,
+    never reduces modulo n); above, bit_length(n) random bits, retried while ≥ n (each try succeeds with
+    probability > 1/2, and the accepted value is exactly uniform)."""
+    if n < 1 << 62:
+        return int(gen.integers(0, n, dtype=np.int64))
     nbits = n.bit_length()
     words = (nbits + 63) // 64
     while True:
