@@ -53,7 +53,8 @@ def main() -> None:
     gen = np.random.default_rng()
     rows = []
     for scale in SCALES:
-        rows.append((f"exact discrete_laplace, scale {scale:.4g}", n, best_of(lambda: rng.discrete_laplace(scale, n))))
+        rows.append((f"exact discrete_laplace, scale {scale:.4g}", n,
+                     best_of(lambda s=scale: rng.discrete_laplace(s, n))))
     rows.append(("exact discrete_laplace, scale Fraction(7, 3)", n,
                  best_of(lambda: rng.discrete_laplace(Fraction(7, 3), n))))
     counts = np.zeros(n, dtype=np.int64)
@@ -68,11 +69,11 @@ def main() -> None:
         scores = np.random.default_rng(0).random(m) * 100
         lengths = np.random.default_rng(1).integers(0, 50, m)
         em_rows.append((f"exact exponential_choice, {m:,} candidates", m,
-                        best_of(lambda: rng.exponential_choice(scores, 0.1, 1.0), 7)))
+                        best_of(lambda s=scores: rng.exponential_choice(s, 0.1, 1.0), 7)))
         em_rows.append((f"exact exponential_choice, {m:,} candidates, weights", m,
-                        best_of(lambda: rng.exponential_choice(scores, 0.1, 1.0, weights=lengths), 7)))
+                        best_of(lambda s=scores, w=lengths: rng.exponential_choice(s, 0.1, 1.0, weights=w), 7)))
         em_rows.append((f"old Gumbel-max, {m:,} candidates (not exact)", m,
-                        best_of(lambda: old_gumbel_choice(gen, scores, 0.1, 1.0), 7)))
+                        best_of(lambda s=scores: old_gumbel_choice(gen, s, 0.1, 1.0), 7)))
 
     try:
         import opendp.prelude as dp

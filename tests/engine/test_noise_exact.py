@@ -15,7 +15,12 @@ from scipy import stats
 
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.noise import NoiseSource, discrete, selection
-from ppdp_gui.engine.noise.discrete import SCALE_DENOMINATOR, exact_scale, exact_value, floor_exp_neg
+from ppdp_gui.engine.noise.discrete import (
+    SCALE_DENOMINATOR,
+    exact_scale,
+    exact_value,
+    floor_exp_neg,
+)
 
 getcontext().prec = 120
 
@@ -281,26 +286,26 @@ def test_choices_repeat_under_a_seed():
 
 
 BAD = [
-    dict(scores=[], ),
-    dict(scores=[[1.0, 2.0]]),
-    dict(scores=[1.0, float("nan")]),
-    dict(scores=[1.0, float("inf")]),
-    dict(scores=[1.0, 2.0 ** 41]),
-    dict(epsilon=0), dict(epsilon=-1.0), dict(epsilon=float("nan")), dict(epsilon=float("inf")),
-    dict(epsilon="x"), dict(epsilon=1e-13),
-    dict(sensitivity=0), dict(sensitivity=float("inf")), dict(sensitivity=None),
-    dict(weights=[1, -1]), dict(weights=[1.0, float("nan")]), dict(weights=[1.0, float("inf")]),
-    dict(weights=[0, 0]), dict(weights=[1, 2, 3]), dict(weights=np.array([1, 2 ** 60])),
-    dict(weights=["a", "b"]),
-    dict(log_weights=[0.0, float("nan")]), dict(log_weights=[0.0, float("inf")]),
-    dict(log_weights=[0.0, 5000.0]), dict(log_weights=[-np.inf, -np.inf]),
-    dict(log_weights=[0.0, 0.0], weights=[1, 1]),
+    {"scores": []},
+    {"scores": [[1.0, 2.0]]},
+    {"scores": [1.0, float("nan")]},
+    {"scores": [1.0, float("inf")]},
+    {"scores": [1.0, 2.0 ** 41]},
+    {"epsilon": 0}, {"epsilon": -1.0}, {"epsilon": float("nan")}, {"epsilon": float("inf")},
+    {"epsilon": "x"}, {"epsilon": 1e-13},
+    {"sensitivity": 0}, {"sensitivity": float("inf")}, {"sensitivity": None},
+    {"weights": [1, -1]}, {"weights": [1.0, float("nan")]}, {"weights": [1.0, float("inf")]},
+    {"weights": [0, 0]}, {"weights": [1, 2, 3]}, {"weights": np.array([1, 2 ** 60])},
+    {"weights": ["a", "b"]},
+    {"log_weights": [0.0, float("nan")]}, {"log_weights": [0.0, float("inf")]},
+    {"log_weights": [0.0, 5000.0]}, {"log_weights": [-np.inf, -np.inf]},
+    {"log_weights": [0.0, 0.0], "weights": [1, 1]},
 ]
 
 
 @pytest.mark.parametrize("bad", BAD, ids=[repr(b) for b in BAD])
 def test_bad_inputs_are_refused(bad):
-    args = dict(scores=[1.0, 2.0], epsilon=1.0, sensitivity=1.0)
+    args = {"scores": [1.0, 2.0], "epsilon": 1.0, "sensitivity": 1.0}
     args.update(bad)
     with pytest.raises(ParameterError):
         NoiseSource.for_tests(1).exponential_choice(**args)

@@ -75,7 +75,7 @@ def exact_value(name: str, value, rounding: str = "up") -> Fraction:
 
 def exact_scale(scale) -> Fraction:
     """The scale actually used for `scale`: never smaller than the requested value (more noise is always
-    safe), with denominator ≤ 2^20 and numerator ≤ 2^60, so t·1, U + t·V etc. stay in int64.
+    safe), with denominator ≤ 2^20 and numerator ≤ 2^60, so every integer the sampler forms fits in int64.
 
     A value that already has a denominator ≤ 2^20 (1, 2.5, 7/3, 10/3, 0.3) is kept exactly; any other value v
     becomes ⌈v·2^20⌉/2^20, which is at most 2^-20 larger."""
