@@ -4,7 +4,7 @@ Seeds are fixed, so every p-value below is a fixed number: the thresholds are lo
 (p > 1e-3) and the wrong-by-2x alternatives give p-values below 1e-12, so the tests can and do fail."""
 
 import math
-from itertools import permutations
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,6 +12,7 @@ from scipy import stats
 
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.noise import NoiseSource, snapping_epsilon
+from ppdp_gui.engine.noise.selection import effective_epsilon
 
 N = 200_000
 
@@ -30,14 +31,16 @@ def chi_square_p(draws, pmf, min_expected=5.0):
     support = np.arange(-k, k + 1)
     probs = pmf(support)
     tail = (1.0 - probs.sum()) / 2
-    observed = np.array([(draws < -k).sum()] + [(draws == v).sum() for v in support] + [(draws > k).sum()])
+    observed = np.bincount(np.clip(draws, -k - 1, k + 1) + k + 1, minlength=2 * k + 3)
     expected = n * np.concatenate([[tail], probs, [tail]])
     return stats.chisquare(observed, expected).pvalue
 
 
-@pytest.mark.parametrize("scale, seed", [(0.3, 1), (1.0, 2), (2.5, 3), (10.0, 4), (40.0, 5)])
+@pytest.mark.parametrize("scale, seed", [(0.3, 1), (1.0, 2), (2.5, 3), (10.0, 4), (40.0, 5), (Fraction(7, 3), 6),
+                                         (0.5, 7), (1000, 8)])
 def test_discrete_laplace_matches_its_pmf(scale, seed):
     draws = NoiseSource.for_tests(seed).discrete_laplace(scale, N)
+    scale = float(scale)
     assert draws.dtype == np.int64
     assert chi_square_p(draws, lambda x: discrete_laplace_pmf(x, scale)) > 1e-3
     # the same draws are clearly not from half or twice the scale
@@ -61,7 +64,7 @@ def test_discrete_laplace_agrees_with_opendp():
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
-    n = 100_000
+    n = 40_000
 
     def opendp_draws(scale):
         meas = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=scale)
@@ -117,6 +120,7 @@ def test_snapping_epsilon_is_slightly_above_nominal():
 
 
 def _em_probs(scores, eps, sens, log_weights=None):
+    eps = float(effective_epsilon(eps))  # ε·(1 − 2^-10) − 4τ: the margin charged for float error
     logits = eps * np.asarray(scores, float) / (2 * sens)
     if log_weights is not None:
         logits = logits + np.asarray(log_weights, float)
@@ -126,7 +130,7 @@ def _em_probs(scores, eps, sens, log_weights=None):
 
 @pytest.mark.parametrize("log_weights", [None, np.log([1.0, 3.0, 0.5, 2.0, 1.0])])
 def test_exponential_choice_frequencies(log_weights):
-    scores, eps, sens, n = [0.0, 1.0, 2.0, 3.0, 5.0], 1.0, 1.0, 20_000
+    scores, eps, sens, n = [0.0, 1.0, 2.0, 3.0, 5.0], 1.0, 1.0, 10_000
     rng = NoiseSource.for_tests(41)
     picks = np.array([rng.exponential_choice(scores, eps, sens, log_weights=log_weights) for _ in range(n)])
     observed = np.bincount(picks, minlength=5)
@@ -143,23 +147,6 @@ def test_exponential_choice_zero_weight_and_errors():
         rng.exponential_choice([], 1.0, 1.0)
     with pytest.raises(ParameterError):
         rng.exponential_choice([1.0], 1.0, 1.0, log_weights=[-np.inf])
-
-
-def test_report_noisy_max_is_permute_and_flip():
-    scores, eps, sens, n = np.array([0.0, 1.0, 2.0, 4.0]), 1.0, 1.0, 20_000
-    # exact permute-and-flip probabilities: walk a random order, accept r with prob exp(ε(q_r − q*)/2Δ)
-    accept = np.exp(eps * (scores - scores.max()) / (2 * sens))
-    exact = np.zeros(len(scores))
-    orders = list(permutations(range(len(scores))))
-    for order in orders:
-        reach = 1.0
-        for r in order:
-            exact[r] += reach * accept[r] / len(orders)
-            reach *= 1 - accept[r]
-    rng = NoiseSource.for_tests(43)
-    observed = np.bincount([rng.report_noisy_max(scores, eps, sens) for _ in range(n)], minlength=len(scores))
-    assert stats.chisquare(observed, n * exact).pvalue > 1e-3
-    assert stats.chisquare(observed, n * _em_probs(scores, eps, sens)).pvalue < 1e-6  # it is not EM
 
 
 def test_seeded_sources_repeat_and_unseeded_ones_differ():

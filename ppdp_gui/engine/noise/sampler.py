@@ -1,4 +1,5 @@
-"""Vectorised DP samplers (see the package docstring for the security notes)."""
+"""The NoiseSource: one Philox generator per release, and the DP samplers that draw from it (see the package
+docstring for what is exact and why; the exact samplers themselves are in `discrete.py` and `selection.py`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from fractions import Fraction
 import numpy as np
 
 from ppdp_gui.engine.errors import ParameterError
+from ppdp_gui.engine.noise import discrete, selection
+from ppdp_gui.engine.noise.discrete import exact_scale, exact_value
 
 
 def _positive(name: str, value) -> float:
@@ -46,18 +49,23 @@ class NoiseSource:
 
     # ---- counts -----------------------------------------------------------------------------------------
     def discrete_laplace(self, scale, size=None) -> np.ndarray:
-        """Integer noise with P(x) ∝ exp(-|x|/scale): sensitivity Δ and budget ε give scale = Δ/ε."""
-        s = _positive("noise scale", scale)
-        p = -math.expm1(-1.0 / s)  # 1 - e^{-1/s}, accurate for large s
-        g1 = self._gen.geometric(p, size=size)
-        g2 = self._gen.geometric(p, size=size)
-        return (np.asarray(g1, dtype=np.int64) - np.asarray(g2, dtype=np.int64))
+        """Integer noise with P(x) ∝ exp(-|x|/scale), sampled exactly (CKS 2020, see `discrete.py`).
 
-    def geometric_noise_counts(self, counts, epsilon, sensitivity: float = 1.0) -> np.ndarray:
-        """counts + discrete Laplace noise of scale Δ/ε, as int64."""
-        eps = _positive("ε", epsilon)
+        `scale` (float, int or Fraction) is used as `exact_scale(scale)`: exactly when its denominator is at
+        most 2^20, else rounded up to a multiple of 2^-20, never below the request. Returns an int64 array of
+        shape `size` (one np.int64 when size is None)."""
+        frac = exact_scale(scale)
+        n = 1 if size is None else int(np.prod(size, dtype=np.int64))
+        draws = discrete.discrete_laplace(self._gen, frac, n)
+        return draws[0] if size is None else draws.reshape(size)
+
+    def geometric_noise_counts(self, counts, epsilon, sensitivity=1) -> np.ndarray:
+        """counts + discrete Laplace noise of scale Δ/ε, as int64. ε and Δ are taken exactly (a float by its
+        shortest repr, as the budget ledger counts it: ε = 0.3 gives the scale 10/3 itself), then rounded up."""
+        eps = exact_value("ε", epsilon, rounding="decimal")
+        sens = exact_value("sensitivity", sensitivity, rounding="up")
         counts = np.asarray(counts, dtype=np.int64)
-        return counts + self.discrete_laplace(float(sensitivity) / eps, size=counts.shape)
+        return counts + self.discrete_laplace(sens / eps, size=counts.shape)
 
     # ---- reals ------------------------------------------------------------------------------------------
     def snapped_laplace(self, values, scale, bound) -> np.ndarray:
@@ -86,28 +94,14 @@ class NoiseSource:
         return self._gen.laplace(0.0, s, size=size)
 
     # ---- selection --------------------------------------------------------------------------------------
-    def exponential_choice(self, scores, epsilon, sensitivity, log_weights=None) -> int:
-        """Index i drawn with probability ∝ w_i · exp(ε·score_i / (2Δ)) (McSherry–Talwar), via Gumbel-max."""
-        eps = _positive("ε", epsilon)
-        delta = _positive("sensitivity", sensitivity)
-        s = np.asarray(scores, dtype=np.float64)
-        if s.ndim != 1 or s.size == 0:
-            raise ParameterError("the exponential mechanism needs a non-empty 1-D array of scores")
-        logits = eps * s / (2.0 * delta)
-        if log_weights is not None:
-            logits = logits + np.asarray(log_weights, dtype=np.float64)
-        logits = np.where(np.isfinite(logits), logits, -np.inf)
-        if not np.isfinite(logits).any():
-            raise ParameterError("the exponential mechanism has no candidate with positive weight")
-        return int(np.argmax(logits + self._gen.gumbel(size=s.shape)))
+    def exponential_choice(self, scores, epsilon, sensitivity, log_weights=None, weights=None) -> int:
+        """Index i with probability ∝ w_i · exp(ε_eff·score_i / (2Δ)) (McSherry–Talwar), sampled exactly on
+        dyadic integer weights; pure ε-DP for the scores as computed (proof in `selection.py`).
 
-    def report_noisy_max(self, scores, epsilon, sensitivity) -> int:
-        """Index of the largest score after exponential noise of scale 2Δ/ε: ε-DP, and distributed exactly as
-        permute-and-flip (McKenna & Sheldon 2020), which is never worse than the exponential mechanism."""
-        eps = _positive("ε", epsilon)
-        delta = _positive("sensitivity", sensitivity)
-        s = np.asarray(scores, dtype=np.float64)
-        return int(np.argmax(s + self._gen.exponential(2.0 * delta / eps, size=s.shape)))
+        `weights`: non-negative base-measure weights (e.g. the split points of a sub-interval), used exactly;
+        `log_weights`: their float logarithms (older callers; -inf = weight 0). At most one of the two."""
+        return selection.exponential_choice(self._gen, scores, epsilon, sensitivity, log_weights=log_weights,
+                                            weights=weights)
 
     # ---- plain randomness used inside mechanisms ---------------------------------------------------------
     def uniform(self, low, high, size=None):
