@@ -54,11 +54,11 @@ def epsilon_prime(epsilon: float, n_numeric: int, h: int) -> float:
 
 
 def _weighted_choice(rng, scores: np.ndarray, eps: float, delta: float, counts: np.ndarray) -> int:
-    """Index j drawn with probability ∝ counts_j · exp(ε·score_j / (2Δ)); sub-intervals holding no boundary
-    (count 0) are left out. The one place to switch to `weights=counts[keep]` once the noise module takes
-    integer weights."""
+    """Index j drawn with probability ∝ counts_j · exp(ε·score_j / (2Δ)) — the exponential mechanism over the grid
+    boundaries, sampled exactly with the integer counts as weights; sub-intervals holding no boundary (count 0)
+    are left out."""
     keep = np.flatnonzero(counts > 0)
-    j = rng.exponential_choice(np.asarray(scores)[keep], eps, delta, log_weights=np.log(counts[keep]))
+    j = rng.exponential_choice(np.asarray(scores)[keep], eps, delta, weights=counts[keep])
     return int(keep[j])
 
 
