@@ -29,7 +29,7 @@ from typing import Any, Iterator
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
-from ppdp_gui.engine.privacy.fingerprint import keyed_fingerprint
+from ppdp_gui.engine.privacy.fingerprint import legacy_fingerprint_v1 as keyed_fingerprint
 
 SCHEMA_VERSION = 1
 
