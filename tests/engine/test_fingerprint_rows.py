@@ -9,8 +9,8 @@ import pytest
 
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import NAPolicy, SourceInfo
-from ppdp_gui.engine.privacy.fingerprint import (SKETCH_SIZE, canonical_row_hashes, dataset_fingerprint,
-                                                 keyed_sketch, sketch_overlap)
+from ppdp_gui.engine.privacy.fingerprint import (SKETCH_SIZE, canonical_row_hashes, dataset_fingerprint, keyed_sketch,
+                                                 sketch_overlap)
 
 KEY = bytes(range(32))
 

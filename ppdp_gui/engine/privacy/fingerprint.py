@@ -224,7 +224,7 @@ def _cell_hashes(series: pd.Series) -> np.ndarray:
     """One uint64 per cell of a column: each distinct value is canonicalised and hashed once, then gathered back
     by code (fast on real data). A column of canonical integers (IDs, ages) skips the dictionary."""
     values = series.array
-    if isinstance(series.dtype, pd.StringDtype) or isinstance(series.dtype, pd.ArrowDtype):
+    if isinstance(series.dtype, (pd.StringDtype, pd.ArrowDtype)):
         arr = pa.array(values)
         if isinstance(arr, pa.ChunkedArray):  # Arrow-backed columns come in chunks (one per parsed block)
             arr = arr.combine_chunks()
@@ -298,7 +298,7 @@ def keyed_sketch(row_hashes: np.ndarray, key: bytes, k: int = SKETCH_SIZE) -> tu
     keyed = _text_hashes(distinct.astype("<u8").view("S8").astype(object), sketch_key(key), encoding="latin-1")
     if len(keyed) > k:
         keyed = np.partition(keyed, k - 1)[:k]
-    return np.sort(keyed), int(len(distinct))
+    return np.sort(keyed), len(distinct)
 
 
 def sketch_overlap(a: np.ndarray, n_a: int, b: np.ndarray, n_b: int, k: int = SKETCH_SIZE
