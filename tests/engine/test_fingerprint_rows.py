@@ -9,8 +9,8 @@ import pytest
 
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import NAPolicy, SourceInfo
-from ppdp_gui.engine.privacy.fingerprint import (SKETCH_SIZE, canonical_row_hashes, dataset_fingerprint, keyed_sketch,
-                                                 sketch_overlap)
+from ppdp_gui.engine.privacy.fingerprint import (SKETCH_SIZE, bottom_k, canonical_row_hashes, containment,
+                                                 dataset_fingerprint, keyed_row_hashes)
 
 KEY = bytes(range(32))
 
@@ -94,23 +94,28 @@ def test_dataset_fingerprint_is_keyed_and_order_free():
     assert dataset_fingerprint(h, ["a", "b"], bytes(32)) != fp
 
 
-def test_sketch_estimates_overlap():
+def test_containment_from_a_sketch():
     rng = np.random.default_rng(3)
     universe = rng.integers(0, 2**63, 200_000, dtype=np.int64).astype(np.uint64)
-    a, n_a = keyed_sketch(universe[:100_000], KEY)
-    assert len(a) == SKETCH_SIZE and n_a == 100_000 and (np.diff(a.astype(np.float64)) >= 0).all()
-    b, n_b = keyed_sketch(universe[50_000:150_000], KEY)  # half shared
-    j, c_a, c_b = sketch_overlap(a, n_a, b, n_b)
-    assert abs(j - 1 / 3) < 0.1 and abs(c_a - 0.5) < 0.12 and abs(c_b - 0.5) < 0.12
-    sample, n_s = keyed_sketch(universe[:10_000], KEY)  # a 10 % sample is contained in the whole
-    assert sketch_overlap(sample, n_s, a, n_a)[1] > 0.7
-    other, n_o = keyed_sketch(universe[150_000:], KEY)
-    assert max(sketch_overlap(a, n_a, other, n_o)[1:]) == 0
-    small, n_small = keyed_sketch(universe[:10], KEY)
-    assert len(small) == n_small == 10  # fewer rows than k: kept whole, comparisons exact
-    assert sketch_overlap(small, 10, keyed_sketch(universe[5:10], KEY)[0], 5) == (0.5, 0.5, 1.0)
+    whole = keyed_row_hashes(universe[:100_000], KEY)
+    sketch = bottom_k(whole)
+    assert len(whole) == 100_000 and len(sketch) == SKETCH_SIZE and (np.diff(sketch.astype(float)) >= 0).all()
+    assert keyed_row_hashes(np.concatenate([universe[:10], universe[:10]]), KEY).tolist() == \
+        keyed_row_hashes(universe[:10], KEY).tolist()  # distinct rows
+    half = keyed_row_hashes(universe[50_000:150_000], KEY)  # half shared
+    c_known, c_new = containment(half, sketch)
+    assert abs(c_known - 0.5) < 0.12 and abs(c_new - 0.5) < 0.12
+    # a sample of the known table, however small, and a superset of it are exactly contained
+    for part in (universe[:10_000], universe[:1_000], universe[:200_000]):
+        assert max(containment(keyed_row_hashes(part, KEY), sketch)) == 1.0
+    assert containment(keyed_row_hashes(universe[:200_000], KEY), sketch)[0] == 1.0
+    assert containment(keyed_row_hashes(universe[:1_000], KEY), sketch)[1] == 1.0
+    assert containment(keyed_row_hashes(universe[150_000:], KEY), sketch) == (0.0, 0.0)
+    small = bottom_k(keyed_row_hashes(universe[:10], KEY))
+    assert len(small) == 10  # fewer rows than k: kept whole, comparisons exact
+    assert containment(keyed_row_hashes(universe[5:15], KEY), small) == (0.5, 0.5)
     # keyed: another key gives unrelated values
-    assert not set(keyed_sketch(universe[:10], bytes(32))[0].tolist()) & set(small.tolist())
+    assert not set(keyed_row_hashes(universe[:10], bytes(32)).tolist()) & set(small.tolist())
 
 
 def test_adult_read_both_ways(shared_data):
@@ -150,3 +155,19 @@ def test_a_million_rows_is_fast():
 @pytest.mark.parametrize("value", ["1e400", "-1e-400", "0x10", "1_000", "١٢٣", "--5", "5-", "1.2.3", " ", "\x1f"])
 def test_odd_text_never_fails(value):
     assert _one(value, "str") == _one(value, object)
+
+
+def test_text_fast_paths_agree_with_the_numbers_they_spell():
+    """Integers and already-canonical decimals skip parsing; they must hash exactly as the parsed number does."""
+    r = np.random.default_rng(11)
+    digits = r.integers(1, 16, 20_000)
+    mantissa = np.array([r.integers(1, 10 ** int(d)) for d in digits])
+    values = mantissa / 10.0 ** r.integers(0, 19, 20_000) * r.choice([-1, 1], 20_000)
+    values = np.concatenate([values, [0.0001, 0.00012, 1e-5, 123456789012.5, 999999999999999.0, 1e15, 0.5, -0.5]])
+    texts = pd.Series(values).astype(str)  # Python's shortest round-trip spelling
+    as_text = canonical_row_hashes(pd.DataFrame({"x": pd.array(texts, dtype="str")}))
+    as_number = canonical_row_hashes(pd.DataFrame({"x": values}))
+    assert (as_text == as_number).all()
+    padded = canonical_row_hashes(pd.DataFrame({"x": pd.array(" " + texts + "0", dtype="str")}))
+    decimal = texts.str.contains(".", regex=False) & ~texts.str.contains("e")
+    assert (padded[decimal.to_numpy()] == as_number[decimal.to_numpy()]).all()  # "1.50" is 1.5

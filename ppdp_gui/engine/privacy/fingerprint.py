@@ -8,20 +8,27 @@ Each raw row gets one 64-bit hash (`canonical_row_hashes`) of a canonical form t
 the content:
 
 - row order and column order (columns are combined in order of their stripped names);
-- how a value was typed: a cell that reads as a number is written in one canonical way (``39``, ``39.0`` and
-  ``" 39 "`` are the same; ``39.5`` is ``39.5``); other text is stripped of surrounding spaces;
+- surrounding white space, and how a number is spelled or typed: a cell that reads as a number stands for that
+  number (``39``, ``39.0``, ``+039``, ``3.9e1`` and the integer 39 are the same; an integer literal is exact
+  however long, a decimal is the correctly rounded double it denotes, written back in shortest round-trip form);
+  other text is only stripped;
 - NA (a real missing value, which only typed sources such as Parquet have) is its own marker, distinct from the
-  empty string. Raw text has no NA: ``?`` or an empty cell is just text at this point.
+  empty string and from the text ``nan``. Raw text has no NA: ``?`` or an empty cell is just text at this point.
+
+Only the distinct values of a column are canonicalised and hashed (Arrow kernels, a regular-expression fast path
+for the integers and canonical decimals that make up most real columns): a million rows of fifteen columns took
+about 0.6 s on a busy two-core development machine.
 
 From the row hashes, under the ledger's secret key:
 
 - the exact identity `dataset_fingerprint`: HMAC-SHA256 of the sorted column names and the sorted multiset of
   row hashes. The key means the ledger file alone cannot be used to test a guess of the data ("is this the
   table with patient X in it?");
-- a keyed bottom-k MinHash sketch (`keyed_sketch`, k = 256) of the distinct row hashes, so that a table which
-  shares most of its people with a known one (one edited cell, a few rows added or removed, a sample, a
-  superset) is recognised as a near copy (`sketch_overlap`). The sketch values are SipHash-2-4 of the row hash
-  under a key derived from the ledger key, so they too cannot be recomputed from a guess without the key.
+- a keyed bottom-k MinHash sketch (`bottom_k` of `keyed_row_hashes`, k = 256) of the distinct rows, stored per
+  dataset, so that a table which shares most of its people with a known one (one edited cell, a few rows added
+  or removed, a sample, a superset) is recognised as a near copy (`containment`). The sketch values are
+  SipHash-2-4 of the row hash under a key derived from the ledger key, so they too cannot be recomputed from a
+  guess without the key.
 
 Row hashes live in memory only (`SourceInfo.row_hashes`); only the HMAC and the keyed sketch are stored.
 The text hash is pandas' SipHash (`pd.util.hash_array`) under a fixed public key; a pinned test vector in the
@@ -32,6 +39,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -95,6 +105,7 @@ _INF_LITERAL = r"(?i)^[+-]?(inf|infinity)$"
 _DECIMAL = r"^-?([1-9][0-9]*\.[0-9]*[1-9]|0\.0{0,3}[1-9]([0-9]*[1-9])?)$"
 _INT_LIMIT = 10 ** 18
 _INT_SALT = np.uint64(0x3C6EF372FE94F82B)
+_THREADED_ROWS = 100_000  # smaller tables are hashed on the calling thread only
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -254,16 +265,23 @@ def canonical_row_hashes(frame: pd.DataFrame) -> np.ndarray:
 
     Columns are combined in order of their stripped names (so their order in the file does not matter) with a
     non-commutative 64-bit mix, so the same values in other columns give another hash. Two distinct rows of a
-    million collide with probability about 3e-8."""
+    million collide with probability about 3e-8. Columns are hashed on a few threads (Arrow's kernels release
+    the GIL), at most a few columns ahead of the combining, so memory stays at a few columns' hashes."""
     n = len(frame)
     names = [str(c).strip() for c in frame.columns]
     order = sorted(range(len(names)), key=lambda i: names[i])
     h = np.full(n, np.uint64((len(names) * 0x2545F4914F6CDD1D + 0x632BE59BD9B4E019) & _MASK), dtype=np.uint64)
     h = _mix64(h)
-    for i in order:  # a loop over columns; everything per row is vectorised
-        h *= _ROW_PRIME
-        h += _cell_hashes(frame.iloc[:, i])
-        _mix64(h)
+    workers = max(1, min(4, os.cpu_count() or 1, len(order))) if n >= _THREADED_ROWS else 1
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="row-hash") as pool:
+        ahead: deque = deque()
+        for i in order + [None] * workers:  # a loop over columns; everything per row is vectorised
+            if i is not None:
+                ahead.append(pool.submit(_cell_hashes, frame.iloc[:, i]))
+            if ahead and (i is None or len(ahead) > workers):
+                h *= _ROW_PRIME
+                h += ahead.popleft().result()
+                _mix64(h)
     return h
 
 
@@ -286,35 +304,40 @@ def sketch_key(key: bytes) -> str:
     return hmac.new(key, b"ppdp-sketch-v1", hashlib.sha256).digest()[:16].decode("latin-1")
 
 
-def keyed_sketch(row_hashes: np.ndarray, key: bytes, k: int = SKETCH_SIZE) -> tuple[np.ndarray, int]:
-    """(bottom-k sketch, number of distinct rows): the k smallest keyed hashes of the distinct row hashes, sorted.
+def keyed_row_hashes(row_hashes: np.ndarray, key: bytes) -> np.ndarray:
+    """The distinct rows' keyed hashes (SipHash-2-4 of each row hash under `sketch_key`), sorted ascending.
 
-    A table with fewer than k distinct rows keeps all of them, and comparisons with it are then exact."""
-    distinct = np.sort(np.asarray(row_hashes, dtype=np.uint64))  # sort + mask: numpy 2's np.unique is slower
-    distinct = distinct[np.r_[True, distinct[1:] != distinct[:-1]]] if len(distinct) else distinct
-    if not len(distinct):
-        return np.zeros(0, dtype=np.uint64), 0
+    Held in memory for the table being identified; its first k values are the stored sketch."""
+    rows = np.asarray(row_hashes, dtype=np.uint64)
+    if not len(rows):
+        return np.zeros(0, dtype=np.uint64)
     # 8 bytes -> bytes objects; numpy drops trailing NULs, which is still one-to-one for a fixed width of 8
-    keyed = _text_hashes(distinct.astype("<u8").view("S8").astype(object), sketch_key(key), encoding="latin-1")
-    if len(keyed) > k:
-        keyed = np.partition(keyed, k - 1)[:k]
-    return np.sort(keyed), len(distinct)
+    keyed = np.sort(_text_hashes(rows.astype("<u8").view("S8").astype(object), sketch_key(key), encoding="latin-1"))
+    return keyed[np.r_[True, keyed[1:] != keyed[:-1]]]  # equal rows, equal hashes: sort + mask (np.unique is slower)
 
 
-def sketch_overlap(a: np.ndarray, n_a: int, b: np.ndarray, n_b: int, k: int = SKETCH_SIZE
-                   ) -> tuple[float, float, float]:
-    """(Jaccard, |A∩B|/|A|, |A∩B|/|B|) estimated from two bottom-k sketches and the distinct row counts.
+def bottom_k(keyed: np.ndarray, k: int = SKETCH_SIZE) -> np.ndarray:
+    """The bottom-k sketch: the k smallest distinct keyed hashes, a uniform random sample of the distinct rows
+    under the key (all of them for a table with fewer than k distinct rows)."""
+    return np.asarray(keyed[:k], dtype=np.uint64)
 
-    Jaccard is the share of the bottom k of the union that lies in both sketches (the standard bottom-k
-    estimator); the intersection then follows from |A∩B| = J/(1+J)·(|A|+|B|). Exact when both tables have
-    fewer than k distinct rows."""
-    if not n_a or not n_b or not len(a) or not len(b):
-        return 0.0, 0.0, 0.0
-    union = np.union1d(a, b)[:k]
-    both = np.isin(union, a, assume_unique=True) & np.isin(union, b, assume_unique=True)
-    jaccard = float(both.sum()) / len(union)
-    inter = jaccard / (1.0 + jaccard) * (n_a + n_b)
-    return jaccard, min(inter / n_a, 1.0), min(inter / n_b, 1.0)
+
+def containment(keyed: np.ndarray, sketch: np.ndarray, k: int = SKETCH_SIZE) -> tuple[float, float]:
+    """(share of the known table in the new one, share of the new table in the known one), estimated from all
+    distinct keyed hashes of the new table (`keyed`, sorted) and the known table's bottom-k `sketch`.
+
+    The sketch holds *every* row of the known table whose keyed hash is at most its largest value τ (all of
+    them when it has fewer than k). So the sketch rows found among the new rows estimate |K∩N|/|K|, and among
+    the new rows at most τ, the share found in the sketch estimates |K∩N|/|N|. Both are exactly 1 when one table
+    is contained in the other: a sample or a superset is recognised however small the other side's share of k
+    (estimating from two sketches only, through the Jaccard index of the union's bottom k, misses about 1 in 200
+    10 % samples, 1 in 4 1 % samples). O(k log n) per known table."""
+    if not len(keyed) or not len(sketch):
+        return 0.0, 0.0
+    pos = np.minimum(np.searchsorted(keyed, sketch), len(keyed) - 1)
+    both = int((keyed[pos] == sketch).sum())
+    region = len(keyed) if len(sketch) < k else int(np.searchsorted(keyed, sketch[-1], side="right"))
+    return both / len(sketch), (both / region if region else 0.0)
 
 
 # ---- schema-1 fingerprint (kept only to recognise budgets recorded before schema 2) ----------------------

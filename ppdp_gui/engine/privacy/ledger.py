@@ -48,8 +48,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
-from ppdp_gui.engine.privacy.fingerprint import (canonical_row_hashes, dataset_fingerprint, keyed_sketch,
-                                                 legacy_fingerprint_v1, sketch_overlap)
+from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
+                                                 keyed_row_hashes, legacy_fingerprint_v1)
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.records import (DEFAULT_CAP, NEAR_COPY_CONTAINMENT, Budget, DatasetIdentity,
                                              DatasetSummary, LedgerEntry, exact, fmt)
@@ -60,7 +60,7 @@ __all__ = ["DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "SCHEMA_VERSION", "Budget", "
 _ENTRY_COLUMNS = ("id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, output_hash, "
                   "completed, label, release_id, budget")
 _KEY_CHECK = b"ppdp-key-check"
-_REMEMBERED = 16  # identities `fingerprint` keeps for bare-fingerprint callers
+_REMEMBERED = 4  # identities `fingerprint` keeps for bare-fingerprint callers (8 bytes per distinct row)
 
 
 def default_ledger_path() -> Path:
@@ -266,16 +266,16 @@ class Ledger:
         if hashes is None:
             hashes = canonical_row_hashes(frame)
         fp = dataset_fingerprint(hashes, frame.columns, key)
-        sketch, n_distinct = keyed_sketch(hashes, key)
+        keyed = keyed_row_hashes(hashes, key)
         with self._read() as db:
             has_legacy = db.execute("SELECT 1 FROM datasets WHERE origin = 'schema-1' LIMIT 1").fetchone()
             legacy = legacy_fingerprint_v1(frame, key) if has_legacy else None
-            budget, known, near, similarity, separate = self._resolve(db, fp, sketch, n_distinct, legacy, separate)
+            budget, known, near, similarity, separate = self._resolve(db, fp, keyed, legacy, separate)
             if known:
                 label = db.execute("SELECT label FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()[0] or label
         return DatasetIdentity(fingerprint=fp, budget=budget, known=known, near_copy_of=near, similarity=similarity,
-                               label=label, separate=separate, n_rows=len(hashes), n_distinct=n_distinct,
-                               sketch=sketch.astype("<u8").tobytes(), legacy_fingerprint=legacy,
+                               label=label, separate=separate, n_rows=len(hashes), n_distinct=len(keyed),
+                               keyed=keyed, legacy_fingerprint=legacy,
                                key_check=self._check_value(key))
 
     def fingerprint(self, data) -> str:
@@ -295,20 +295,19 @@ class Ledger:
         return identity.fingerprint
 
     @staticmethod
-    def _best_match(db: sqlite3.Connection, sketch: np.ndarray, n_distinct: int):
-        """(fingerprint, budget, similarity) of the known dataset this one overlaps most, if that overlap reaches
-        NEAR_COPY_CONTAINMENT; a loop over known datasets (a few per study), each compared in numpy."""
+    def _best_match(db: sqlite3.Connection, keyed: np.ndarray):
+        """(fingerprint, budget, similarity) of the known dataset this one overlaps most, if the larger containment
+        reaches NEAR_COPY_CONTAINMENT; a loop over known datasets (a few per study), each O(k log n) in numpy."""
         best = None
-        rows = db.execute("SELECT fingerprint, budget, n_distinct, sketch FROM datasets "
-                          "WHERE sketch IS NOT NULL ORDER BY created, fingerprint")
-        for fp, budget, n_b, blob in rows:
-            _, c_a, c_b = sketch_overlap(sketch, n_distinct, np.frombuffer(blob, dtype="<u8"), int(n_b or 0))
-            similarity = max(c_a, c_b)
+        rows = db.execute("SELECT fingerprint, budget, sketch FROM datasets WHERE sketch IS NOT NULL "
+                          "ORDER BY created, fingerprint")
+        for fp, budget, blob in rows:
+            similarity = max(containment(keyed, np.frombuffer(blob, dtype="<u8")))
             if similarity >= NEAR_COPY_CONTAINMENT and (best is None or similarity > best[2]):
                 best = (fp, budget, similarity)
         return best
 
-    def _resolve(self, db, fp: str, sketch: np.ndarray, n_distinct: int, legacy: str | None, separate: bool):
+    def _resolve(self, db, fp: str, keyed: np.ndarray, legacy: str | None, separate: bool):
         """(budget, known, near_copy_of, similarity, separate) from the ledger as it is now in `db`."""
         row = db.execute("SELECT budget, near_copy_of, similarity FROM datasets WHERE fingerprint = ?",
                          (fp,)).fetchone()
@@ -319,11 +318,17 @@ class Ledger:
                              (legacy,)).fetchone()
             if row is not None:
                 return row[0] or legacy, False, legacy, 1.0, False
-        match = self._best_match(db, sketch, n_distinct)
+        match = self._best_match(db, keyed)
         if match is None:
             return fp, False, None, None, False
         near, budget, similarity = match
         return (fp if separate else budget), False, near, similarity, bool(separate)
+
+    @staticmethod
+    def _keyed(identity: DatasetIdentity) -> np.ndarray:
+        if identity.keyed is None:
+            raise ParameterError("this DatasetIdentity carries no row hashes; get identities from Ledger.identify")
+        return identity.keyed
 
     def _register(self, db, identity: DatasetIdentity, label: str) -> tuple[str, bool]:
         """Inside a write transaction: the (budget, newly registered) of `identity`, recording it if new."""
@@ -332,9 +337,9 @@ class Ledger:
             if stored is not None and stored[0] != identity.key_check:
                 raise PpdpError("this table was identified under another ledger key; identify it again with "
                                 f"the ledger {self.path}")
-        sketch = np.frombuffer(identity.sketch, dtype="<u8")
         budget, known, near, similarity, separate = self._resolve(
-            db, identity.fingerprint, sketch, identity.n_distinct, identity.legacy_fingerprint, identity.separate)
+            db, identity.fingerprint, self._keyed(identity), identity.legacy_fingerprint, identity.separate)
+        sketch = bottom_k(self._keyed(identity))
         if known:
             return budget, False
         root = budget == identity.fingerprint
@@ -384,8 +389,8 @@ class Ledger:
         """(budget root, exists) of an identity or fingerprint, without writing."""
         target = self._remembered(target)
         if isinstance(target, DatasetIdentity):
-            budget, *_ = self._resolve(db, target.fingerprint, np.frombuffer(target.sketch, dtype="<u8"),
-                                              target.n_distinct, target.legacy_fingerprint, target.separate)
+            budget, *_ = self._resolve(db, target.fingerprint, self._keyed(target), target.legacy_fingerprint,
+                                       target.separate)
         elif isinstance(target, str):
             row = db.execute("SELECT budget FROM datasets WHERE fingerprint = ?", (target,)).fetchone()
             budget = (row[0] or target) if row is not None else target

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ppdp_gui.engine.errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 #: the ε cap a new budget group gets unless the ledger was opened with another default (see `Ledger.set_cap`)
 DEFAULT_CAP = Fraction(2)
@@ -111,7 +114,8 @@ class DatasetIdentity:
     (None when it resembles none). With `separate` the user declared a near copy a separate dataset: it gets
     its own group and the confirmation is recorded when it is first charged.
 
-    The remaining fields are for `Ledger.reserve`, which re-checks everything under its write lock."""
+    The remaining fields are for `Ledger.reserve`, which re-checks everything under its write lock; `keyed`
+    (8 bytes per distinct row) stays in memory and is never written."""
 
     fingerprint: str
     budget: str
@@ -122,7 +126,7 @@ class DatasetIdentity:
     separate: bool = False
     n_rows: int = 0
     n_distinct: int = field(default=0, repr=False)
-    sketch: bytes = field(default=b"", repr=False, compare=False)
+    keyed: "np.ndarray | None" = field(default=None, repr=False, compare=False)  # all distinct keyed row hashes
     legacy_fingerprint: str | None = field(default=None, repr=False, compare=False)
     key_check: str = field(default="", repr=False, compare=False)
 
