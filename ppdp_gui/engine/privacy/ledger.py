@@ -81,7 +81,7 @@ def _now() -> str:
 def _user() -> str:
     try:
         return getpass.getuser()
-    except Exception:  # no user name in this environment (getpass raises several types)
+    except (OSError, KeyError, ImportError):  # no user name in this environment
         return ""
 
 
@@ -268,8 +268,11 @@ class Ledger:
         fp = dataset_fingerprint(hashes, frame.columns, key)
         keyed = keyed_row_hashes(hashes, key)
         with self._read() as db:
-            has_legacy = db.execute("SELECT 1 FROM datasets WHERE origin = 'schema-1' LIMIT 1").fetchone()
-            legacy = legacy_fingerprint_v1(frame, key) if has_legacy else None
+            known = db.execute("SELECT 1 FROM datasets WHERE fingerprint = ?", (fp,)).fetchall()
+            legacy = db.execute("SELECT 1 FROM datasets WHERE origin = 'schema-1' LIMIT 1").fetchall()
+        # only while schema-1 budgets exist: is this the typed table one of them was recorded for?
+        legacy = legacy_fingerprint_v1(frame, key) if legacy and not known else None
+        with self._read() as db:
             budget, known, near, similarity, separate = self._resolve(db, fp, keyed, legacy, separate)
             if known:
                 label = db.execute("SELECT label FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()[0] or label
