@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError
-from ppdp_gui.engine.privacy import BudgetAccountant, Ledger, content_hash, default_ledger_path, split_budget
+from ppdp_gui.engine.privacy import (DEFAULT_CAP, BudgetAccountant, Ledger, content_hash, default_ledger_path,
+                                     split_budget)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +29,8 @@ def frame():
 def test_exact_sums_caps_and_message(tmp_path, frame):
     ledger = Ledger(tmp_path / "ledger.sqlite")
     fp = ledger.fingerprint(frame)
-    assert ledger.cap(fp) is None and ledger.remaining(fp) is None and ledger.spent(fp) == 0
+    # a dataset not charged yet shows the default cap it will get
+    assert ledger.cap(fp) == DEFAULT_CAP == ledger.remaining(fp) and ledger.spent(fp) == 0
     ledger.set_cap(fp, Fraction(1), label="adult.csv")
     for _ in range(10):
         ledger.reserve(fp, "Laplace histogram", {"epsilon": 0.1}, 0.1)  # float 0.1 is taken as 1/10 exactly

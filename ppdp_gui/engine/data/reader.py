@@ -25,6 +25,7 @@ from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_deli
 from ppdp_gui.engine.data.roles import guess_roles
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.errors import DataError
+from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ppdp_gui.engine.taxonomy import Taxonomy
@@ -69,13 +70,14 @@ def read_table(path, *, na_policy: NAPolicy = NAPolicy(), kinds: dict[str, str] 
         del raw  # the bytes are not kept while typing: error messages re-read the file
         n_read = len(frame)
         cols = _columns(frame, where, header_line)
+        row_hashes = canonical_row_hashes(frame)  # the raw rows, before any policy: what the ledger identifies
         del frame  # _build consumes `cols`, so each original column is freed once converted
         frame, schema, dropped = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
                                         na_policy=na_policy, line_of_row=line_of_row, path=where)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
     source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=dropped,
-                        na_policy=na_policy, delimiter=delim, file_format=fmt)
+                        na_policy=na_policy, delimiter=delim, file_format=fmt, row_hashes=row_hashes)
     return Dataset(frame=frame, schema=schema, source=source)
 
 

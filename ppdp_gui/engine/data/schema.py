@@ -11,6 +11,8 @@ import pandas as pd
 from ppdp_gui.engine.errors import DataError
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from ppdp_gui.engine.data.domains import Domain
     from ppdp_gui.engine.taxonomy import Taxonomy
 
@@ -51,6 +53,9 @@ class SourceInfo:
     na_policy: NAPolicy = field(default_factory=NAPolicy)
     delimiter: str | None = None
     file_format: str | None = None
+    #: one 64-bit hash per raw row, before any missing-value policy, typing, role or column choice (see
+    #: privacy/fingerprint.py): the ledger identifies the people in the file, not this reading of it. In memory only.
+    row_hashes: "np.ndarray | None" = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

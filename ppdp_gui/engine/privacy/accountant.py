@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError
-from ppdp_gui.engine.privacy.ledger import exact
+from ppdp_gui.engine.privacy.records import exact
 
 
 def split_budget(total, weights: Sequence) -> list[Fraction]:

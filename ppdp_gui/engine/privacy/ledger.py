@@ -1,4 +1,4 @@
-"""The persistent privacy-budget ledger: every ε ever spent on a dataset, checked against its cap before any work.
+"""The persistent privacy-budget ledger: every ε ever spent on the people of a table, checked against a cap first.
 
 Storage is one SQLite file (stdlib sqlite3) in rollback-journal mode with ``synchronous=FULL``: a crash or a
 kill at any moment leaves either the whole last transaction or none of it, and the rollback journal (unlike WAL)
@@ -8,53 +8,59 @@ cap check with the same remaining budget.
 
 Amounts are exact fractions stored as numerator/denominator TEXT (no float rounding ever accumulates). Entries
 are never refunded or deleted: a reservation made for a release that then failed stays spent, because the
-noise may already have been drawn. The dataset is identified by a keyed fingerprint (see fingerprint.py); the key
-is a random secret in ``<ledger>.key`` beside the database, created with mode 0600 on first use.
+noise may already have been drawn.
+
+The budget binds people, not readings of a file (see fingerprint.py):
+
+- a dataset is identified by its source rows before any missing-value policy, typing, role or column choice;
+- a table that shares most of its rows with a known one (an edited cell, rows added or dropped, a sample, a
+  superset) is a *near copy* and is charged to the known one's **budget group**: each dataset row points at
+  the root fingerprint of its group, and the cap and the spending are per group. A user may declare a near
+  copy a separate dataset; that confirmation is recorded (who, when, what it resembled, how closely);
+- the fingerprints are keyed by a random secret in ``<ledger>.key`` beside the database (mode 0600). Without
+  it no table can be recognised, so every budget would silently restart: a missing, damaged or replaced key is
+  refused as soon as the ledger records any dataset (a key check value in ``meta`` detects replacement).
+
+Schema 1 (before budget groups) is migrated in place, in one transaction, on first open (ledger_schema.py). Its
+datasets become groups of their own with no sketch: they keep their caps and what was spent, but as their
+fingerprints were of the *typed, filtered* table they are recognised only when the very same reading recurs
+(exact schema-1 fingerprint of the typed table), never as near copies.
 """
 
 from __future__ import annotations
 
+import getpass
+import hashlib
+import hmac
 import json
 import os
 import secrets
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator, overload
 
+import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
-from ppdp_gui.engine.privacy.fingerprint import keyed_fingerprint
+from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
+                                                 keyed_row_hashes, legacy_fingerprint_v1)
+from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
+from ppdp_gui.engine.privacy.records import (DEFAULT_CAP, NEAR_COPY_CONTAINMENT, Budget, DatasetIdentity,
+                                             DatasetSummary, LedgerEntry, exact, fmt)
 
-SCHEMA_VERSION = 1
+__all__ = ["DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "SCHEMA_VERSION", "Budget", "DatasetIdentity", "DatasetSummary",
+           "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS datasets (
-    fingerprint TEXT PRIMARY KEY,
-    label TEXT NOT NULL DEFAULT '',
-    cap_num TEXT, cap_den TEXT,
-    created TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS entries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
-    mechanism TEXT NOT NULL,
-    params TEXT NOT NULL,
-    eps_num TEXT NOT NULL, eps_den TEXT NOT NULL,
-    delta_num TEXT NOT NULL, delta_den TEXT NOT NULL,
-    created TEXT NOT NULL,
-    output_hash TEXT,
-    completed TEXT,
-    label TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS entries_by_dataset ON entries(fingerprint);
-"""
+_ENTRY_COLUMNS = ("id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, output_hash, "
+                  "completed, label, release_id, budget")
+_KEY_CHECK = b"ppdp-key-check"
+_REMEMBERED = 4  # identities `fingerprint` keeps for bare-fingerprint callers (8 bytes per distinct row)
 
 
 def default_ledger_path() -> Path:
@@ -72,87 +78,44 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def exact(value, name: str = "ε") -> Fraction:
-    """A budget amount as an exact, finite, non-negative Fraction (a float is taken as the decimal it prints)."""
+def _user() -> str:
     try:
-        if isinstance(value, Fraction):
-            out = value
-        elif isinstance(value, float):
-            out = Fraction(str(value))
-        else:
-            out = Fraction(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{name} must be a finite number, got {value!r}") from None
-    if out < 0:
-        raise ParameterError(f"{name} cannot be negative, got {value!r}")
-    return out
+        return getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no user name in this environment
+        return ""
 
 
-def _fmt(value: Fraction) -> str:
-    return f"{float(value):.6g}" if value.denominator != 1 else str(value.numerator)
+def _frac(num, den) -> Fraction:
+    return Fraction(int(num), int(den))
 
 
-@dataclass(frozen=True)
-class LedgerEntry:
-    """One release charged to a dataset (output_hash/completed are None until the release finished)."""
+def _entry(row) -> LedgerEntry:
+    return LedgerEntry(row[0], row[1], row[2], json.loads(row[3]), _frac(row[4], row[5]), _frac(row[6], row[7]),
+                       row[8], row[9], row[10], row[11], row[12] or "", row[13] or row[1])
 
-    id: int
-    fingerprint: str
-    mechanism: str
-    params: dict
-    epsilon: Fraction
-    delta: Fraction
-    created: str
-    output_hash: str | None
-    completed: str | None
-    label: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "fingerprint": self.fingerprint, "mechanism": self.mechanism, "params": self.params,
-                "epsilon": str(self.epsilon), "delta": str(self.delta), "created": self.created,
-                "output_hash": self.output_hash, "completed": self.completed, "label": self.label}
-
-
-@dataclass(frozen=True)
-class DatasetSummary:
-    fingerprint: str
-    label: str
-    cap: Fraction | None
-    spent: Fraction
-    spent_delta: Fraction
-    releases: int
-    created: str
-    last_release: str | None
-
-    @property
-    def remaining(self) -> Fraction | None:
-        return None if self.cap is None else max(self.cap - self.spent, Fraction(0))
 
 
 class Ledger:
     """Budget ledger in one SQLite file; safe to use from several threads and processes at once.
 
     A connection is opened per call (cheap) so that a Ledger object can be shared with worker threads.
+    New budget groups get `default_cap` (ε, `DEFAULT_CAP` unless given); change a group's cap with `set_cap`.
     """
 
-    def __init__(self, path=None):
+    def __init__(self, path=None, *, default_cap=DEFAULT_CAP):
         self.path = Path(path).expanduser() if path is not None else default_ledger_path()
         self.key_path = self.path.with_name(self.path.name + ".key")
+        self.default_cap = exact(default_cap, "the default ε cap")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PpdpError(f"cannot create the ledger folder {self.path.parent}: {exc.strerror or exc}") from None
         self._key: bytes | None = None
+        self._identities: dict[str, DatasetIdentity] = {}  # see `fingerprint`
+        self._lock = threading.Lock()
         with self._write() as db:
-            for statement in _SCHEMA.strip().split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        with self._read() as db:
-            version = int(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise PpdpError(f"the ledger {self.path} was written by a newer version (schema {version}); "
-                            "update ppdp_gui before using it")
+            create_or_migrate(db, self.path)
+        self._prepare_key()
 
     # ---- connections ----------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -192,90 +155,320 @@ class Ledger:
         finally:
             db.close()
 
-    # ---- fingerprint ----------------------------------------------------------------------------------------
-    def _secret(self) -> bytes:
-        if self._key is None:
+    def protected_paths(self) -> list[Path]:
+        """The database, its key and its rollback journal: no export may ever be written over one of them."""
+        base = self.path.resolve()
+        return [base, self.key_path.resolve(), base.with_name(base.name + "-journal")]
+
+    # ---- key ------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _check_value(key: bytes) -> str:
+        return hmac.new(key, _KEY_CHECK, hashlib.sha256).hexdigest()
+
+    @staticmethod
+    def _n_datasets(db: sqlite3.Connection) -> int:
+        return int(db.execute("SELECT COUNT(*) FROM datasets").fetchone()[0])
+
+    def _prepare_key(self) -> None:
+        """Create the key of an empty ledger (race-safe, mode 0600) and record its check value; for a ledger that
+        already has a key but no check value (schema 1) record the check value of that key. A missing key of a
+        ledger that records datasets is left missing: listing still works, anything needing the key refuses."""
+        if not self.key_path.exists():
+            with self._read() as db:
+                if self._n_datasets(db):
+                    return
             try:
                 fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
-                pass
+                pass  # another process created it this instant: use theirs
+            except OSError as exc:
+                raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
             else:
                 with os.fdopen(fd, "w") as handle:
                     handle.write(secrets.token_hex(32) + "\n")
                     handle.flush()
                     os.fsync(handle.fileno())
-            text = ""
-            for _ in range(50):  # another process may be writing it this instant
-                text = self.key_path.read_text().strip()
-                if len(text) == 64:
-                    break
-                time.sleep(0.01)
+            check = self._check_value(self._read_key())
+            with self._write() as db:
+                if self._n_datasets(db):  # registered meanwhile by a process using this same new key
+                    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
+            return
+        try:
+            check = self._check_value(self._read_key())
+        except PpdpError:
+            return  # damaged: refused when the key is needed
+        with self._read() as db:
+            stored = db.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
+        if stored is None:
+            with self._write() as db:
+                db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
+
+    def _read_key(self) -> bytes:
+        text = ""
+        for _ in range(50):  # another process may be writing it this instant
             try:
-                self._key = bytes.fromhex(text)
-            except ValueError:
-                self._key = b""
-            if len(self._key) != 32:
-                raise PpdpError(f"the ledger key {self.key_path} is damaged; without it fingerprints change and "
-                                "budgets could be reset, so restore it from a backup")
+                text = self.key_path.read_text().strip()
+            except FileNotFoundError:
+                text = ""
+            except OSError as exc:
+                raise PpdpError(f"the ledger key {self.key_path} cannot be read ({exc.strerror or exc}); without it "
+                                "no dataset can be recognised and budgets could be reset, so restore it from a "
+                                "backup or fix its permissions") from None
+            if len(text) == 64:
+                break
+            time.sleep(0.01)
+        try:
+            key = bytes.fromhex(text)
+        except ValueError:
+            key = b""
+        if len(key) != 32:
+            raise PpdpError(f"the ledger key {self.key_path} is damaged; without it fingerprints change and "
+                            "budgets could be reset, so restore it from a backup")
+        return key
+
+    def _secret(self) -> bytes:
+        """The key, checked against the ledger's check value; refuses a missing, damaged or replaced key."""
+        if self._key is None:
+            if not self.key_path.exists():
+                with self._read() as db:
+                    n = self._n_datasets(db)
+                if n:
+                    raise PpdpError(
+                        f"the ledger key {self.key_path} is missing, but the ledger {self.path} already records "
+                        f"{n} dataset(s). Without that key no table can be recognised, so every privacy budget "
+                        f"would silently start again. Restore {self.key_path.name} from a backup into "
+                        f"{self.key_path.parent}; nothing was run or charged.")
+                self._prepare_key()  # an empty ledger whose key went: a new key is harmless
+            key = self._read_key()
+            with self._read() as db:
+                stored = db.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
+            if stored is not None and not hmac.compare_digest(stored[0], self._check_value(key)):
+                raise PpdpError(
+                    f"the ledger key {self.key_path} is not the key the ledger {self.path} was created with (it was "
+                    "replaced). With another key no table is recognised and every budget would silently start "
+                    "again; restore the original key from a backup. Nothing was run or charged.")
+            self._key = key
         return self._key
 
-    def fingerprint(self, frame: pd.DataFrame) -> str:
-        """Keyed hash of the table's canonical content (row and column order do not matter)."""
-        return keyed_fingerprint(frame, self._secret())
+    # ---- identity -------------------------------------------------------------------------------------------
+    def identify(self, dataset, *, label: str = "", separate: bool = False) -> DatasetIdentity:
+        """Which dataset this is and which budget it is charged to. Reads only: a plan or preview costs nothing.
+
+        `dataset` is a Dataset (its `source.row_hashes` from the reader are used; without them, as for tables
+        built in memory, the rows of `dataset.frame`) or a DataFrame. `separate=True` declares a near copy a
+        separate dataset with its own budget; the confirmation is recorded by `reserve`/`set_cap`."""
+        key = self._secret()
+        frame = dataset if isinstance(dataset, pd.DataFrame) else dataset.frame
+        source = getattr(dataset, "source", None)
+        hashes = getattr(source, "row_hashes", None)
+        if hashes is None:
+            hashes = canonical_row_hashes(frame)
+        fp = dataset_fingerprint(hashes, frame.columns, key)
+        keyed = keyed_row_hashes(hashes, key)
+        with self._read() as db:
+            known = db.execute("SELECT 1 FROM datasets WHERE fingerprint = ?", (fp,)).fetchall()
+            legacy = db.execute("SELECT 1 FROM datasets WHERE origin = 'schema-1' LIMIT 1").fetchall()
+        # only while schema-1 budgets exist: is this the typed table one of them was recorded for?
+        legacy = legacy_fingerprint_v1(frame, key) if legacy and not known else None
+        with self._read() as db:
+            budget, known, near, similarity, separate = self._resolve(db, fp, keyed, legacy, separate)
+            if known:
+                label = db.execute("SELECT label FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()[0] or label
+        return DatasetIdentity(fingerprint=fp, budget=budget, known=known, near_copy_of=near, similarity=similarity,
+                               label=label, separate=separate, n_rows=len(hashes), n_distinct=len(keyed),
+                               keyed=keyed, legacy_fingerprint=legacy,
+                               key_check=self._check_value(key))
+
+    def fingerprint(self, data) -> str:
+        """The exact identity of a Dataset or DataFrame: `identify(data).fingerprint`.
+
+        For callers that still pass a bare fingerprint to `reserve`, `set_cap`, `budget`, `cap`, `spent` or
+        `remaining`: this Ledger object remembers the identities it computed here (the last few), so such a
+        fingerprint is charged exactly as its identity would be (near copies to their group). New code should
+        call `identify` and pass the identity. Note that for a Dataset read from a file `fingerprint(data)`
+        identifies its raw rows, `fingerprint(data.frame)` the typed, filtered table (a near copy of them)."""
+        identity = self.identify(data)
+        with self._lock:
+            self._identities.pop(identity.fingerprint, None)
+            self._identities[identity.fingerprint] = identity
+            while len(self._identities) > _REMEMBERED:
+                self._identities.pop(next(iter(self._identities)))
+        return identity.fingerprint
+
+    @staticmethod
+    def _best_match(db: sqlite3.Connection, keyed: np.ndarray):
+        """(fingerprint, budget, similarity) of the known dataset this one overlaps most, if the larger containment
+        reaches NEAR_COPY_CONTAINMENT; a loop over known datasets (a few per study), each O(k log n) in numpy."""
+        best = None
+        rows = db.execute("SELECT fingerprint, budget, sketch FROM datasets WHERE sketch IS NOT NULL "
+                          "ORDER BY created, fingerprint")
+        for fp, budget, blob in rows:
+            similarity = max(containment(keyed, np.frombuffer(blob, dtype="<u8")))
+            if similarity >= NEAR_COPY_CONTAINMENT and (best is None or similarity > best[2]):
+                best = (fp, budget, similarity)
+        return best
+
+    def _resolve(self, db, fp: str, keyed: np.ndarray, legacy: str | None, separate: bool):
+        """(budget, known, near_copy_of, similarity, separate) from the ledger as it is now in `db`."""
+        row = db.execute("SELECT budget, near_copy_of, similarity FROM datasets WHERE fingerprint = ?",
+                         (fp,)).fetchone()
+        if row is not None:
+            return row[0] or fp, True, row[1], row[2], False
+        if legacy is not None:  # the same typed table a schema-1 ledger recorded: its budget, never separate
+            row = db.execute("SELECT budget FROM datasets WHERE fingerprint = ? AND origin = 'schema-1'",
+                             (legacy,)).fetchone()
+            if row is not None:
+                return row[0] or legacy, False, legacy, 1.0, False
+        match = self._best_match(db, keyed)
+        if match is None:
+            return fp, False, None, None, False
+        near, budget, similarity = match
+        return (fp if separate else budget), False, near, similarity, bool(separate)
+
+    @staticmethod
+    def _keyed(identity: DatasetIdentity) -> np.ndarray:
+        if identity.keyed is None:
+            raise ParameterError("this DatasetIdentity carries no row hashes; get identities from Ledger.identify")
+        return identity.keyed
+
+    def _register(self, db, identity: DatasetIdentity, label: str) -> tuple[str, bool]:
+        """Inside a write transaction: the (budget, newly registered) of `identity`, recording it if new."""
+        if identity.key_check:
+            stored = db.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
+            if stored is not None and stored[0] != identity.key_check:
+                raise PpdpError("this table was identified under another ledger key; identify it again with "
+                                f"the ledger {self.path}")
+        budget, known, near, similarity, separate = self._resolve(
+            db, identity.fingerprint, self._keyed(identity), identity.legacy_fingerprint, identity.separate)
+        sketch = bottom_k(self._keyed(identity))
+        if known:
+            return budget, False
+        root = budget == identity.fingerprint
+        cap = self.default_cap if root else None
+        stamp = _now()
+        db.execute(
+            "INSERT INTO datasets(fingerprint, label, cap_num, cap_den, created, budget, origin, n_rows, n_distinct,"
+            " sketch, near_copy_of, similarity, separate_from, separate_similarity, separate_by, separate_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'rows', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (identity.fingerprint, identity.label or label, None if cap is None else str(cap.numerator),
+             None if cap is None else str(cap.denominator), stamp, budget, int(identity.n_rows),
+             int(identity.n_distinct), sketch.astype("<u8").tobytes() if len(sketch) else None, near, similarity,
+             near if separate else None, similarity if separate else None, _user() if separate else None,
+             stamp if separate else None))
+        return budget, True
+
+    def _register_name(self, db, fp: str, label: str) -> str:
+        """Inside a write transaction: the budget of a bare fingerprint, recording it (own group) if new."""
+        row = db.execute("SELECT budget FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        if row is not None:
+            if label:
+                db.execute("UPDATE datasets SET label = ? WHERE fingerprint = ? AND label = ''", (label, fp))
+            return row[0] or fp
+        cap = self.default_cap
+        db.execute("INSERT INTO datasets(fingerprint, label, cap_num, cap_den, created, budget, origin) "
+                   "VALUES (?, ?, ?, ?, ?, ?, 'name')",
+                   (fp, label, str(cap.numerator), str(cap.denominator), _now(), fp))
+        return fp
+
+    def _remembered(self, target):
+        """The identity `fingerprint` computed for a bare fingerprint, if this object computed one."""
+        if isinstance(target, str):
+            with self._lock:
+                return self._identities.get(target, target)
+        return target
+
+    def _target(self, db, target, label: str) -> tuple[str, str]:
+        """(fingerprint, budget) of an identity or bare fingerprint, registering it if new."""
+        target = self._remembered(target)
+        if isinstance(target, DatasetIdentity):
+            return target.fingerprint, self._register(db, target, label)[0]
+        if not isinstance(target, str) or not target:
+            raise ParameterError(f"expected a DatasetIdentity or a fingerprint, got {target!r}")
+        return target, self._register_name(db, target, label)
+
+    def _group_of(self, db, target) -> tuple[str, bool]:
+        """(budget root, exists) of an identity or fingerprint, without writing."""
+        target = self._remembered(target)
+        if isinstance(target, DatasetIdentity):
+            budget, *_ = self._resolve(db, target.fingerprint, self._keyed(target), target.legacy_fingerprint,
+                                       target.separate)
+        elif isinstance(target, str):
+            row = db.execute("SELECT budget FROM datasets WHERE fingerprint = ?", (target,)).fetchone()
+            budget = (row[0] or target) if row is not None else target
+        else:
+            raise ParameterError(f"expected a DatasetIdentity or a fingerprint, got {target!r}")
+        return budget, db.execute("SELECT 1 FROM datasets WHERE fingerprint = ?", (budget,)).fetchone() is not None
 
     # ---- budget ---------------------------------------------------------------------------------------------
     @staticmethod
-    def _ensure_dataset(db: sqlite3.Connection, fp: str, label: str) -> None:
-        db.execute("INSERT OR IGNORE INTO datasets(fingerprint, label, created) VALUES (?, ?, ?)", (fp, label, _now()))
-        if label:
-            db.execute("UPDATE datasets SET label = ? WHERE fingerprint = ? AND label = ''", (label, fp))
-
-    @staticmethod
-    def _spent(db: sqlite3.Connection, fp: str) -> tuple[Fraction, Fraction]:
-        eps, delta = Fraction(0), Fraction(0)
+    def _spent(db: sqlite3.Connection, budget: str) -> tuple[Fraction, Fraction, int]:
+        eps, delta, n = Fraction(0), Fraction(0), 0
         for en, ed, dn, dd in db.execute(
-                "SELECT eps_num, eps_den, delta_num, delta_den FROM entries WHERE fingerprint = ?", (fp,)):
-            eps += Fraction(int(en), int(ed))
-            delta += Fraction(int(dn), int(dd))
-        return eps, delta
+                "SELECT eps_num, eps_den, delta_num, delta_den FROM entries WHERE budget = ?", (budget,)):
+            eps += _frac(en, ed)
+            delta += _frac(dn, dd)
+            n += 1
+        return eps, delta, n
 
     @staticmethod
-    def _cap(db: sqlite3.Connection, fp: str) -> Fraction | None:
-        row = db.execute("SELECT cap_num, cap_den FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+    def _cap(db: sqlite3.Connection, budget: str) -> Fraction | None:
+        row = db.execute("SELECT cap_num, cap_den FROM datasets WHERE fingerprint = ?", (budget,)).fetchone()
         if row is None or row[0] is None:
             return None
-        return Fraction(int(row[0]), int(row[1]))
+        return _frac(row[0], row[1])
 
-    def set_cap(self, fingerprint: str, epsilon, label: str = "") -> None:
-        """Total ε that may ever be spent on this dataset. A cap below what is already spent blocks new releases."""
+    def budget(self, target) -> Budget:
+        """The budget of the group `target` (an identity, or a fingerprint) is, or would be, charged to."""
+        with self._read() as db:
+            group, exists = self._group_of(db, target)
+            if not exists:
+                cap = self.default_cap
+                return Budget(cap, Fraction(0), Fraction(0), cap, 0, True)
+            cap = self._cap(db, group)
+            eps, dlt, n = self._spent(db, group)
+        return Budget(cap, eps, dlt, None if cap is None else max(cap - eps, Fraction(0)), n, False)
+
+    def set_cap(self, target, epsilon, label: str = "") -> None:
+        """Total ε that may ever be spent on the group of `target` (identity or fingerprint; registered if new).
+        A cap below what is already spent blocks new releases."""
         cap = exact(epsilon, "the ε cap")
         with self._write() as db:
-            self._ensure_dataset(db, fingerprint, label)
+            _, group = self._target(db, target, label)
             db.execute("UPDATE datasets SET cap_num = ?, cap_den = ? WHERE fingerprint = ?",
-                       (str(cap.numerator), str(cap.denominator), fingerprint))
+                       (str(cap.numerator), str(cap.denominator), group))
 
-    def cap(self, fingerprint: str) -> Fraction | None:
-        with self._read() as db:
-            return self._cap(db, fingerprint)
+    def cap(self, target) -> Fraction | None:
+        """The group's cap (the default cap for a dataset not yet charged; None for an uncapped schema-1 one)."""
+        return self.budget(target).cap
 
-    def spent(self, fingerprint: str) -> Fraction:
-        with self._read() as db:
-            return self._spent(db, fingerprint)[0]
+    def spent(self, target) -> Fraction:
+        return self.budget(target).spent
 
-    def spent_delta(self, fingerprint: str) -> Fraction:
-        with self._read() as db:
-            return self._spent(db, fingerprint)[1]
+    def spent_delta(self, target) -> Fraction:
+        return self.budget(target).spent_delta
 
-    def remaining(self, fingerprint: str) -> Fraction | None:
-        """Cap minus spent (never below 0), or None when no cap is set."""
-        with self._read() as db:
-            cap = self._cap(db, fingerprint)
-            return None if cap is None else max(cap - self._spent(db, fingerprint)[0], Fraction(0))
+    def remaining(self, target) -> Fraction | None:
+        """Cap minus spent (never below 0), or None for an uncapped group."""
+        return self.budget(target).remaining
 
-    def reserve(self, fingerprint: str, mechanism: str, params: dict, epsilon, delta=Fraction(0),
-                label: str = "") -> int:
-        """Charge ε (and δ) for a release about to run; returns the entry id. Raises BudgetError, writing
-        nothing, if the cap would be exceeded. Call this BEFORE drawing any noise; it is never refunded."""
+    @overload
+    def reserve(self, target: DatasetIdentity, mechanism: str, params: dict, epsilon, delta=..., *,
+                release_id: str = ..., label: str = ...) -> LedgerEntry: ...
+
+    @overload
+    def reserve(self, target: str, mechanism: str, params: dict, epsilon, delta=..., *,
+                release_id: str = ..., label: str = ...) -> int: ...
+
+    def reserve(self, target, mechanism, params, epsilon, delta=Fraction(0), *, release_id="", label=""):
+        """Charge ε (and δ) to the budget group of `target` for a release about to run, in ONE transaction that
+        also records the dataset if it is new (fingerprint, sketch, row count, group, default cap, a `separate`
+        confirmation). Raises BudgetError, writing nothing, if the group's cap would be exceeded. Call this
+        BEFORE drawing any noise; it is never refunded.
+
+        Returns the LedgerEntry for an identity. A bare fingerprint (the older calling style) is charged to the
+        group it belongs to, or becomes a group of its own, and returns the entry id."""
         eps = exact(epsilon, "ε")
         dlt = exact(delta, "δ")
         if dlt >= 1:
@@ -285,25 +478,33 @@ class Ledger:
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"the release parameters cannot be recorded: {exc}") from None
         with self._write() as db:
-            self._ensure_dataset(db, fingerprint, label)
-            cap = self._cap(db, fingerprint)
-            spent = self._spent(db, fingerprint)[0]
+            fp, group = self._target(db, target, label)
+            cap = self._cap(db, group)
+            spent = self._spent(db, group)[0]
             if cap is not None and spent + eps > cap:
+                shared = "" if group == fp else (f" It shares the budget of dataset {group[:12]}… because it is a "
+                                                 "near copy of a table already released from.")
                 raise BudgetError(
-                    f"privacy budget exceeded for this dataset: spent ε = {_fmt(spent)} of the cap {_fmt(cap)}, "
-                    f"this release needs ε = {_fmt(eps)} but only {_fmt(max(cap - spent, Fraction(0)))} is left. "
-                    "Nothing was run or charged; lower ε or raise the cap deliberately.")
+                    f"privacy budget exceeded for this dataset: spent ε = {fmt(spent)} of the cap {fmt(cap)}, "
+                    f"this release needs ε = {fmt(eps)} but only {fmt(max(cap - spent, Fraction(0)))} is left."
+                    f"{shared} Nothing was run or charged; lower ε or raise the cap deliberately.")
+            created = _now()
             cur = db.execute(
                 "INSERT INTO entries(fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created,"
-                " label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (fingerprint, str(mechanism), params_text, str(eps.numerator), str(eps.denominator),
-                 str(dlt.numerator), str(dlt.denominator), _now(), str(label)))
-            return int(cur.lastrowid)
+                " label, budget, release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (fp, str(mechanism), params_text, str(eps.numerator), str(eps.denominator), str(dlt.numerator),
+                 str(dlt.denominator), created, str(label), group, str(release_id)))
+            entry_id = int(cur.lastrowid)
+        if not isinstance(target, DatasetIdentity):
+            return entry_id
+        return LedgerEntry(entry_id, fp, str(mechanism), json.loads(params_text), eps, dlt, created, None, None,
+                           str(label), str(release_id), group)
 
-    def complete(self, entry_id: int, output_hash: str) -> None:
+    def complete(self, entry_id, output_hash: str) -> None:
         """Record the released table's hash on its entry (once; an entry's hash is never rewritten)."""
+        entry_id = int(entry_id.id if isinstance(entry_id, LedgerEntry) else entry_id)
         with self._write() as db:
-            row = db.execute("SELECT output_hash FROM entries WHERE id = ?", (int(entry_id),)).fetchone()
+            row = db.execute("SELECT output_hash FROM entries WHERE id = ?", (entry_id,)).fetchone()
             if row is None:
                 raise ParameterError(f"the ledger has no entry {entry_id}")
             if row[0] is not None:
@@ -311,35 +512,52 @@ class Ledger:
                     return
                 raise ParameterError(f"ledger entry {entry_id} already records another output")
             db.execute("UPDATE entries SET output_hash = ?, completed = ? WHERE id = ?",
-                       (str(output_hash), _now(), int(entry_id)))
+                       (str(output_hash), _now(), entry_id))
 
     # ---- listing --------------------------------------------------------------------------------------------
-    def entries(self, fp: str | None = None) -> list[LedgerEntry]:
-        """Entries in the order they were made (of one dataset, or all)."""
-        query = ("SELECT id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, "
-                 "output_hash, completed, label FROM entries")
-        args: tuple = ()
-        if fp is not None:
-            query += " WHERE fingerprint = ?"
-            args = (fp,)
+    def entries(self, fingerprint=None, *, budget=None) -> list[LedgerEntry]:
+        """Entries in the order they were made: of one exact dataset, of one budget group, or all."""
+        query, clauses, args = f"SELECT {_ENTRY_COLUMNS} FROM entries", [], []
+        for column, value in (("fingerprint", fingerprint), ("budget", budget)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                args.append(value.budget if column == "budget" and isinstance(value, DatasetIdentity) else
+                            value.fingerprint if isinstance(value, DatasetIdentity) else str(value))
+        if clauses:
+            query += " WHERE " + " AND ".join(clauses)
         with self._read() as db:
-            rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [LedgerEntry(r[0], r[1], r[2], json.loads(r[3]), Fraction(int(r[4]), int(r[5])),
-                            Fraction(int(r[6]), int(r[7])), r[8], r[9], r[10], r[11]) for r in rows]
+            return [_entry(r) for r in db.execute(query + " ORDER BY id", args).fetchall()]
 
-    def entry(self, entry_id: int) -> LedgerEntry | None:
-        found = [e for e in self.entries() if e.id == int(entry_id)]
-        return found[0] if found else None
+    def entry(self, entry_id) -> LedgerEntry | None:
+        with self._read() as db:
+            row = db.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE id = ?", (int(entry_id),)).fetchone()
+        return None if row is None else _entry(row)
 
     def datasets(self) -> list[DatasetSummary]:
+        """Every known dataset with its budget group's cap and spending, near-copy and separate-dataset records."""
         with self._read() as db:
-            rows = db.execute("SELECT fingerprint, label, created FROM datasets ORDER BY created").fetchall()
-            out = []
-            for fp, label, created in rows:
-                eps, dlt = self._spent(db, fp)
-                count, last = db.execute("SELECT COUNT(*), MAX(created) FROM entries WHERE fingerprint = ?",
-                                         (fp,)).fetchone()
-                out.append(DatasetSummary(fp, label, self._cap(db, fp), eps, dlt, int(count), created, last))
+            rows = db.execute(
+                "SELECT fingerprint, label, created, budget, origin, n_rows, near_copy_of, similarity, separate_from,"
+                " separate_similarity, separate_by, separate_at FROM datasets ORDER BY created, fingerprint"
+            ).fetchall()
+            charges = db.execute("SELECT fingerprint, budget, eps_num, eps_den, delta_num, delta_den, created "
+                                 "FROM entries ORDER BY id").fetchall()
+            caps = {r[0]: self._cap(db, r[3] or r[0]) for r in rows}
+        group: dict[str, list] = {}
+        own: dict[str, list] = {}
+        for fp, budget, en, ed, dn, dd, created in charges:  # a loop over releases, not over data
+            for table, name in ((group, budget or fp), (own, fp)):
+                total = table.setdefault(name, [Fraction(0), Fraction(0), 0, None])
+                total[0] += _frac(en, ed)
+                total[1] += _frac(dn, dd)
+                total[2] += 1
+                total[3] = created
+        out = []
+        for fp, label, created, budget, origin, n_rows, near, sim, sep, sep_sim, sep_by, sep_at in rows:
+            g = group.get(budget or fp, [Fraction(0), Fraction(0), 0, None])
+            o = own.get(fp, [Fraction(0), Fraction(0), 0, None])
+            out.append(DatasetSummary(fp, label, caps[fp], g[0], g[1], g[2], created, o[3], budget or fp, origin,
+                                      n_rows, near, sim, sep, sep_sim, sep_by, sep_at, o[0], o[2]))
         return out
 
     def integrity_check(self) -> str:

@@ -1,0 +1,81 @@
+"""The ledger's SQLite schema and its migrations, applied in the one transaction that opens a ledger.
+
+Schema 1 (before budget groups) is migrated in place: its datasets become groups of their own (origin
+'schema-1', no sketch) keeping their caps, uncapped ones stay uncapped, and every entry is charged to its own
+dataset's group. Their fingerprints were of the typed, filtered table, so they are recognised only when that very
+reading recurs, never as near copies (see `Ledger.identify`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ppdp_gui.engine.errors import PpdpError
+
+SCHEMA_VERSION = 2
+
+# schema 1 exactly as it was written; a new file gets it too and then goes through the same migration
+SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS datasets (
+    fingerprint TEXT PRIMARY KEY,
+    label TEXT NOT NULL DEFAULT '',
+    cap_num TEXT, cap_den TEXT,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
+    mechanism TEXT NOT NULL,
+    params TEXT NOT NULL,
+    eps_num TEXT NOT NULL, eps_den TEXT NOT NULL,
+    delta_num TEXT NOT NULL, delta_den TEXT NOT NULL,
+    created TEXT NOT NULL,
+    output_hash TEXT,
+    completed TEXT,
+    label TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS entries_by_dataset ON entries(fingerprint);
+"""
+
+# schema 1 -> 2: budget groups (the cap lives on the root's row), sketches, separate-dataset confirmations.
+# origin: 'schema-1' (migrated), 'rows' (identified by its rows), 'name' (charged under a bare fingerprint)
+MIGRATE_TO_2 = """
+ALTER TABLE datasets ADD COLUMN budget TEXT NOT NULL DEFAULT '';
+ALTER TABLE datasets ADD COLUMN origin TEXT NOT NULL DEFAULT 'schema-1';
+ALTER TABLE datasets ADD COLUMN n_rows INTEGER;
+ALTER TABLE datasets ADD COLUMN n_distinct INTEGER;
+ALTER TABLE datasets ADD COLUMN sketch BLOB;
+ALTER TABLE datasets ADD COLUMN near_copy_of TEXT;
+ALTER TABLE datasets ADD COLUMN similarity REAL;
+ALTER TABLE datasets ADD COLUMN separate_from TEXT;
+ALTER TABLE datasets ADD COLUMN separate_similarity REAL;
+ALTER TABLE datasets ADD COLUMN separate_by TEXT;
+ALTER TABLE datasets ADD COLUMN separate_at TEXT;
+UPDATE datasets SET budget = fingerprint WHERE budget = '';
+ALTER TABLE entries ADD COLUMN budget TEXT NOT NULL DEFAULT '';
+ALTER TABLE entries ADD COLUMN release_id TEXT NOT NULL DEFAULT '';
+UPDATE entries SET budget = fingerprint WHERE budget = '';
+CREATE INDEX IF NOT EXISTS datasets_by_budget ON datasets(budget);
+CREATE INDEX IF NOT EXISTS entries_by_budget ON entries(budget);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+"""
+
+
+def statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def create_or_migrate(db: sqlite3.Connection, where) -> None:
+    """Inside an open write transaction: create a new ledger, or bring an older one to SCHEMA_VERSION (a new
+    file is created as schema 1 and migrated like any other, so the migration runs on every new ledger)."""
+    for statement in statements(SCHEMA_1):
+        db.execute(statement)
+    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+    version = int(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise PpdpError(f"the ledger {where} was written by a newer version (schema {version}); "
+                        "update ppdp_gui before using it")
+    if version == 1:
+        for statement in statements(MIGRATE_TO_2):
+            db.execute(statement)
