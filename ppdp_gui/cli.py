@@ -149,7 +149,10 @@ def _drain(gen, show_progress: bool):
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
             show_progress=False):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
+    from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.pipeline.export import check_outputs
+    check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger)
     if not recipe.mechanism:
         raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
@@ -157,7 +160,7 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     if planned.errors:
         raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
     if planned.over_budget:
-        raise ParameterError(planned.budget_text())
+        raise BudgetError(planned.budget_text())
     published = _drain(run_release(planned, ledger=ledger), show_progress)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger)
     return published, exported
@@ -262,24 +265,21 @@ def cmd_run(args) -> int:
 def cmd_ledger(args) -> int:
     ledger = open_ledger(args.ledger)
     rows = ledger.datasets()
-    _say(f"ledger {getattr(ledger, 'path', '')}: {len(rows)} dataset(s)")
+    _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        fp = getattr(ds, "fingerprint", "")
-        spent = getattr(ds, "spent", None)
-        cap = getattr(ds, "cap", None)
-        parts = [f"{str(fp)[:16]}", getattr(ds, "label", "") or "(no label)"]
-        if spent is not None:
-            parts.append(f"spent ε = {float(spent):.4g} ({spent})")
-        parts.append(f"cap {float(cap):.4g}" if cap is not None else "no cap")
-        n = getattr(ds, "releases", getattr(ds, "n_releases", None))
-        if n is not None:
-            parts.append(f"{n} release(s)")
+        parts = [ds.fingerprint[:16], ds.label or "(no label)", f"spent ε = {float(ds.spent):.4g} ({ds.spent})",
+                 f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
+        if ds.budget and ds.budget != ds.fingerprint:
+            share = f" (about {100 * ds.similarity:.0f} % of rows shared)" if ds.similarity is not None else ""
+            parts.append(f"near copy: shares the budget of {ds.budget[:16]}{share}")
+        if ds.separate_from:
+            parts.append(f"declared separate from {ds.separate_from[:16]} by {ds.separate_by or '?'} on "
+                         f"{ds.separate_at or '?'}")
         _say("  " + "  ".join(parts))
         if args.entries:
-            for e in ledger.entries(fp):
-                eps = getattr(e, "epsilon", None)
-                _say(f"      #{getattr(e, 'id', '?')} {getattr(e, 'created', getattr(e, 'time', ''))} "
-                     f"{getattr(e, 'mechanism', '')} ε={eps} output {str(getattr(e, 'output_hash', '') or '-')[:12]}")
+            for e in ledger.entries(ds.fingerprint):
+                _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon} output {(e.output_hash or '-')[:12]}"
+                     + (f" release {e.release_id}" if e.release_id else ""))
     return 0
 
 

@@ -68,18 +68,18 @@ def test_refuses_to_overwrite_source(tmp_path):
     src.write_text("a,b\n" + "".join(f"{i},{i % 2}\n" for i in range(20)), encoding="utf-8")
     ds = read_table(src)
     before = src.read_bytes()
-    with pytest.raises(DataError, match="never overwritten"):
+    with pytest.raises(DataError, match="never overwrite"):
         export_table(ds.frame, src, source=ds.source)
     (tmp_path / "sub").mkdir()
-    with pytest.raises(DataError, match="never overwritten"):  # same file by another spelling
+    with pytest.raises(DataError, match="never overwrite"):  # same file by another spelling
         export_table(ds.frame, tmp_path / "sub" / ".." / "data.csv", source=ds.source)
     link = tmp_path / "hard.csv"
     os.link(src, link)  # same inode, different name
-    with pytest.raises(DataError, match="never overwritten"):
+    with pytest.raises(DataError, match="never overwrite"):
         export_table(ds.frame, link, source=ds.source)
     sym = tmp_path / "sym.csv"
     sym.symlink_to(src)
-    with pytest.raises(DataError, match="never overwritten"):
+    with pytest.raises(DataError, match="never overwrite"):
         export_table(ds.frame, sym, source=ds.source)
     assert src.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["data.csv", "hard.csv", "sub", "sym.csv"]

@@ -143,15 +143,14 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
             col = col.astype(col.cat.categories.dtype)
         if not (pd.api.types.is_string_dtype(col.dtype) or pd.api.types.is_object_dtype(col.dtype)):
             continue
-        text = col.astype("str")
-        is_str = col.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool) if col.dtype == object else \
-            col.notna().to_numpy()
-        risky = (text.str.startswith(NEUTRAL_START).fillna(False).to_numpy(dtype=bool)
-                 & ~text.str.match(_PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool) & is_str)
-        if risky.any():
-            fixed = col.astype(object).copy()
-            fixed[risky] = MARK + text[risky]
-            out.isetitem(pos, fixed)
+        # one decision per distinct value (the same `neutral_text` as column names and categories), not per cell
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        fixed_uniques = [neutral_text(v) if isinstance(v, str) else v for v in uniques]
+        if any(a is not b for a, b in zip(fixed_uniques, uniques)):
+            values = np.empty(len(fixed_uniques) + 1, dtype=object)
+            values[:-1] = fixed_uniques
+            values[-1] = None
+            out.isetitem(pos, pd.Series(values[codes], index=col.index, dtype=object).where(col.notna(), col))
         else:
             out.isetitem(pos, col)
     return out
@@ -167,7 +166,8 @@ def _neutral_categories(col: pd.Series) -> pd.Series | None:
 
 
 def neutral_text(text: str) -> str:
-    """The text a spreadsheet export holds for `text` (see the module docstring); injective."""
+    """The text a spreadsheet export holds for `text` (see the module docstring); injective. Returns the same
+    object when nothing changes."""
     if text.startswith(NEUTRAL_START) and not re.match(_PLAIN_NUMBER, text):
         return MARK + text
     return text
@@ -248,7 +248,7 @@ def _target(path, source: SourceInfo | None, protected=()) -> Path:
     if not target.parent.is_dir():
         raise DataError("the folder does not exist", path=str(target.parent))
     if source is not None and source.path and _same_file(target, Path(source.path)):
-        raise DataError("is the file the data was read from; it is never overwritten, choose another name",
+        raise DataError("is the file the data was read from; this app must never overwrite it, choose another name",
                         path=str(target))
     for other in protected or ():
         if other and _same_file(target, Path(other)):

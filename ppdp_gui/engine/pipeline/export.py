@@ -58,14 +58,30 @@ def default_note_path(path) -> Path:
     return p.with_name(p.stem + NOTE_SUFFIX)
 
 
-def protected_paths(published: Published, ledger=None) -> list[Path]:
-    out = [Path(published.source.path)] if published.source.path else []
-    if ledger is not None:
+def _protected(source_path, ledger=None, ledger_path=None) -> list[Path]:
+    out = [Path(source_path)] if source_path else []
+    if ledger is not None and hasattr(ledger, "protected_paths"):
         out += list(ledger.protected_paths())
-    elif published.ledger_path:
-        db = Path(published.ledger_path)
+    elif ledger_path:
+        db = Path(ledger_path)
         out += [db, db.with_name(db.name + ".key"), db.with_name(db.name + "-journal")]
     return out
+
+
+def protected_paths(published: Published, ledger=None) -> list[Path]:
+    return _protected(published.source.path, ledger, published.ledger_path)
+
+
+def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger=None, protected=()) -> None:
+    """Refuse, before anything is run or charged, outputs that would replace the source table, the ledger (or
+    its key or journal), or each other — the same checks the export repeats when it writes."""
+    from ppdp_gui.engine.data.writer import _target
+    guard = _protected(getattr(source, "path", None), ledger) + [Path(p) for p in protected]
+    table_format(path)
+    outputs = [Path(path).expanduser()] + [Path(p).expanduser() for p in (note_path, record_path) if p]
+    _distinct(outputs)
+    for p in outputs:
+        _target(p, source, guard)
 
 
 def read_back(staged: Staged, columns) -> pd.DataFrame:

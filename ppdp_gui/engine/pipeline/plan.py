@@ -115,7 +115,8 @@ class Plan:
         if getattr(b, "default_cap_applied", False):
             text += " The cap is the default for a new table; you can change it."
         if self.over_budget:
-            text += " That is more than is left: lower ε or raise the cap deliberately."
+            text += (" That is more than is left of this table's privacy budget: lower ε or raise the cap "
+                     "deliberately.")
         return text
 
 
