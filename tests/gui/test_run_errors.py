@@ -36,8 +36,9 @@ def test_dp_release_reserves_budget_and_refuses_beyond_cap(loaded_window, qtbot)
     panel.editor("epsilon").setValue(0.5)
     columns = panel.editor("columns")
     columns.findItems("sex", Qt.MatchExactly)[0].setCheckState(Qt.Checked)
-    ledger, fp = w.session.ledger, w.session.fingerprint()
-    ledger.set_cap(fp, Fraction(3, 4))
+    ledger = w.session.ledger
+    identity = ledger.identify(w.session.dataset)
+    ledger.set_cap(identity, Fraction(3, 4))
     p = w.mechanism_view.refresh_preview(fresh=True)
     assert not p.errors and p.cost.epsilon == Fraction(1, 2)
     assert "0.5 of the 0.75 left" in w.mechanism_view.budget_label.text()
@@ -46,7 +47,7 @@ def test_dp_release_reserves_budget_and_refuses_beyond_cap(loaded_window, qtbot)
     qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not w.run_view.running, timeout=60000)
     record = w.session.last_release
-    assert record is not None and ledger.spent(fp) == Fraction(1, 2)
+    assert record is not None and ledger.budget(identity).spent == Fraction(1, 2)
     assert record.ledger_entry is not None and record.ledger_entry.epsilon == Fraction(1, 2)
     assert record.ledger_entry.output_hash  # completed after the run
     w.go_to(w.export_view)
@@ -63,7 +64,7 @@ def test_dp_release_reserves_budget_and_refuses_beyond_cap(loaded_window, qtbot)
     box = error_dialogs(w)[0]
     assert "budget" in box.windowTitle().lower() or "budget" in box.text().lower()
     box.close()
-    assert ledger.spent(fp) == Fraction(1, 2) and len(w.session.releases) == 1
+    assert ledger.budget(identity).spent == Fraction(1, 2) and len(w.session.releases) == 1
 
 
 def test_cancel_stops_the_run(slow_registered, loaded_window, qtbot):

@@ -68,8 +68,10 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
     table = record.release.table
     assert len(table) == 30162
     assert check_release(table, qis, 20).ok
-    assert record.risk["smallest group (rows)"] >= 20 and record.risk["highest re-identification risk %"] <= 5
-    assert record.measures  # the mechanism's own figures
+    assert record.figures["smallest group (rows)"] >= 20 and record.figures["highest re-identification risk %"] <= 5
+    assert "NCP %" in record.figures  # the mechanism's own figures, for the custodian
+    kept = json.loads(open(record.record_path).read())  # the custodian record, beside the ledger
+    assert kept["source"]["rows used"] == 30162 and kept["release_id"] == record.release_id
     assert w.results_view.table_tabs.count() >= 1
     assert w.results_view.compare_model.rowCount() == 1
 
@@ -100,8 +102,10 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
         pd.testing.assert_frame_equal(back.frame.astype(str).reset_index(drop=True),
                                       table.astype(str).reset_index(drop=True), check_dtype=False)
         assert check_release(back.frame, qis, 20).ok
-    report = json.loads((tmp_path / "release.report.json").read_text())
-    assert report["mechanism"]["name"] == K_MECHANISM and report["release"]["rows"] == 30162
+    note = json.loads((tmp_path / "release.release-note.json").read_text())
+    assert note["mechanism"]["name"] == K_MECHANISM and note["files"][0]["rows"] == 30162
+    assert all(c["ok"] for c in note["checked on the written file"])
+    assert "Release note (publish it with the file)" in w.export_view.result.text()
     assert "exported" in w.step_texts()[5]
 
     # the project restores roles, taxonomies, mechanism and parameters in a new window
