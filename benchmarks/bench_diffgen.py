@@ -63,17 +63,19 @@ def measure(csv: Path, out_dir: Path, epsilon: float, h: int) -> dict:
     kinds = {c: "numeric" for c in adult.NUMERIC} | {c: "categorical" for c in adult.CATEGORICAL + [adult.CLASS]}
     roles = {c: Role.QUASI_IDENTIFIER for c in adult.NUMERIC + adult.CATEGORICAL} | {adult.CLASS: Role.CLASS}
     data = read_table(csv, kinds=kinds, roles=roles)
-    for col, tax in adult.adult_taxonomies(adult.adult_frame()).items():
+    for col, tax in adult.adult_taxonomies().items():
         data = data.with_column(col, taxonomy=tax)
+    for col, domain in adult.adult_domains().items():
+        data = data.with_column(col, domain=domain)
     t1 = time.perf_counter()
     release = run_to_release(DiffGen().run(data, rng=NoiseSource(), epsilon=epsilon, h=h))
     t2 = time.perf_counter()
     export_table(release.table, out_dir / "diffgen_groups.csv")
     t3 = time.perf_counter()
-    export_table(expand_counts(release.table, release.metadata["count column"]), out_dir / "diffgen_records.csv")
+    export_table(expand_counts(release.table, release.note["count column"]), out_dir / "diffgen_records.csv")
     t4 = time.perf_counter()
     return {"rows": data.n_rows, "read": t1 - t0, "anonymise": t2 - t1, "write groups": t3 - t2,
-            "write records": t4 - t3, "groups": len(release.table), "leaves": release.metadata["leaf partitions"],
+            "write records": t4 - t3, "groups": len(release.table), "leaves": release.note["leaf partitions"],
             "peak MB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -91,7 +93,7 @@ def adult_runs(h: int, repeats: int) -> None:
             release = run_to_release(DiffGen().run(data, rng=NoiseSource(), epsilon=eps, h=h))
             times.append(time.perf_counter() - started)
         print(f"Adult {data.n_rows:,} rows, ε={eps:g}, h={h}: {np.median(times):.3f} s median of {repeats} "
-              f"(min {min(times):.3f}); {release.metadata['leaf partitions']:,} leaf partitions, "
+              f"(min {min(times):.3f}); {release.note['leaf partitions']:,} leaf partitions, "
               f"{len(release.table):,} released groups")
 
 

@@ -110,11 +110,11 @@ def golden(quick: bool) -> None:
         if quick and k not in (10,):
             continue
         rel, secs = run(mech, ds, k=k, mode=mode)
-        meta = rel.metadata
+        meta = rel.record
         ok = check_release(rel.table, QIS, k).ok
         raw_ncp, raw_cls = code_order_ncp(ds, k, mode)
         print(f"{k:>4} {mode:8} | {100 * ncp(rel.table, meta['intervals'], meta['domains']):>10.2f} "
-              f"{meta['n_classes']:>8} {secs:>6.2f} {str(ok):>6} | {raw_ncp:>16.2f} {raw_cls:>8} | "
+              f"{meta['groups']:>8} {secs:>6.2f} {str(ok):>6} | {raw_ncp:>16.2f} {raw_cls:>8} | "
               f"{ref_ncp:>16.2f} {ref_cls:>8}")
     arx = load_arx_adult()
     print("\nARX Adult with ARX hierarchies, LM (= mean NCP over leaves); 'before' = median cuts on leaf positions")
@@ -124,21 +124,21 @@ def golden(quick: bool) -> None:
         if quick and k != 10:
             continue
         rel, secs = run(mech, arx, k=k, mode=mode)
-        lm = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
+        lm = ncp(rel.table, rel.record["intervals"], rel.record["domains"])
         ref = f"{ARX_GLOBAL[k]:.3f}" if mode == "strict" and k in ARX_GLOBAL else "-"
-        print(f"{k:>4} {mode:8} | {lm:>7.3f} {rel.metadata['n_classes']:>8} {secs:>6.2f} "
+        print(f"{k:>4} {mode:8} | {lm:>7.3f} {rel.record['groups']:>8} {secs:>6.2f} "
               f"{str(check_release(rel.table, ARX_QIS, k).ok):>6} | {before_lm:>9.3f} {before_cls:>8} | {ref:>14}")
     print("  ARX 3.9.2 local recoding k=10 (reference): LM 0.079, classes 2,289; ARX global k=10, 0 % suppression: "
           "LM 0.661")
     rel, secs = run(TDS(), arx, k=5)
-    lm = ncp(rel.table, rel.metadata["intervals"], rel.metadata["domains"])
-    print(f"  TDS k=5 (global recoding): LM {lm:.3f}, classes {rel.metadata['n_classes']}, "
-          f"{rel.metadata['specialisations']} specialisations, {secs:.2f} s, check {check_release(rel.table, ARX_QIS, 5).ok}")
+    lm = ncp(rel.table, rel.record["intervals"], rel.record["domains"])
+    print(f"  TDS k=5 (global recoding): LM {lm:.3f}, classes {rel.record['groups']}, "
+          f"{rel.record['specialisations']} specialisations, {secs:.2f} s, check {check_release(rel.table, ARX_QIS, 5).ok}")
     rel, secs = run(Mondrian(), arx, k=10, l=2, sensitive="salary-class")
     ok = check_release(rel.table, ARX_QIS, 10, sensitive="salary-class", l=2).ok
     print(f"  Mondrian k=10 + distinct 2-diversity on salary-class: LM "
-          f"{ncp(rel.table, rel.metadata['intervals'], rel.metadata['domains']):.3f}, classes "
-          f"{rel.metadata['n_classes']}, {secs:.2f} s, check {ok} (before: LM 0.275, 1,275 classes; "
+          f"{ncp(rel.table, rel.record['intervals'], rel.record['domains']):.3f}, classes "
+          f"{rel.record['groups']}, {secs:.2f} s, check {ok} (before: LM 0.275, 1,275 classes; "
           f"ARX global, 5 % suppression: LM 0.388)")
 
 
@@ -152,7 +152,7 @@ def speed(quick: bool) -> None:
     idx = np.random.default_rng(0).integers(0, arx.n_rows, n)
     rel, secs = run(mech, Dataset(arx.frame.iloc[idx].reset_index(drop=True), arx.schema), k=10)
     print(f"Mondrian on {n:,} rows (ARX Adult resampled, hierarchies), k=10: {secs:.2f} s ({n / secs:,.0f} rows/s), "
-          f"{rel.metadata['n_classes']} classes (target <= 10 s for 10^6)")
+          f"{rel.record['groups']} classes (target <= 10 s for 10^6)")
     ds = load_adult()
     times = [run(mech, ds, k=10)[1] for _ in range(3)]
     print(f"Mondrian on Adult ({ds.n_rows} rows, 8 QIs, k=10), whole run (coding, partition, labels): "
@@ -164,7 +164,7 @@ def speed(quick: bool) -> None:
     rel, secs = run(mech, big, k=10)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"Mondrian on {n:,} rows (Adult resampled), k=10: {secs:.2f} s ({n / secs:,.0f} rows/s), "
-          f"{rel.metadata['n_classes']} classes (target <= 10 s for 10^6); process peak RSS {rss1 / 1024:.0f} MB "
+          f"{rel.record['groups']} classes (target <= 10 s for 10^6); process peak RSS {rss1 / 1024:.0f} MB "
           f"(+{max(0, rss1 - rss0) / 1024:.0f} MB)")
     tracemalloc.start()
     X = np.column_stack([pd.factorize(big.frame[q])[0] for q in QIS]).astype(float)

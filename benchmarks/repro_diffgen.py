@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
 
+from ppdp_gui.engine.data.domains import Domain  # noqa: E402
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
 from ppdp_gui.engine.mechanisms.diffgen import DiffGen  # noqa: E402
@@ -61,27 +62,28 @@ def adult_frame() -> pd.DataFrame:
     return frame
 
 
-def bounds_taxonomy(column: str, values: pd.Series, low, high) -> Taxonomy:
-    """Root labelled with the public range '[low, high]', the column's values as leaves: DiffGen's bounds."""
-    return Taxonomy.from_paths(column, [[str(v), f"[{low}, {high}]"] for v in sorted(set(values))])
-
-
-def adult_taxonomies(frame: pd.DataFrame) -> dict[str, Taxonomy]:
+def adult_taxonomies(frame: pd.DataFrame | None = None) -> dict[str, Taxonomy]:
+    """The shared ARX hierarchies (age's gives its bounds, 0-100), relationship grouped by us, the two classes."""
     arx = ADULT_DIR / "hierarchies" / "arx"
     tax = {c: read_arx_hierarchy(arx / f"adult_hierarchy_{c}.csv", column=c)
            for c in CATEGORICAL + ["age"] if (arx / f"adult_hierarchy_{c}.csv").exists()}
     tax["relationship"] = grouped("relationship", RELATIONSHIP)
-    for col, (lo, hi) in PUBLIC_BOUNDS.items():
-        tax[col] = bounds_taxonomy(col, frame[col], lo, hi)
     tax[CLASS] = Taxonomy.flat(CLASS, ["<=50K", ">50K"])
     return tax
+
+
+def adult_domains() -> dict[str, Domain]:
+    """Public bounds of the other numeric columns (stated, never read from the data), whole numbers."""
+    return {col: Domain(low=lo, high=hi, integer=True) for col, (lo, hi) in PUBLIC_BOUNDS.items()}
 
 
 def adult_dataset(frame: pd.DataFrame, taxonomies: dict[str, Taxonomy] | None = None) -> Dataset:
     frame = frame[NUMERIC + CATEGORICAL + [CLASS]]
     taxonomies = taxonomies or adult_taxonomies(frame)
+    domains = adult_domains()
     schema = tuple(ColumnSpec(c, "numeric" if c in NUMERIC else "categorical",
-                              Role.CLASS if c == CLASS else Role.QUASI_IDENTIFIER, taxonomies.get(c))
+                              Role.CLASS if c == CLASS else Role.QUASI_IDENTIFIER, taxonomies.get(c),
+                              domains.get(c))
                    for c in frame.columns)
     return Dataset(frame.reset_index(drop=True), schema)
 

@@ -89,6 +89,10 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     seed = test_seed() if seed is None else int(seed)
     if rng is None:
         rng = NoiseSource() if seed is None else NoiseSource(seed)
+    # the id links the ledger entry, the note and the record; under a test seed it is fixed too (without
+    # drawing from the noise source, so the release itself does not depend on it)
+    release_id = (f"{int(np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)[0]):016x}"
+                  if seed is not None else os.urandom(8).hex())
     entry = identity = budget = None
     if cost.is_dp and ledger is not None:
         yield Progress(0.01, "identifying the table in the privacy ledger")
@@ -97,7 +101,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         recorded = jsonable(params)
         if plan.caveats:  # the ledger says it too
             recorded["not ε-DP because"] = sorted(plan.caveats)
-        entry = ledger.reserve(identity, mech.name, recorded, cost.epsilon, cost.delta,
+        entry = ledger.reserve(identity, mech.name, recorded, cost.epsilon, cost.delta, release_id=release_id,
                                label=data.source.path or "")
     lo, hi = RUN_SPAN
     # on cancellation the mechanism stops too; the budget stays spent
@@ -119,7 +123,6 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     yield Progress(0.93, "computing utility and risk figures for you (not for publication)")
     notes: list[str] = []
     figures, sizes = _figures(plan, release, notes)
-    release_id = f"{int(rng.integers(0, 2 ** 62)):016x}" if seed is not None else os.urandom(8).hex()
     created = TEST_TIME if seed is not None else datetime.now(timezone.utc).isoformat(timespec="seconds")
     published = Published(
         release_id=release_id, created=created, mechanism=mech.name, guarantee=mech.guarantee,
