@@ -97,19 +97,8 @@ def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, 
     """Write `frame` to a temporary file in `path`'s folder (fsynced); `commit` renames it, `discard` drops it."""
     target = _target(path, source, protected)
     fmt = table_format(target)
-    tmp = _temporary(target)
-    try:
-        _table_writer(frame, fmt, target)(tmp)
-        _fsync(tmp)
-        digest = _sha256(tmp)
-    except DataError:
-        tmp.unlink(missing_ok=True)
-        raise
-    except Exception as exc:  # disk full, permissions, a library error: report, leave nothing behind
-        tmp.unlink(missing_ok=True)
-        raise DataError(f"could not be written ({type(exc).__name__}: {exc}); nothing was changed",
-                        path=str(target)) from None
-    return Staged(target, tmp, fmt, digest)
+    tmp = _write_temporary(target, _table_writer(frame, fmt, target))
+    return Staged(target, tmp, fmt, _sha256(tmp))
 
 
 def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
@@ -296,18 +285,29 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
+def _write_temporary(target: Path, write: Callable[[Path], object]) -> Path:
+    """`write` into a fresh temporary file beside `target`, fsynced; on any failure nothing is left behind."""
     tmp = _temporary(target)
     try:
         write(tmp)
         _fsync(tmp)
-        _publishable(tmp)
-        os.replace(tmp, target)
     except DataError:
         tmp.unlink(missing_ok=True)
         raise
     except Exception as exc:  # disk full, permissions, a library error: report, leave nothing behind
         tmp.unlink(missing_ok=True)
         raise DataError(f"could not be written ({type(exc).__name__}: {exc}); nothing was changed",
+                        path=str(target)) from None
+    return tmp
+
+
+def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
+    tmp = _write_temporary(target, write)
+    try:
+        _publishable(tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
                         path=str(target)) from None
     return target
