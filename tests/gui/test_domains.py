@@ -210,6 +210,7 @@ def test_dialog_never_offers_the_tables_values(loaded_window, qtbot):
     # a domain read from the data (e.g. an opted-in release, or an old project) is not shown as if it were public
     w.session.set_domain("race", Domain(categories=tuple(RACES), origin="data"))
     w.session.set_domain("age", Domain(low=17, high=90, integer=True, origin="data"))
+    assert w.data_view.domain_item("age").text() == "not public, read from the table: 17 to 90 (whole numbers)"
     for name in [c.name for c in ds.schema]:
         dialog = w.data_view.edit_domain(name)
         assert dialog.isVisible() and unnamed_inputs(dialog) == [], name

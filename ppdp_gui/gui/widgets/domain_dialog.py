@@ -127,11 +127,13 @@ def read_values_file(path: str, column: str = "") -> list[str]:
 def domain_text(spec) -> tuple[str, str]:
     """(short text, tooltip) of what a column's public domain is now, for the columns table: the stated domain,
     else what a taxonomy supplies, else a dash. Reads only the spec (domain and taxonomy), never the records."""
-    if spec.domain is not None:
-        return spec.domain.describe(), ("Stated domain of " + spec.name + ": " + _full(spec.domain)
-                                        + ("" if spec.domain.is_public else
-                                           ". Read from the table, so a differentially private release "
-                                           "cannot rely on it: set the public values."))
+    d = spec.domain
+    if d is not None and not d.is_public:  # the warning first: the cell is often cut short
+        return (f"not public, read from the table: {_full(d, 6)}",
+                f"The domain of {spec.name} was read from the table: {_full(d)}. A differentially private release "
+                "cannot rely on it: set the values everyone may know.")
+    if d is not None:
+        return d.describe(), f"Stated domain of {spec.name}: {_full(d)}"
     tax = spec.taxonomy
     if tax is not None:
         found = numeric_bounds(spec) if spec.kind == "numeric" else category_set(spec)
@@ -149,10 +151,12 @@ def domain_text(spec) -> tuple[str, str]:
     return "—", "No public domain. A differentially private release that uses this column needs one."
 
 
-def _full(domain: Domain) -> str:
-    if domain.categories is not None and len(domain.categories) > 6:
-        return ", ".join(domain.categories[:40]) + (" …" if len(domain.categories) > 40 else "")
-    return domain.describe()
+def _full(domain: Domain, at_most: int = 40) -> str:
+    """The domain in words without its origin note, listing at most `at_most` values (for tooltips)."""
+    cats = domain.categories
+    if cats is not None and len(cats) > 6:
+        return ", ".join(cats[:at_most]) + (f", … ({len(cats)} values)" if len(cats) > at_most else "")
+    return domain.describe().removesuffix(" — read from the data, not public")
 
 
 # ---- the dialog ------------------------------------------------------------------------------------------------
