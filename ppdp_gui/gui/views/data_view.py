@@ -1,4 +1,6 @@
-"""Data step: the table, each column's kind and role, the missing-value policy, and load errors in words."""
+"""Data step: the table, each column's kind, role and public domain, the missing-value policy, and load errors in
+words. The "Public domain" column says what a DP release may rely on for each column (the stated domain, or what an
+imported taxonomy supplies) and its Set… button opens the domain editor (gui/widgets/domain_dialog.py)."""
 
 from __future__ import annotations
 
@@ -6,17 +8,20 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter,
-                               QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QGroupBox,
-                               QFormLayout, QLabel)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.widgets.domain_dialog import domain_text, open_domain_dialog
 from ppdp_gui.gui.widgets.messages import describe_error
 
 KINDS = ("numeric", "categorical")
 ROLES = tuple(Role)
+DOMAIN_COL, SET_COL = 4, 5  # the "Public domain" text and its Set… button
 _NA_ACTIONS = {"drop": "Drop rows that have a missing value", "category": "Keep missing as its own category"}
 
 
@@ -72,14 +77,24 @@ class DataView(StepView):
         na_form.addRow("", self.na_apply)
 
         # column kinds and roles
-        self.columns = QTableWidget(0, 4)
-        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Distinct values"])
+        self.columns = QTableWidget(0, 6)
+        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Distinct", "Public domain", ""])
         self.columns.verticalHeader().setVisible(False)
-        self.columns.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.columns.setAccessibleName("Column kinds and roles")
+        header = self.columns.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(DOMAIN_COL, QHeaderView.Stretch)  # long lists are elided; full text in tooltip
+        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0" * 4))
+        self.columns.horizontalHeaderItem(3).setToolTip("How many different values the column holds.")
+        self.columns.horizontalHeaderItem(DOMAIN_COL).setToolTip(
+            "The values everyone may know for each column (a range, or a published list of values). A "
+            "differentially private release needs them and never reads them from the table.")
+        self.columns.setAccessibleName("Column kinds, roles and public domains")
         self.columns.setToolTip("Choose what each column is. Quasi-identifiers (age, sex, ZIP…) can link a record "
                                 "to a person and are generalised; identifiers are removed; the class is what a "
-                                "data user wants to predict.")
+                                "data user wants to predict. Set… states a column's public domain.")
+        self.columns.setWordWrap(False)
+        self.columns.setTextElideMode(Qt.ElideRight)
+        self.columns.cellDoubleClicked.connect(self._cell_double_clicked)
         self.table = QTableView()
         self.model = DataFrameModel(parent=self)
         self.table.setModel(self.model)
@@ -99,7 +114,7 @@ class DataView(StepView):
         split.addWidget(left)
         split.addWidget(self.table)
         split.setStretchFactor(1, 1)
-        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 52, self.fontMetrics().horizontalAdvance("0") * 100])
+        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 76, self.fontMetrics().horizontalAdvance("0") * 76])
 
         top = QHBoxLayout()
         top.addWidget(self.open_button)
@@ -223,6 +238,13 @@ class DataView(StepView):
             count.setFlags(Qt.ItemIsEnabled)
             count.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             self.columns.setItem(row, 3, count)
+            self.columns.setItem(row, DOMAIN_COL, self._domain_item(spec))
+            button = QToolButton()
+            button.setText("Set…")
+            button.setAccessibleName(f"Set the public domain of {spec.name}")
+            button.setToolTip(f"State the values of {spec.name} everyone may know (a range, or a list of values).")
+            button.clicked.connect(lambda _c=False, n=spec.name: self.edit_domain(n))
+            self.columns.setCellWidget(row, SET_COL, button)
 
     def _sync_columns(self, ds: Dataset) -> None:
         for row, spec in enumerate(ds.schema):
@@ -232,6 +254,36 @@ class DataView(StepView):
                     combo.blockSignals(True)
                     combo.setCurrentIndex(value)
                     combo.blockSignals(False)
+            item, fresh = self.columns.item(row, DOMAIN_COL), self._domain_item(spec)
+            if item is None or item.text() != fresh.text() or item.toolTip() != fresh.toolTip():
+                self.columns.setItem(row, DOMAIN_COL, fresh)
+
+    @staticmethod
+    def _domain_item(spec) -> QTableWidgetItem:
+        """The "Public domain" cell: the stated domain, what a taxonomy supplies (in grey), or a dash."""
+        text, tip = domain_text(spec)
+        item = QTableWidgetItem(text)
+        item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
+        item.setToolTip(tip + " Double-click or press Set… to change it.")
+        not_public = (spec.domain is not None and not spec.domain.is_public) or text.startswith("— (")
+        if not_public or spec.domain is None:
+            item.setForeground(QBrush(QColor("#a33a00" if not_public else "#666666")))
+        return item
+
+    def domain_item(self, column: str) -> QTableWidgetItem:
+        return self.columns.item(self.session.dataset.frame.columns.get_loc(column), DOMAIN_COL)
+
+    def domain_button(self, column: str) -> QToolButton:
+        return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), SET_COL)
+
+    def edit_domain(self, column: str):
+        """Open the public-domain dialog for `column` (the table refreshes when the session changes)."""
+        return open_domain_dialog(self, self.session, column)
+
+    def _cell_double_clicked(self, row: int, col: int) -> None:
+        ds = self.session.dataset
+        if ds is not None and col in (0, 3, DOMAIN_COL) and 0 <= row < len(ds.schema):
+            self.edit_domain(ds.schema[row].name)
 
     def role_combo(self, column: str) -> QComboBox:
         return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 2)

@@ -1,5 +1,9 @@
 """Mechanism step: choose a mechanism, set its parameters, and see problems, cost and budget before any run.
 
+A problem about a column whose domain the release needs (the engine names it in `Problem.column`) opens the
+public-domain dialog on double-click or from the "Set the domain of C…" button under the list: the engine's
+refusal is answered where it is read.
+
 Everything shown is asked from the mechanism (its ParamSpecs, `validate`, `privacy_cost`) and the ledger; this
 view knows no mechanism by name.
 """
@@ -16,6 +20,7 @@ from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.gui.preview import fmt_eps, preview, short_cost  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.widgets.domain_dialog import open_domain_dialog
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.widgets.param_panel import ParamPanel
 
@@ -36,6 +41,14 @@ class MechanismView(StepView):
         self.problems = QListWidget()
         self.problems.setAccessibleName("Problems found before running")
         self.problems.setMaximumHeight(self.fontMetrics().height() * 6)
+        self.problems.itemDoubleClicked.connect(self._problem_activated)
+        self.problems.currentItemChanged.connect(lambda _c, _p: self._show_domain_button())
+        self.domain_button = QPushButton()
+        self.domain_button.setObjectName("domain_button")
+        self.domain_button.setToolTip("State the values everyone may know for this column (a range, or a published "
+                                      "list of values), so the release never reads them from the table.")
+        self.domain_button.setVisible(False)
+        self.domain_button.clicked.connect(lambda: self.edit_domain(self._selected_domain_column()))
         self.cost_label = QLabel()
         self.cost_label.setObjectName("cost_label")
         self.cost_label.setWordWrap(True)
@@ -77,6 +90,10 @@ class MechanismView(StepView):
         layout.addWidget(self.scroll, 1)
         layout.addWidget(QLabel("Problems found before running:"))
         layout.addWidget(self.problems)
+        domain_row = QHBoxLayout()
+        domain_row.addWidget(self.domain_button)
+        domain_row.addStretch(1)
+        layout.addLayout(domain_row)
         layout.addWidget(self.data_domains_check)
         layout.addLayout(cost_box)
         layout.addWidget(self.budget_label)
@@ -164,11 +181,18 @@ class MechanismView(StepView):
             self.session.invalidate_preview()
         p = self.session.preview()
         self._preview = p
+        selected = self.problems.currentItem().text() if self.problems.currentItem() is not None else None
+        self.problems.blockSignals(True)
         self.problems.clear()
+        domain_columns = {n.column for n in p.needs}
         for problem in p.problems:
             item = QListWidgetItem(("Error: " if problem.level == "error" else "Warning: ") + problem.message)
             item.setForeground(Qt.red if problem.level == "error" else Qt.darkYellow)
             item.setToolTip(problem.message)
+            if problem.column is not None and problem.column in domain_columns:
+                # a problem about a column whose domain the release needs: the domain dialog answers it
+                item.setData(Qt.UserRole, problem.column)
+                item.setToolTip(f"{problem.message}\n\nDouble-click to set the domain of {problem.column}.")
             self.problems.addItem(item)
         for caveat in p.caveats:
             item = QListWidgetItem(f"Not ε-DP: {caveat} (you allowed this above).")
@@ -176,6 +200,9 @@ class MechanismView(StepView):
             self.problems.addItem(item)
         if not p.problems and not p.caveats and self.session.dataset is not None:
             self.problems.addItem("None: the parameters and data are ready.")
+        self._reselect(selected)
+        self.problems.blockSignals(False)
+        self._show_domain_button()
         self.cost_label.setText(f"<b>Privacy:</b> {p.cost.describe()}" if p.cost else
                                 "<b>Privacy:</b> known once the parameters are valid")
         self.budget_label.setText(p.budget_text())
@@ -189,6 +216,35 @@ class MechanismView(StepView):
         self._set_checked(self.separate_check, self.session.separate_dataset)
         self.state_changed.emit()
         return p
+
+    # -- domain problems ----------------------------------------------------------------------------------------
+    def _reselect(self, text: str | None) -> None:
+        """Keep the selected problem across a refresh; else select the first domain problem, so its button shows."""
+        items = [self.problems.item(i) for i in range(self.problems.count())]
+        keep = [it for it in items if text is not None and it.text() == text]
+        first = [it for it in items if it.data(Qt.UserRole)]
+        if keep or first:
+            self.problems.setCurrentItem((keep or first)[0])
+
+    def _selected_domain_column(self) -> str | None:
+        item = self.problems.currentItem()
+        return item.data(Qt.UserRole) if item is not None else None
+
+    def _show_domain_button(self) -> None:
+        column = self._selected_domain_column()
+        self.domain_button.setVisible(column is not None)
+        if column is not None:
+            self.domain_button.setText(f"Set the &domain of {column}…")
+            self.domain_button.setAccessibleName(f"Set the domain of {column}")
+
+    def _problem_activated(self, item) -> None:
+        self.edit_domain(item.data(Qt.UserRole))
+
+    def edit_domain(self, column: str | None):
+        """Open the public-domain dialog for `column`; its OK changes the session, and the preview follows."""
+        if not column:
+            return None
+        return open_domain_dialog(self, self.session, column)
 
     @staticmethod
     def _set_checked(box, on: bool) -> None:
