@@ -101,6 +101,13 @@ def numeric_axis(column: str, low: float, high: float, *, bins: int | None = Non
     return Axis(column, tuple(labels), edges, source)
 
 
+def _refuse(column: str, message: str) -> ParameterError:
+    """A ParameterError that names its column (the window offers to set that column's domain)."""
+    exc = ParameterError(message)
+    exc.column = column
+    return exc
+
+
 def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[Problem]]:
     """Every chosen column's domain from public inputs only — the lower/upper bound parameters, the column's
     domain or its taxonomy — and warnings for the custodian (they count records: never for the release note).
@@ -121,8 +128,8 @@ def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[
             else:
                 found = numeric_bounds(spec)
                 if found is None:
-                    raise ParameterError(f"column {col!r} has no public bounds: set its domain (e.g. 0 to 120 for "
-                                         "an age) or give the lower and upper bound parameters")
+                    raise _refuse(col, f"column {col!r} has no public bounds: set its domain (e.g. 0 to 120 for an "
+                                       "age) or give the lower and upper bound parameters")
                 lo, hi, integer = found.low, found.high, found.integer
                 lo = float(params["low"]) if params.get("low") is not None else lo
                 hi = float(params["high"]) if params.get("high") is not None else hi
@@ -136,13 +143,13 @@ def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[
         else:
             found = category_set(spec)
             if found is None:
-                raise ParameterError(f"column {col!r} has no public list of values: set its domain (or give it a "
-                                     "taxonomy from a public code list)")
+                raise _refuse(col, f"column {col!r} has no public list of values: set its domain (or give it a "
+                                   "taxonomy from a public code list)")
             axis = Axis(col, tuple(found.values), None, found.source if found.is_public else "data")
             unknown = set(series.astype(str).unique()) - set(axis.labels)
             if unknown:
-                raise ParameterError(f"column {col!r} has {len(unknown)} value(s) outside its domain; add them to "
-                                     "the domain (or to its taxonomy)")
+                raise _refuse(col, f"column {col!r} has {len(unknown)} value(s) outside its domain; add them to "
+                                   "the domain (or to its taxonomy)")
         axes.append(axis)
     return axes, problems
 
@@ -239,7 +246,7 @@ class LaplaceHistogram(Mechanism):
         try:
             axes, problems = build_axes(data, params)
         except ParameterError as exc:
-            return [Problem(str(exc), param="columns")]
+            return [Problem(str(exc), param="columns", column=getattr(exc, "column", None))]
         cells = math.prod(a.size for a in axes)
         if cells > MAX_CELLS:
             return [Problem(f"{cells:,} combinations is too many (at most {MAX_CELLS:,}): use fewer columns, "

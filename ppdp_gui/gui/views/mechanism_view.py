@@ -40,7 +40,8 @@ class MechanismView(StepView):
         self.scroll.setAccessibleName("Parameters")
         self.problems = QListWidget()
         self.problems.setAccessibleName("Problems found before running")
-        self.problems.setMaximumHeight(self.fontMetrics().height() * 6)
+        self.problems.setWordWrap(True)  # long messages in full, no horizontal scrolling
+        self.problems.setMaximumHeight(self.fontMetrics().height() * 9)
         self.problems.itemDoubleClicked.connect(self._problem_activated)
         self.problems.currentItemChanged.connect(lambda _c, _p: self._show_domain_button())
         self.domain_button = QPushButton()

@@ -91,9 +91,11 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
         leaves = set(tax.leaf_values())
         if leaves != set(public_values):
             extra, lacking = sorted(leaves - set(public_values)), sorted(set(public_values) - leaves)
-            raise TaxonomyError(f"the taxonomy of {col!r} does not hold exactly the values of its domain"
+            exc = TaxonomyError(f"the taxonomy of {col!r} does not hold exactly the values of its domain"
                                 + (f"; not in the domain: {len(extra)} value(s)" if extra else "")
                                 + (f"; missing from the taxonomy: {lacking[:5]}" if lacking else ""))
+            exc.column = col  # the window offers to set this column's domain
+            raise exc
         if getattr(tax, "origin", "public") == "data" and dom.origin == "public":
             tax = Taxonomy.from_paths(col, tax.to_paths())  # its values are the public list now
     return tax
@@ -201,7 +203,7 @@ class DiffGen(Mechanism):
         try:
             plan = make_plan(data, params)
         except TaxonomyError as exc:
-            return [Problem(str(exc))]
+            return [Problem(str(exc), column=getattr(exc, "column", None))]
         except ParameterError as exc:
             return [Problem(str(exc), param="class_column")]
         return plan.problems
