@@ -125,14 +125,15 @@ def _domain_problems(needs: list[NeedState]) -> list[Problem]:
     for n in needs:
         if n.status == "public":
             continue
-        what = "public lower and upper bounds" if n.what == "bounds" else "a public list of its values"
+        what, example = (("public lower and upper bounds", "a range everyone knows, such as 0 to 120 for an age")
+                          if n.what == "bounds" else
+                          ("a public list of its values", "the values of a published code list"))
         why = ("its only domain was built from the table's own values" if n.status == "data"
                else "it has no domain")
         problems.append(Problem(
             f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from the data "
-            f"would reveal the table's own values. Set the domain of {n.column} (for example a range everyone "
-            "knows, or a published code list), or explicitly allow domains from the data — the release is then "
-            "not ε-differentially private.", column=n.column))
+            f"would reveal the table's own values. Set the domain of {n.column} ({example}), or explicitly allow "
+            "domains from the data — the release is then not ε-differentially private.", column=n.column))
     return problems
 
 
