@@ -147,7 +147,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False):
+            show_progress=False, pdf=False):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -162,7 +162,7 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     if planned.over_budget:
         raise BudgetError(planned.budget_text())
     published = _drain(run_release(planned, ledger=ledger), show_progress)
-    exported = export(published, output, note_path=note, record_path=record, ledger=ledger)
+    exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported
 
 
@@ -175,10 +175,11 @@ def _say_published(published, exported) -> None:
         ok = all(c.ok for c in exported.checks)
         _say(f"  independent check on the written file: {len(exported.checks)} claim(s) recounted, "
              + ("all hold" if ok else "FAILED"))
+    pdf = " (and .pdf)" if getattr(exported, "pdf", False) else ""
     if exported.note:
-        _say(f"  release note (publish it with the file): {exported.note}")
+        _say(f"  release note (publish it with the file): {exported.note}{pdf}")
     if exported.record:
-        _say(f"  custodian record (keep it on this computer, do not publish): {exported.record}")
+        _say(f"  custodian record (keep it on this computer, do not publish): {exported.record}{pdf}")
     if published.budget is not None:
         _say("  " + _budget_line(published.budget))
 
@@ -255,7 +256,8 @@ def cmd_run(args) -> int:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
-                                  ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty())
+                                  ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
+                                  pdf=args.pdf)
     for w in published.warnings:
         _warn(w)
     _say_published(published, exported)
@@ -384,6 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="write the release note (JSON) here: it goes out with the file")
     p.add_argument("--record", help="also write the custodian record (JSON) here: it stays with you (a copy is "
                                     "always kept in the ledger's folder)")
+    p.add_argument("--pdf", action="store_true",
+                   help="also write the release note and the custodian record as PDF (beside their JSON)")
     p.add_argument("--allow-data-domains", action="store_true",
                    help="take missing domains from the data; the release is then NOT ε-DP and says so")
     p.add_argument("--separate-dataset", action="store_true",

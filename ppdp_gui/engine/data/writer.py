@@ -187,8 +187,12 @@ def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
 # ---- plain files -------------------------------------------------------------------------------------------
 def write_text_atomic(text: str, path, *, encoding: str = "utf-8", protected=()) -> Path:
     """Replace `path` with `text` in one step (never a protected file)."""
+    return write_bytes_atomic(text.encode(encoding), path, protected=protected)
+
+
+def write_bytes_atomic(data: bytes, path, *, protected=()) -> Path:
+    """Replace `path` with `data` in one step (never a protected file)."""
     target = _target(path, None, protected)
-    data = text.encode(encoding)
     return _atomic(target, lambda tmp: Path(tmp).write_bytes(data))
 
 

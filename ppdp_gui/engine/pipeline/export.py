@@ -38,6 +38,7 @@ class Exported:
     record: Path | None
     checks: list[ClaimCheck] = field(default_factory=list)
     note_doc: dict = field(default_factory=dict)
+    pdf: bool = False  # a PDF was written beside each JSON document
 
 
 def table_paths(published: Published, path) -> dict[str, Path]:
@@ -106,14 +107,16 @@ def _distinct(paths: list[Path]) -> None:
 
 
 def export(published: Published, path, *, note_path=None, record_path=None, ledger=None,
-           protected=()) -> Exported:
+           protected=(), pdf: bool = False) -> Exported:
     """Write the release to `path` (its extra tables beside it), its note to `note_path` (None: no note file)
-    and a copy of its custodian record to `record_path`; the record in the ledger folder is always updated."""
+    and a copy of its custodian record to `record_path`; the record in the ledger folder is always updated.
+    `pdf`: each JSON document also gets a PDF beside it (same name, .pdf), made from the same dictionary."""
     targets = table_paths(published, path)
     guard = protected_paths(published, ledger) + [Path(p) for p in protected]
     for p in targets.values():
         table_format(p)
-    _distinct(list(targets.values()) + [Path(p) for p in (note_path, record_path) if p])
+    documents = [Path(p) for p in (note_path, record_path) if p]
+    _distinct(list(targets.values()) + documents + ([p.with_suffix(".pdf") for p in documents] if pdf else []))
     staged: dict[str, Staged] = {}
     checks: list[ClaimCheck] = []
     try:
@@ -145,6 +148,9 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     note_written = None
     if note_path:
         note_written = write_text_atomic(json_text(note), note_path, protected=guard)
+        if pdf:
+            from ppdp_gui.engine.persistence.pdf import note_pdf, write_pdf
+            write_pdf(note_pdf(note), Path(note_path).with_suffix(".pdf"), protected=guard)
     exports = [{"file": str(p), "sha256": f["sha256"]} for p, f in zip(written, files)]
     if note_written is not None:
         exports.append({"file": str(note_written), "release note": True})
@@ -154,7 +160,10 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         record_written = _write_record_doc(published, record, ledger, guard)
     if record_path:
         record_written = write_text_atomic(json_text(record), record_path, protected=guard)
-    return Exported(written, note_written, record_written, checks, note)
+    if pdf and record_written is not None:
+        from ppdp_gui.engine.persistence.pdf import record_pdf, write_pdf
+        write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
+    return Exported(written, note_written, record_written, checks, note, pdf)
 
 
 def _records_folder(published: Published, ledger) -> Path | None:
