@@ -282,6 +282,14 @@ def cmd_ledger(args) -> int:
             for e in ledger.entries(ds.fingerprint):
                 _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon} output {(e.output_hash or '-')[:12]}"
                      + (f" release {e.release_id}" if e.release_id else ""))
+    if args.csv or args.tables_csv:
+        from ppdp_gui.engine.data.writer import export_table
+        from ppdp_gui.engine.privacy.overview import dataset_table, entry_table
+        guard = list(ledger.protected_paths())
+        if args.csv:
+            _say(f"releases written to {export_table(entry_table(ledger), args.csv, protected=guard)}")
+        if args.tables_csv:
+            _say(f"tables written to {export_table(dataset_table(ledger), args.tables_csv, protected=guard)}")
     return 0
 
 
@@ -399,6 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ledger", help="privacy budget spent per dataset")
     p.add_argument("--ledger", help="privacy ledger file")
     p.add_argument("--entries", action="store_true", help="list every release too")
+    p.add_argument("--csv", help="write every release charged (one row each) to this table (.csv/.xlsx/.parquet)")
+    p.add_argument("--tables-csv", help="write every known table with its budget group to this table")
     p.set_defaults(func=cmd_ledger)
     p = sub.add_parser("sweep", help="simulate a mechanism over a parameter grid (never charged)")
     p.add_argument("mechanism")

@@ -121,6 +121,9 @@ class MainWindow(QMainWindow):
                                         "Save the session as a project file")
         self._action(file_menu, "Save project &as…", lambda: self.save_project(ask=True), QKeySequence.SaveAs)
         file_menu.addSeparator()
+        self._action(file_menu, "Privacy budget &ledger…", self.show_ledger, "Ctrl+L",
+                     "Every ε spent, per table, against its cap")
+        file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
         go = self.menuBar().addMenu("&Go")
         for i, view in enumerate(self.views, 1):
@@ -132,6 +135,16 @@ class MainWindow(QMainWindow):
                      "Ctrl+PgUp")
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&About", self._about)
+
+    def show_ledger(self):
+        from ppdp_gui.gui.ledger_view import LedgerDialog
+        try:
+            dialog = LedgerDialog(self.session.ledger, self)
+        except (PpdpError, OSError) as exc:
+            show_error(self, exc, context="The privacy budget ledger could not be shown.")
+            return None
+        dialog.show()
+        return dialog
 
     def _about(self) -> None:
         QMessageBox.about(self, "About ppdp", "ppdp_gui: publish privacy-preserving versions of sensitive tables. "

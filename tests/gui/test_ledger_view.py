@@ -1,0 +1,37 @@
+"""The ledger view: budgets per table with near copies grouped, ε against the cap as a chart, releases listed,
+exported as CSV — after real releases made through the engine's publish path."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+
+from ppdp_gui.cli import main
+
+
+def test_ledger_view_shows_groups_and_exports_releases(make_window, qtbot, tmp_path, adult_sample, capsys):
+    ledger = tmp_path / "ledger.sqlite"  # the window's ledger (make_window sets PPDP_LEDGER to it)
+    frame = pd.read_csv(adult_sample, dtype=str, keep_default_na=False).head(2000)
+    first, copy = tmp_path / "ward.csv", tmp_path / "ward_fixed.csv"
+    frame.to_csv(first, index=False)
+    frame.assign(age=frame["age"].where(frame.index != 5, "44")).to_csv(copy, index=False)  # one cell edited
+    for table, eps in ((first, "0.5"), (copy, "0.25")):
+        assert main(["run", "Laplace histogram", "-i", str(table), "-o", str(tmp_path / f"{table.stem}_h.csv"),
+                     "--ledger", str(ledger), "--domain", "sex=Female,Male", "-p", "columns=sex",
+                     "-p", f"epsilon={eps}"]) == 0, capsys.readouterr().err
+    w = make_window()
+    dialog = w.show_ledger()
+    qtbot.addWidget(dialog)
+    assert len(dialog.groups) == 1 and len(dialog.tables) == 2  # the edited copy shares the first's budget
+    assert dialog.groups["ε spent"].iloc[0] == 0.75 and dialog.groups["ε cap"].iloc[0] == 2.0
+    assert dialog.tables["near copy of"].iloc[1] == dialog.tables["fingerprint"].iloc[0]
+    assert list(dialog.entries["ε exact"]) == ["1/2", "1/4"]
+    out = dialog.export_csv(str(tmp_path / "releases.csv"))
+    back = pd.read_csv(out)
+    assert len(back) == 2 and set(back["mechanism"]) == {"Laplace histogram"}
+    assert sum(map(Fraction, back["ε exact"])) == Fraction(3, 4)
+    assert dialog.export_csv(str(ledger)) is None  # never over the ledger itself
+    code = main(["ledger", "--ledger", str(ledger), "--csv", str(tmp_path / "cli.csv"), "--tables-csv",
+                 str(tmp_path / "tables.csv")])
+    assert code == 0 and len(pd.read_csv(tmp_path / "cli.csv")) == 2 and len(pd.read_csv(tmp_path / "tables.csv")) == 2
