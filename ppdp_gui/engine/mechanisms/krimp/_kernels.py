@@ -130,16 +130,15 @@ def _apply(delta, touched, nt, usage, tot):
 
 
 @njit(cache=True)
-def _add(X, commit, rows, iptr, irows, ebits, ekey, erare, rowct, used, rowlen, left, delta, touched, buf):
+def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf):
     """Cover change when X joins the code table (rows containing X, from X's slot on). Returns the number of
     touched elements; with `commit` the rows' slots, flags and singleton bits are updated too."""
     W = rows.shape[1]
     nt = 0
     xb = ebits[X]
     kx = ekey[X]
-    it = erare[X]
-    for idx in range(iptr[it], iptr[it + 1]):
-        r = irows[idx]
+    for idx in range(elo[X], ehi[X]):
+        r = pool[idx]
         if not _subset(xb, rows[r], W):
             continue
         n = rowlen[r]
@@ -186,14 +185,13 @@ def _add(X, commit, rows, iptr, irows, ebits, ekey, erare, rowct, used, rowlen, 
 
 
 @njit(cache=True)
-def _remove(Y, commit, rows, iptr, irows, ebits, erare, rowct, used, rowlen, left, delta, touched, buf):
+def _remove(Y, commit, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta, touched, buf):
     """Cover change when Y leaves the code table (only rows whose cover uses Y change)."""
     W = rows.shape[1]
     nt = 0
     yb = ebits[Y]
-    it = erare[Y]
-    for idx in range(iptr[it], iptr[it + 1]):
-        r = irows[idx]
+    for idx in range(elo[Y], ehi[Y]):
+        r = pool[idx]
         if not _subset(yb, rows[r], W):
             continue
         n = rowlen[r]
@@ -236,11 +234,10 @@ def _remove(Y, commit, rows, iptr, irows, ebits, erare, rowct, used, rowlen, lef
 
 
 @njit(cache=True)
-def _room(X, rows, iptr, irows, ebits, erare, rowlen, cap):
+def _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
     W = rows.shape[1]
-    it = erare[X]
-    for idx in range(iptr[it], iptr[it + 1]):
-        r = irows[idx]
+    for idx in range(elo[X], ehi[X]):
+        r = pool[idx]
         if rowlen[r] >= cap and _subset(ebits[X], rows[r], W):
             return False
     return True
@@ -262,7 +259,7 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rows, iptr, irows, ebits, ekey, erare, estd, usage, rowct, used,
+def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, estd, usage, rowct, used,
                    rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
 
@@ -273,15 +270,15 @@ def run_candidates(start, stop, prune, m, rows, iptr, irows, ebits, ekey, erare,
     buf = np.empty(W, dtype=np.uint64)
     for j in range(start, stop):
         X = m + j
-        nt = _add(X, False, rows, iptr, irows, ebits, ekey, erare, rowct, used, rowlen, left, delta, touched, buf)
+        nt = _add(X, False, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf)
         gain = delta[X] > 0
         dL = _size_change(delta, touched, nt, usage, estd, tot) if gain else 0.0
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if not _room(X, rows, iptr, irows, ebits, erare, rowlen, cap):
+        if not _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
             return GROW, j
-        nt = _add(X, True, rows, iptr, irows, ebits, ekey, erare, rowct, used, rowlen, left, delta, touched, buf)
+        nt = _add(X, True, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf)
         _apply(delta, touched, nt, usage, tot)
         counters[0] += 1
         # the code table list, in cover order
@@ -309,18 +306,18 @@ def run_candidates(start, stop, prune, m, rows, iptr, irows, ebits, ekey, erare,
         while i < pn:
             Y = plist[i]
             if usage[Y] == 0:
-                ntz = _remove(Y, True, rows, iptr, irows, ebits, erare, rowct, used, rowlen, left, delta,
+                ntz = _remove(Y, True, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta,
                               touched, buf)
                 _clear(delta, touched, ntz)
                 _ct_remove(ct, ctn, Y)
                 counters[1] += 1
                 i += 1
                 continue
-            ntr = _remove(Y, False, rows, iptr, irows, ebits, erare, rowct, used, rowlen, left, delta, touched, buf)
+            ntr = _remove(Y, False, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta, touched, buf)
             dLr = _size_change(delta, touched, ntr, usage, estd, tot)
             _clear(delta, touched, ntr)
             if dLr <= 0.0:
-                ntr = _remove(Y, True, rows, iptr, irows, ebits, erare, rowct, used, rowlen, left, delta,
+                ntr = _remove(Y, True, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta,
                               touched, buf)
                 _apply(delta, touched, ntr, usage, tot)
                 p = _ct_remove(ct, ctn, Y)
@@ -399,3 +396,64 @@ def cover_usage(rows, elems):
                 x >>= ONE
                 b += 1
     return use, single
+
+
+@njit(cache=True)
+def candidate_rows(order, cptr, citems, rows, iptr, irows, total):
+    """Rows of every candidate, computed depth-first in `order` (lexicographic on the items, rarest first), each
+    from the rows of the longest prefix already computed (else of its rarest item): (lo, hi) into the pool.
+
+    For all frequent itemsets every prefix is a candidate, so each list is filtered from its parent's, a few
+    times the candidate's own support instead of its rarest item's."""
+    C = cptr.shape[0] - 1
+    W = rows.shape[1]
+    pool = np.empty(total, dtype=np.int32)
+    lo = np.zeros(C, dtype=np.int64)
+    hi = np.zeros(C, dtype=np.int64)
+    stack = np.zeros(64, dtype=np.int64)
+    depth = 0
+    bits = np.zeros(W, dtype=np.uint64)
+    pos = 0
+    for oi in range(C):
+        c = order[oi]
+        a, b = cptr[c], cptr[c + 1]
+        # pop what is not a prefix of c
+        while depth > 0:
+            t = stack[depth - 1]
+            ta, tb = cptr[t], cptr[t + 1]
+            if tb - ta < b - a:
+                ok = True
+                for q in range(tb - ta):
+                    if citems[ta + q] != citems[a + q]:
+                        ok = False
+                        break
+                if ok:
+                    break
+            depth -= 1
+        for w in range(W):
+            bits[w] = ZERO
+        for q in range(a, b):
+            it = citems[q]
+            bits[it // 64] |= ONE << np.uint64(it % 64)
+        start = pos
+        if depth > 0:
+            t = stack[depth - 1]
+            for idx in range(lo[t], hi[t]):
+                r = pool[idx]
+                if _subset(bits, rows[r], W):
+                    pool[pos] = r
+                    pos += 1
+        else:
+            it = citems[a]  # rarest first
+            for idx in range(iptr[it], iptr[it + 1]):
+                r = irows[idx]
+                if _subset(bits, rows[r], W):
+                    pool[pos] = r
+                    pos += 1
+        lo[c] = start
+        hi[c] = pos
+        if depth == stack.shape[0]:
+            stack = np.concatenate((stack, np.zeros(depth, dtype=np.int64)))
+        stack[depth] = c
+        depth += 1
+    return pool[:pos], lo, hi

@@ -28,6 +28,24 @@ from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
 from ppdp_gui.engine.mechanisms.krimp.mining import Candidates, internal_ids, item_supports, standard_order
 
 CHUNK = 20_000  # candidates per compiled call (between two progress reports)
+POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 MB); above, rarest-item lists
+
+
+def _rarest_first(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each itemset's internal ids in descending order (rarest item first), CSR like `ids`."""
+    row = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    order = np.lexsort((-ids, row))
+    return ids[order]
+
+
+def _lexicographic(indptr: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """Order of CSR sequences, lexicographic (a prefix before its extensions)."""
+    lengths = np.diff(indptr)
+    n, width = len(lengths), int(lengths.max())
+    mat = np.full((n, width), -1, dtype=np.int64)
+    row = np.repeat(np.arange(n), lengths)
+    mat[row, np.arange(seq.size) - np.repeat(indptr[:-1], lengths)] = seq
+    return np.lexsort([mat[:, j] for j in range(width - 1, -1, -1)])
 
 
 def to_bits(indptr: np.ndarray, items: np.ndarray, W: int) -> np.ndarray:
@@ -115,7 +133,6 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     rows = to_bits(indptr, internal[items], W)
     cbits = to_bits(cands.indptr, internal[cands.items], W)
     ebits = np.zeros((E, W), dtype=np.uint64)
-    ebits[internal, :] = to_bits(np.arange(m + 1), np.arange(m), W)[np.arange(m)] if False else 0
     for i in range(m):
         ebits[internal[i], internal[i] // 64] = np.uint64(1) << np.uint64(internal[i] % 64)
     ebits[m:] = cbits
@@ -131,16 +148,26 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     estd[:m] = std_int
     ids = internal[cands.items]
     estd[m:] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
-    # the rarest item of each element: its row list is the shortest to scan
-    erare = np.arange(E, dtype=np.int64)
-    if C:
-        erare[m:] = np.maximum.reduceat(ids, cands.indptr[:-1])
-    # each internal item's rows
+    # each internal item's rows, then each candidate's (or, above POOL_LIMIT, its rarest item's: a superset)
     row_of = np.repeat(np.arange(table.n_rows, dtype=np.int32), np.diff(indptr))
-    order = np.argsort(internal[items], kind="stable")
-    irows = row_of[order]
+    irows = row_of[np.argsort(internal[items], kind="stable")]
     iptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(np.bincount(internal[items], minlength=m), out=iptr[1:])
+    elo = np.zeros(E, dtype=np.int64)
+    ehi = np.zeros(E, dtype=np.int64)
+    elo[:m], ehi[:m] = iptr[:-1], iptr[1:]
+    pool = irows
+    if C:
+        rare_first = _rarest_first(cands.indptr, ids)
+        total = int(cands.support.sum())
+        if total <= POOL_LIMIT:
+            lex = _lexicographic(cands.indptr, rare_first)
+            cpool, lo, hi = K.candidate_rows(lex, cands.indptr, rare_first, rows, iptr, irows, total)
+            pool = np.concatenate([irows, cpool])
+            elo[m:], ehi[m:] = lo + irows.size, hi + irows.size
+        else:
+            rare = rare_first[cands.indptr[:-1]]
+            elo[m:], ehi[m:] = iptr[rare], iptr[rare + 1]
     # state: the standard code table
     usage = np.zeros(E, dtype=np.int64)
     usage[:m] = supp[np.argsort(internal)]
@@ -162,7 +189,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, m, rows, iptr, irows, ebits, ekey, erare, estd, usage,
+        status, nxt = K.run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, estd, usage,
                                        rowct, used, rowlen, left, ct, ctn, tot, delta, touched, mark, plist,
                                        counters)
         if status == K.GROW:
