@@ -125,6 +125,15 @@ def mine_pyfim(table: ItemTable, min_sup: int, kind: str) -> Candidates:
     indptr, items = table.transactions()
     rows = [items[indptr[r]:indptr[r + 1]].tolist() for r in range(table.n_rows)]
     found = fim.fpgrowth(rows, target="s" if kind == "all" else "c", supp=-int(min_sup), zmin=1, report="a")
+    # pyfim leaves out the itemsets made only of items every row has (support = all rows): add them back —
+    # every such subset for "all", their union (the closure of the empty set) for "closed"
+    full = np.flatnonzero(item_supports(table) == table.n_rows).tolist() if table.n_rows >= min_sup else []
+    if full:
+        if kind == "closed":
+            found = list(found) + [(tuple(full), table.n_rows)]
+        else:
+            found = list(found) + [(c, table.n_rows) for k in range(1, len(full) + 1)
+                                   for c in itertools.combinations(full, k)]
     if len(found) > MAX_CANDIDATES:
         raise ParameterError(f"{len(found):,} candidate itemsets at minimum support {min_sup}: too many; raise the "
                              "minimum support or use closed itemsets")
