@@ -4,6 +4,7 @@ original release's rules on random tables, and the bits of the original C++ rele
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -158,7 +159,13 @@ def test_compiled_krimp_equals_the_plain_rules(seed, n, cards, min_sup, kind, pr
 
 
 # ---- the original C++ release's figures ----------------------------------------------------------------------
-@pytest.mark.parametrize("name", list(REFERENCE))
+# the larger datasets take some seconds each: in the suite with PPDP_SLOW=1, and always in benchmarks/bench_krimp.py
+SLOW = ("chess", "mushroom", "mushroom-raw", "adult")
+FULL = os.environ.get("PPDP_SLOW", "") not in ("", "0")
+
+
+@pytest.mark.parametrize("name", [n if n not in SLOW else pytest.param(n, marks=[pytest.mark.slow, pytest.mark.skipif(
+    not FULL, reason="set PPDP_SLOW=1 (or run benchmarks/bench_krimp.py)")]) for n in REFERENCE])
 def test_bits_equal_the_original_release(name):
     kind, min_sup, rows, items, n_cands, ldst, ld_st, ldct, pct, n_ct, _sec = REFERENCE[name]
     t = load(name)

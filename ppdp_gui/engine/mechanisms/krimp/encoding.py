@@ -126,10 +126,13 @@ def _number_text(x: float) -> str:
 def equal_frequency_edges(x: np.ndarray, bins: int) -> np.ndarray:
     """Edges of (at most) `bins` bins holding about as many values each; ties never straddle an edge."""
     x = np.sort(np.asarray(x, dtype=float))
-    qs = np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1], method="lower") if x.size else np.array([])
+    qs = x[(x.size * np.arange(1, bins)) // bins] if x.size else np.array([])  # cut before the j·n/bins-th value
     inner = np.unique(qs)
-    # a cut at value v puts v in the upper bin; a cut at the minimum would leave an empty first bin
-    inner = inner[inner > x[0]] if x.size else inner
+    # a cut at value v puts v in the upper bin; a cut at the minimum would leave the first bin empty, so it moves
+    # to the next value up (the minimum's ties then fill the first bin)
+    if x.size and inner.size and inner[0] <= x[0]:
+        above = x[x > x[0]]
+        inner = np.unique(np.concatenate([inner[1:], above[:1]]))
     return np.concatenate([[x[0] if x.size else 0.0], inner, [x[-1] if x.size else 0.0]])
 
 
