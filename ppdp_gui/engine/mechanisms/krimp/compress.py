@@ -25,7 +25,8 @@ from ppdp_gui.engine.errors import Cancelled  # noqa: F401  (re-exported for cal
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.engine.mechanisms.krimp import _kernels as K
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
-from ppdp_gui.engine.mechanisms.krimp.mining import Candidates, internal_ids, item_supports, standard_order
+from ppdp_gui.engine.mechanisms.krimp.mining import (Candidates, internal_ids, item_supports, packed_keys,
+                                                     padded, standard_order)
 
 CHUNK = 20_000  # candidates per compiled call (between two progress reports)
 POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 MB); above, rarest-item lists
@@ -33,27 +34,30 @@ POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 
 
 def _rarest_first(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """Each itemset's internal ids in descending order (rarest item first), CSR like `ids`."""
-    row = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    order = np.lexsort((-ids, row))
-    return ids[order]
+    mat = padded(indptr, ids, -1)
+    mat = -np.sort(-mat, axis=1)
+    return mat[mat >= 0]
 
 
-def _lexicographic(indptr: np.ndarray, seq: np.ndarray) -> np.ndarray:
-    """Order of CSR sequences, lexicographic (a prefix before its extensions)."""
-    lengths = np.diff(indptr)
-    n, width = len(lengths), int(lengths.max())
-    mat = np.full((n, width), -1, dtype=np.int64)
-    row = np.repeat(np.arange(n), lengths)
-    mat[row, np.arange(seq.size) - np.repeat(indptr[:-1], lengths)] = seq
-    return np.lexsort([mat[:, j] for j in range(width - 1, -1, -1)])
+def _lexicographic(indptr: np.ndarray, seq: np.ndarray, base: int) -> np.ndarray:
+    """Order of CSR sequences (values < base), lexicographic: a prefix before its extensions."""
+    mat = padded(indptr, seq, -1) + 1
+    return np.lexsort(packed_keys(mat, base + 1)[::-1])
 
 
 def to_bits(indptr: np.ndarray, items: np.ndarray, W: int) -> np.ndarray:
-    """CSR itemsets (item ids < 64·W) as rows of W uint64 words."""
+    """CSR itemsets (distinct item ids < 64·W per row) as rows of W uint64 words."""
     n = len(indptr) - 1
     bits = np.zeros((n, W), dtype=np.uint64)
-    row = np.repeat(np.arange(n), np.diff(indptr))
-    np.bitwise_or.at(bits, (row, items // 64), np.left_shift(np.uint64(1), (items % 64).astype(np.uint64)))
+    if n == 0 or items.size == 0:
+        return bits
+    word = items // 64
+    bit = np.left_shift(np.uint64(1), (items % 64).astype(np.uint64))
+    nonempty = np.diff(indptr) > 0
+    starts = indptr[:-1][nonempty]
+    for w in range(W):
+        vals = np.where(word == w, bit, np.uint64(0))
+        bits[nonempty, w] = np.add.reduceat(vals, starts)  # distinct bits: the sum is the union
     return bits
 
 
@@ -123,9 +127,8 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     internal = internal_ids(supp, table.item_numbers)
     m = table.n_items
     W = max(1, (m + 63) // 64)
-    cands = cands.take(standard_order(cands, internal))
-    multi = cands.lengths >= 2
-    cands = cands.take(np.flatnonzero(multi))
+    order = standard_order(cands, internal)
+    cands = cands.take(order[cands.lengths[order] >= 2])
     C = len(cands)
     E = m + C
     # rows and elements as bitsets over internal ids
@@ -161,7 +164,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
         rare_first = _rarest_first(cands.indptr, ids)
         total = int(cands.support.sum())
         if total <= POOL_LIMIT:
-            lex = _lexicographic(cands.indptr, rare_first)
+            lex = _lexicographic(cands.indptr, rare_first, m)
             cpool, lo, hi = K.candidate_rows(lex, cands.indptr, rare_first, rows, iptr, irows, total)
             pool = np.concatenate([irows, cpool])
             elo[m:], ehi[m:] = lo + irows.size, hi + irows.size
