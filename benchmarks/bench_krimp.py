@@ -6,8 +6,8 @@ size and the time of mining, compression and generation, each separately.
     .venv/bin/python benchmarks/bench_krimp.py --only chess nursery
 
 Times are CPU seconds of this process (2 shared cores: wall-clock time would count the neighbours' work too),
-the compiled kernels already cached (a first run after installation compiles them, ~10-25 s once). Exit status 1 if any size differs from the reference by more
-than 0.01 %.
+the compiled kernels already cached (a first run after installation compiles them, ~10-25 s once).
+Exit status 1 if any size differs from the reference by more than 0.01 %.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def _subset(a, b, W):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _touch(e, d, delta, touched, nt):
     """Add d to e's usage change; `touched` lists each changed element once (touched[-1 - e] marks it)."""
     if touched[touched.shape[0] - 1 - e] == 0:
@@ -59,7 +59,7 @@ def _touch(e, d, delta, touched, nt):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _singletons(old, new, W, delta, touched, nt):
     """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
     for w in range(W):
@@ -129,11 +129,49 @@ def _apply(delta, touched, nt, usage, tot):
         usage[e] = v
 
 
-@njit(cache=True)
-def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf):
-    """Cover change when X joins the code table (rows containing X, from X's slot on). Returns the number of
-    touched elements; with `commit` the rows' slots, flags and singleton bits are updated too."""
+@njit(cache=True, inline="always")
+def _recover(r, first, commit, rows, ebits, eip, eit, rowct, used, rowlen, left, owner, delta, touched, nt,
+             buf):
+    """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
+    the flags; with `commit` writes flags, owners and the singleton bits."""
     W = rows.shape[1]
+    for s in range(first, rowlen[r]):
+        e = rowct[r, s]
+        nu = _subset(ebits[e], buf, W)
+        if nu:
+            for w in range(W):
+                buf[w] &= ~ebits[e, w]
+        if nu != (used[r, s] == 1):
+            nt = _touch(e, 1 if nu else -1, delta, touched, nt)
+            if commit:
+                used[r, s] = 1 if nu else 0
+        if commit and nu and owner.shape[1] > 0:
+            for z in range(eip[e], eip[e + 1]):
+                owner[r, eit[z]] = e
+    nt = _singletons(left[r], buf, W, delta, touched, nt)
+    if commit:
+        for w in range(W):
+            left[r, w] = buf[w]
+            if owner.shape[1] == 0:
+                continue
+            x = buf[w]
+            b = 0
+            while x:
+                if x & ONE:
+                    owner[r, w * 64 + b] = -1
+                x >>= ONE
+                b += 1
+    return nt
+
+
+@njit(cache=True)
+def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
+         delta, touched, buf):
+    """Cover change when X joins the code table: only rows containing X whose items X needs are not taken by an
+    element before X (`owner`), and there only from X's slot on. Returns the number of touched elements; with
+    `commit` the rows' slots, flags, owners and singleton bits are updated too."""
+    W = rows.shape[1]
+    track = owner.shape[1] > 0
     nt = 0
     xb = ebits[X]
     kx = ekey[X]
@@ -141,6 +179,16 @@ def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left
         r = pool[idx]
         if not _subset(xb, rows[r], W):
             continue
+        usable = True
+        if track:  # X needs items an earlier element took: nothing changes in this row
+            for z in range(eip[X], eip[X + 1]):
+                o = owner[r, eit[z]]
+                if o >= 0 and ekey[o] < kx:
+                    usable = False
+                    break
+            if not (usable or commit):
+                continue
+        # X's slot, and the items left by the elements before it (a short scan: rows hold few elements)
         n = rowlen[r]
         for w in range(W):
             buf[w] = rows[r, w]
@@ -153,7 +201,8 @@ def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left
             if used[r, s]:
                 for w in range(W):
                     buf[w] &= ~ebits[e, w]
-        usable = _subset(xb, buf, W)
+        if not track:
+            usable = _subset(xb, buf, W)
         if commit:
             for s in range(n, pos, -1):
                 rowct[r, s] = rowct[r, s - 1]
@@ -166,34 +215,32 @@ def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left
         for w in range(W):
             buf[w] &= ~xb[w]
         nt = _touch(X, 1, delta, touched, nt)
-        first = pos + 1 if commit else pos
-        for s in range(first, rowlen[r]):
-            e = rowct[r, s]
-            nu = _subset(ebits[e], buf, W)
-            if nu:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-            if nu != (used[r, s] == 1):
-                nt = _touch(e, 1 if nu else -1, delta, touched, nt)
-                if commit:
-                    used[r, s] = 1 if nu else 0
-        nt = _singletons(left[r], buf, W, delta, touched, nt)
-        if commit:
-            for w in range(W):
-                left[r, w] = buf[w]
+        if commit and track:
+            for z in range(eip[X], eip[X + 1]):
+                owner[r, eit[z]] = X
+        nt = _recover(r, pos + 1 if commit else pos, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
+                      owner, delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True)
-def _remove(Y, commit, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta, touched, buf):
+def _remove(Y, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
+            delta, touched, buf):
     """Cover change when Y leaves the code table (only rows whose cover uses Y change)."""
     W = rows.shape[1]
+    track = owner.shape[1] > 0
     nt = 0
     yb = ebits[Y]
+    first_item = eit[eip[Y]]
     for idx in range(elo[Y], ehi[Y]):
         r = pool[idx]
         if not _subset(yb, rows[r], W):
             continue
+        was_used = True
+        if track:
+            was_used = owner[r, first_item] == Y
+            if not (was_used or commit):
+                continue
         n = rowlen[r]
         sy = -1
         for w in range(W):
@@ -206,7 +253,8 @@ def _remove(Y, commit, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, d
             if used[r, s]:
                 for w in range(W):
                     buf[w] &= ~ebits[e, w]
-        was_used = used[r, sy] == 1
+        if not track:
+            was_used = used[r, sy] == 1
         if commit:
             for s in range(sy, n - 1):
                 rowct[r, s] = rowct[r, s + 1]
@@ -215,21 +263,8 @@ def _remove(Y, commit, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, d
         if not was_used:
             continue
         nt = _touch(Y, -1, delta, touched, nt)
-        first = sy if commit else sy + 1
-        for s in range(first, rowlen[r]):
-            e = rowct[r, s]
-            nu = _subset(ebits[e], buf, W)
-            if nu:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-            if nu != (used[r, s] == 1):
-                nt = _touch(e, 1 if nu else -1, delta, touched, nt)
-                if commit:
-                    used[r, s] = 1 if nu else 0
-        nt = _singletons(left[r], buf, W, delta, touched, nt)
-        if commit:
-            for w in range(W):
-                left[r, w] = buf[w]
+        nt = _recover(r, sy if commit else sy + 1, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
+                      owner, delta, touched, nt, buf)
     return nt
 
 
@@ -259,18 +294,21 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, estd, usage, rowct, used,
-                   rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
+def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, estd, usage,
+                   rowct, used, rowlen, left, owner, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
 
-    tot = [S, k] (integers as float64 is avoided: int64); counters = [accepted, pruned, L as bits * 1e6 unused].
+    tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
+    with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
     W = rows.shape[1]
     cap = rowct.shape[1]
     buf = np.empty(W, dtype=np.uint64)
+    state = (rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner, delta, touched,
+             buf)
     for j in range(start, stop):
         X = m + j
-        nt = _add(X, False, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf)
+        nt = _add(X, False, *state)
         gain = delta[X] > 0
         dL = _size_change(delta, touched, nt, usage, estd, tot) if gain else 0.0
         _clear(delta, touched, nt)
@@ -278,7 +316,7 @@ def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, est
             continue
         if not _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
             return GROW, j
-        nt = _add(X, True, rows, elo, ehi, pool, ebits, ekey, rowct, used, rowlen, left, delta, touched, buf)
+        nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)
         counters[0] += 1
         # the code table list, in cover order
@@ -306,19 +344,17 @@ def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, est
         while i < pn:
             Y = plist[i]
             if usage[Y] == 0:
-                ntz = _remove(Y, True, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta,
-                              touched, buf)
+                ntz = _remove(Y, True, *state)
                 _clear(delta, touched, ntz)
                 _ct_remove(ct, ctn, Y)
                 counters[1] += 1
                 i += 1
                 continue
-            ntr = _remove(Y, False, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta, touched, buf)
+            ntr = _remove(Y, False, *state)
             dLr = _size_change(delta, touched, ntr, usage, estd, tot)
             _clear(delta, touched, ntr)
             if dLr <= 0.0:
-                ntr = _remove(Y, True, rows, elo, ehi, pool, ebits, rowct, used, rowlen, left, delta,
-                              touched, buf)
+                ntr = _remove(Y, True, *state)
                 _apply(delta, touched, ntr, usage, tot)
                 p = _ct_remove(ct, ctn, Y)
                 counters[1] += 1

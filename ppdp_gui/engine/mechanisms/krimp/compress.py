@@ -29,6 +29,7 @@ from ppdp_gui.engine.mechanisms.krimp.mining import (Candidates, internal_ids, i
                                                      padded, standard_order)
 
 CHUNK = 20_000  # candidates per compiled call (between two progress reports)
+TRACK_SUPPORT, TRACK_ROW = 50, 12  # when to keep each row's item owners (see compress_iter)
 POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 MB); above, rarest-item lists
 
 
@@ -108,9 +109,10 @@ def sizes_from_usage(usage: np.ndarray, stdlen: np.ndarray) -> tuple[float, floa
     return float((s + code).sum()), float((u * code).sum())
 
 
-def compress(table: ItemTable, cands: Candidates, *, prune: bool = True) -> CodeTable:
-    """KRIMP on `table` with `cands` (any order: they are put in the standard order here)."""
-    gen = compress_iter(table, cands, prune=prune)
+def compress(table: ItemTable, cands: Candidates, *, prune: bool = True, track: bool | None = None) -> CodeTable:
+    """KRIMP on `table` with `cands` (any order: they are put in the standard order here). `track` forces the
+    per-row item owners on or off (None: where they pay; the result is the same either way)."""
+    gen = compress_iter(table, cands, prune=prune, track=track)
     while True:
         try:
             next(gen)
@@ -118,12 +120,11 @@ def compress(table: ItemTable, cands: Candidates, *, prune: bool = True) -> Code
             return stop.value
 
 
-def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) -> Iterator[Progress]:
+def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
+                  track: bool | None = None) -> Iterator[Progress]:
     """The same as `compress`, yielding Progress between chunks of candidates (closing it stops the run); the
     CodeTable is the generator's return value."""
     supp = item_supports(table)
-    if (supp == 0).any():  # items that never occur take no part (the original data conversion has none)
-        pass
     internal = internal_ids(supp, table.item_numbers)
     m = table.n_items
     W = max(1, (m + 63) // 64)
@@ -179,6 +180,16 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     used = np.zeros((table.n_rows, cap), dtype=np.uint8)
     rowlen = np.zeros(table.n_rows, dtype=np.int32)
     left = rows.copy()
+    # which element covers each item of each row (-1: a singleton), and the items of rows and elements
+    # Tracked only where it pays (it costs a cache line per row visited): candidates of high support (most of
+    # their rows are already covered by earlier elements, and are then skipped at once) or long rows; on short
+    # rows and low supports (chess, nursery) the plain scan of a row's few elements is faster.
+    if track is None:
+        track = bool(C) and (float(cands.support.mean()) >= TRACK_SUPPORT or items.size > TRACK_ROW * table.n_rows)
+    owner = -np.ones((table.n_rows, m if track else 0), dtype=np.int32)
+    rit = internal[items]
+    eip = np.concatenate([np.arange(m + 1), m + cands.indptr[1:]]).astype(np.int64)
+    eit = np.concatenate([np.arange(m), ids]).astype(np.int64)
     ct = np.zeros(C + 1, dtype=np.int32)
     ctn = np.zeros(1, dtype=np.int64)
     tot = np.array([int(usage.sum()), int((usage > 0).sum())], dtype=np.int64)
@@ -192,9 +203,9 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True) ->
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, estd, usage,
-                                       rowct, used, rowlen, left, ct, ctn, tot, delta, touched, mark, plist,
-                                       counters)
+        status, nxt = K.run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, indptr,
+                                       rit, estd, usage, rowct, used, rowlen, left, owner, ct, ctn, tot, delta,
+                                       touched, mark, plist, counters)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
