@@ -231,6 +231,16 @@ def test_sweep_over_min_sup_draws_anonymity_against_utility():
     assert NAMES["equal"] in result.measure_names and NAMES["rare"] in result.measure_names
 
 
+def test_numbers_generalised_to_a_taxonomy_level():
+    from ppdp_gui.engine.taxonomy import Taxonomy
+    data = ward(300)
+    paths = [[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(0, 120)]
+    data = data.with_column("age", taxonomy=Taxonomy.from_paths("age", paths))
+    rel = list(KrimpSynthetic().run(data, rng=NoiseSource.for_tests(6), min_sup=3, taxonomy_level=1))[-1]
+    assert set(rel.table["age"]) <= {f"{d}-{d + 9}" for d in range(10, 100, 10)}
+    assert rel.note["numbers"] == {"age": "taxonomy level 1"}
+
+
 def test_more_records_and_uniform_numbers():
     data = ward(300)
     mech = KrimpSynthetic()

@@ -161,7 +161,9 @@ def code_column(name: str, series: pd.Series, *, numeric: bool = False, bins: in
                                                     tuple(float(e) for e in edges), True)
     text = series.astype(object).where(~miss, MISSING).astype(str)
     if generalise is not None:
-        text = pd.Series(np.where(miss, MISSING, generalise(series.where(~miss, "")).astype(str)), index=series.index)
+        text = pd.Series(MISSING, index=series.index, dtype=object)
+        if (~miss).any():
+            text[~miss] = np.asarray(generalise(series[~miss]).astype(str), dtype=object)
     present = [v for v in pd.unique(text) if v != MISSING]
     labels = _sorted_values(present) + ([MISSING] if (text == MISSING).any() else [])
     local = pd.Categorical(text, categories=labels).codes.astype(np.int64)

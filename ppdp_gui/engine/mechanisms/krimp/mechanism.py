@@ -109,7 +109,7 @@ class KrimpSynthetic(Mechanism):
                 tax = data.spec(c).taxonomy
                 if tax is not None:
                     cut = tax.nodes_at_level(min(taxonomy_level, tax.height))
-                    gens[c] = (lambda s, tax=tax, cut=cut: tax.generalise(s.astype(str), cut).astype(str),
+                    gens[c] = (lambda s, tax=tax, cut=cut: tax.generalise(_as_text(s), cut).astype(str),
                                f"taxonomy level {taxonomy_level}")
         return encode_frame(data.frame[cols], numeric=numeric, bins=bins, max_values=MAX_VALUES, generalisers=gens)
 
@@ -174,6 +174,14 @@ class KrimpSynthetic(Mechanism):
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         return {k: float(v) for k, v in dict(release.record.get("figures", {})).items()}
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """Numbers as a taxonomy file writes them: whole numbers without a decimal point ("39", not "39.0")."""
+    x = pd.to_numeric(values, errors="coerce")
+    if x.notna().all() and (x % 1 == 0).all():
+        return x.astype("int64").astype(str)
+    return values.astype(str)
 
 
 def relay_progress_value(gen, lo: float, hi: float, prefix: str):
