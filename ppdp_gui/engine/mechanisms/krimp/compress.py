@@ -21,7 +21,6 @@ from typing import Iterator
 
 import numpy as np
 
-from ppdp_gui.engine.errors import Cancelled  # noqa: F401  (re-exported for callers that stop a run)
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.engine.mechanisms.krimp import _kernels as K
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
