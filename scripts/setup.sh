@@ -9,6 +9,8 @@ QT_PKGS="libglib2.0-0 libgl1 libegl1 libx11-6 libdbus-1-3 libfontconfig1 libfree
  libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1"
 # Debian's own python3 needs python3-venv for `python3 -m venv`
 if [ ! -x .venv/bin/python ] && ! "$PY" -c "import ensurepip, venv" >/dev/null 2>&1; then QT_PKGS="$QT_PKGS python3-venv"; fi
+# pyfim (KRIMP's itemset miner) is built from source: it needs a C compiler and Python's headers
+if ! command -v cc >/dev/null 2>&1; then QT_PKGS="$QT_PKGS gcc libc6-dev python3-dev"; fi
 if command -v apt-get >/dev/null 2>&1; then
   missing=$(for p in $QT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
   if [ -n "$missing" ]; then

@@ -14,6 +14,7 @@ _ENTRIES: dict[str, str] = {
     "Mondrian": "ppdp_gui.engine.mechanisms.mondrian:Mondrian",
     "TDS": "ppdp_gui.engine.mechanisms.tds:TDS",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
+    "KRIMP synthetic": "ppdp_gui.engine.mechanisms.krimp:KrimpSynthetic",
 }
 
 

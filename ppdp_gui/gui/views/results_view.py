@@ -146,8 +146,9 @@ class ResultsView(StepView):
         sizes = record.class_sizes
         risk_keys = {"smallest group (rows)", "groups", "highest re-identification risk %",
                      "average re-identification risk %", "share of records with risk above 10 %"}
-        measures = {k: v for k, v in record.figures.items() if k not in risk_keys}
-        risk = {k: v for k, v in record.figures.items() if k in risk_keys}
+        risky = {k for k in record.figures if k in risk_keys or k.startswith("risk: ")}  # "risk: …" from measures()
+        measures = {k: v for k, v in record.figures.items() if k not in risky}
+        risk = {k: v for k, v in record.figures.items() if k in risky}
         no_measures = ("No figures for this release on its own: utility such as classification accuracy needs "
                        "held-out data. See the Simulate tab.")
         no_risk = ("Group-size risk does not apply: " + ("the release is protected by ε-differential privacy."

@@ -1,0 +1,228 @@
+"""KRIMP (Siebes, Vreeken & van Leeuwen 2006): the code table that compresses a database best, in bits.
+
+The database is encoded with a code table CT: a list of itemsets in *cover order* (length descending, equal
+lengths in candidate order, singletons last); each row is covered greedily — an element is used iff all its items
+are still uncovered — and element X gets the optimal code length −log2(u_X / S) from its usage u_X (S = total
+usage). L(D, CT) = L(CT | D) + L(D | CT) with, over the elements in use,
+L(D | CT) = Σ u_X·(−log2(u_X / S)) and L(CT | D) = Σ [stdlen(X) + (−log2(u_X / S))], where stdlen(X) sums the
+standard code lengths −log2(supp(i) / |items in D|) of X's items (the singleton-only *standard* code table ST).
+
+Starting from ST, every candidate (frequent itemsets in the standard candidate order) is tried once and kept iff
+L(D, CT ∪ X) < L(D, CT). With pruning ("pop"), after each acceptance the elements whose usage dropped are tried
+for removal (kept out iff L(D, CT \\ Y) <= L(D, CT)), in the original release's exact order (see `_kernels`).
+With these conventions the sizes equal the original C++ release's (tests/engine/test_krimp_compress.py and
+benchmarks/bench_krimp.py print them beside ../shared/reference's figures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ppdp_gui.engine.mechanisms.base import Progress
+from ppdp_gui.engine.mechanisms.krimp import _kernels as K
+from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
+from ppdp_gui.engine.mechanisms.krimp.mining import (Candidates, internal_ids, item_supports, packed_keys,
+                                                     padded, standard_order)
+
+CHUNK = 20_000  # candidates per compiled call (between two progress reports)
+TRACK_SUPPORT, TRACK_ROW = 50, 12  # when to keep each row's item owners (see compress_iter)
+POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 MB); above, rarest-item lists
+
+
+def _rarest_first(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each itemset's internal ids in descending order (rarest item first), CSR like `ids`."""
+    mat = padded(indptr, ids, -1)
+    mat = -np.sort(-mat, axis=1)
+    return mat[mat >= 0]
+
+
+def _lexicographic(indptr: np.ndarray, seq: np.ndarray, base: int) -> np.ndarray:
+    """Order of CSR sequences (values < base), lexicographic: a prefix before its extensions."""
+    mat = padded(indptr, seq, -1) + 1
+    return np.lexsort(packed_keys(mat, base + 1)[::-1])
+
+
+def to_bits(indptr: np.ndarray, items: np.ndarray, W: int) -> np.ndarray:
+    """CSR itemsets (distinct item ids < 64·W per row) as rows of W uint64 words."""
+    n = len(indptr) - 1
+    bits = np.zeros((n, W), dtype=np.uint64)
+    if n == 0 or items.size == 0:
+        return bits
+    word = items // 64
+    bit = np.left_shift(np.uint64(1), (items % 64).astype(np.uint64))
+    nonempty = np.diff(indptr) > 0
+    starts = indptr[:-1][nonempty]
+    for w in range(W):
+        vals = np.where(word == w, bit, np.uint64(0))
+        bits[nonempty, w] = np.add.reduceat(vals, starts)  # distinct bits: the sum is the union
+    return bits
+
+
+@dataclass(frozen=True)
+class CodeTable:
+    """The result: the non-singleton elements in cover order (items as ItemTable indices), their usages, the
+    singleton usages, and the sizes in bits."""
+
+    elements: list[tuple[int, ...]]  # cover order
+    usage: np.ndarray  # of `elements`
+    element_support: np.ndarray
+    singleton_usage: np.ndarray  # per ItemTable item
+    std_lengths: np.ndarray  # per ItemTable item
+    n_items: int
+    L_D_ST: float  # L(D | ST)
+    L_ST_total: float  # L(D, ST) = L(ST) + L(D | ST)
+    L_CT_D: float  # L(CT | D)
+    L_D_CT: float  # L(D | CT)
+    n_candidates: int
+    accepted: int
+    pruned: int
+
+    @property
+    def total(self) -> float:
+        """L(D, CT) in bits."""
+        return self.L_CT_D + self.L_D_CT
+
+    @property
+    def ratio(self) -> float:
+        """L(D, CT) / L(D, ST): the share of the standard encoding KRIMP needs (the reference's L%)."""
+        return self.total / self.L_ST_total
+
+    @property
+    def n_used(self) -> int:
+        """Non-singleton elements the cover uses (the reference's non-singleton |CT|)."""
+        return int((self.usage > 0).sum())
+
+
+def sizes_from_usage(usage: np.ndarray, stdlen: np.ndarray) -> tuple[float, float]:
+    """(L(CT | D), L(D | CT)) for elements with these usages and standard lengths (zero usages ignored)."""
+    u = np.asarray(usage, dtype=float)
+    used = u > 0
+    u, s = u[used], np.asarray(stdlen, dtype=float)[used]
+    S = u.sum()
+    if S == 0:
+        return 0.0, 0.0
+    code = -np.log2(u / S)
+    return float((s + code).sum()), float((u * code).sum())
+
+
+def compress(table: ItemTable, cands: Candidates, *, prune: bool = True, track: bool | None = None) -> CodeTable:
+    """KRIMP on `table` with `cands` (any order: they are put in the standard order here). `track` forces the
+    per-row item owners on or off (None: where they pay; the result is the same either way)."""
+    gen = compress_iter(table, cands, prune=prune, track=track)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
+                  track: bool | None = None) -> Iterator[Progress]:
+    """The same as `compress`, yielding Progress between chunks of candidates (closing it stops the run); the
+    CodeTable is the generator's return value."""
+    supp = item_supports(table)
+    internal = internal_ids(supp, table.item_numbers)
+    m = table.n_items
+    W = max(1, (m + 63) // 64)
+    order = standard_order(cands, internal)
+    cands = cands.take(order[cands.lengths[order] >= 2])
+    C = len(cands)
+    E = m + C
+    # rows and elements as bitsets over internal ids
+    indptr, items = table.transactions()
+    rows = to_bits(indptr, internal[items], W)
+    cbits = to_bits(cands.indptr, internal[cands.items], W)
+    ebits = np.zeros((E, W), dtype=np.uint64)
+    for i in range(m):
+        ebits[internal[i], internal[i] // 64] = np.uint64(1) << np.uint64(internal[i] % 64)
+    ebits[m:] = cbits
+    lengths = cands.lengths
+    maxlen = int(lengths.max()) if C else 1
+    ekey = np.zeros(E, dtype=np.int64)
+    ekey[m:] = (maxlen - lengths) * (C + 1) + np.arange(C)
+    n_occ = int(supp.sum())
+    std_item = np.where(supp > 0, -np.log2(np.maximum(supp, 1) / max(n_occ, 1)), 0.0)  # by ItemTable item
+    std_int = np.zeros(m)
+    std_int[internal] = std_item
+    estd = np.zeros(E)
+    estd[:m] = std_int
+    ids = internal[cands.items]
+    estd[m:] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
+    # each internal item's rows, then each candidate's (or, above POOL_LIMIT, its rarest item's: a superset)
+    row_of = np.repeat(np.arange(table.n_rows, dtype=np.int32), np.diff(indptr))
+    irows = row_of[np.argsort(internal[items], kind="stable")]
+    iptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(internal[items], minlength=m), out=iptr[1:])
+    elo = np.zeros(E, dtype=np.int64)
+    ehi = np.zeros(E, dtype=np.int64)
+    elo[:m], ehi[:m] = iptr[:-1], iptr[1:]
+    pool = irows
+    if C:
+        rare_first = _rarest_first(cands.indptr, ids)
+        total = int(cands.support.sum())
+        if total <= POOL_LIMIT:
+            lex = _lexicographic(cands.indptr, rare_first, m)
+            cpool, lo, hi = K.candidate_rows(lex, cands.indptr, rare_first, rows, iptr, irows, total)
+            pool = np.concatenate([irows, cpool])
+            elo[m:], ehi[m:] = lo + irows.size, hi + irows.size
+        else:
+            rare = rare_first[cands.indptr[:-1]]
+            elo[m:], ehi[m:] = iptr[rare], iptr[rare + 1]
+    # state: the standard code table
+    usage = np.zeros(E, dtype=np.int64)
+    usage[:m] = supp[np.argsort(internal)]
+    cap = 16
+    rowct = np.zeros((table.n_rows, cap), dtype=np.int32)
+    used = np.zeros((table.n_rows, cap), dtype=np.uint8)
+    rowlen = np.zeros(table.n_rows, dtype=np.int32)
+    left = rows.copy()
+    # which element covers each item of each row (-1: a singleton), and the items of rows and elements
+    # Tracked only where it pays (it costs a cache line per row visited): candidates of high support (most of
+    # their rows are already covered by earlier elements, and are then skipped at once) or long rows; on short
+    # rows and low supports (chess, nursery) the plain scan of a row's few elements is faster.
+    if track is None:
+        track = bool(C) and (float(cands.support.mean()) >= TRACK_SUPPORT or items.size > TRACK_ROW * table.n_rows)
+    owner = -np.ones((table.n_rows, m if track else 0), dtype=np.int32)
+    rit = internal[items]
+    eip = np.concatenate([np.arange(m + 1), m + cands.indptr[1:]]).astype(np.int64)
+    eit = np.concatenate([np.arange(m), ids]).astype(np.int64)
+    ct = np.zeros(C + 1, dtype=np.int32)
+    ctn = np.zeros(1, dtype=np.int64)
+    tot = np.array([int(usage.sum()), int((usage > 0).sum())], dtype=np.int64)
+    delta = np.zeros(E, dtype=np.int64)
+    touched = np.zeros(2 * E, dtype=np.int64)
+    mark = np.zeros(E, dtype=np.uint8)
+    plist = np.zeros(C + 1, dtype=np.int64)
+    counters = np.zeros(2, dtype=np.int64)
+    L_ST = float(K.total_size(usage, estd))
+    start = 0
+    yield Progress(0.0, f"compressing: {C:,} candidates")
+    while start < C:
+        stop = min(C, start + CHUNK)
+        status, nxt = K.run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, indptr,
+                                       rit, estd, usage, rowct, used, rowlen, left, owner, ct, ctn, tot, delta,
+                                       touched, mark, plist, counters)
+        if status == K.GROW:
+            cap *= 2
+            rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
+            used = np.concatenate([used, np.zeros_like(used)], axis=1)
+        start = int(nxt)
+        yield Progress(start / max(C, 1), f"compressing: {start:,} of {C:,} candidates, "
+                                          f"{int(ctn[0]):,} in the code table")
+    members = ct[:int(ctn[0])].astype(np.int64)
+    back = np.argsort(internal)  # internal id -> ItemTable item
+    elements = []
+    for e in members:
+        j = int(e) - m
+        elements.append(tuple(int(x) for x in sorted(cands.items[cands.indptr[j]:cands.indptr[j + 1]])))
+    single = np.zeros(m, dtype=np.int64)
+    single[back] = usage[:m]
+    all_usage = np.concatenate([usage[members], usage[:m]])
+    all_std = np.concatenate([estd[members], estd[:m]])
+    L_CT_D, L_D_CT = sizes_from_usage(all_usage, all_std)
+    L_D_ST = float((supp * std_item).sum())
+    return CodeTable(elements, usage[members].copy(), cands.support[members - m].copy(), single, std_item, m,
+                     L_D_ST, L_ST, L_CT_D, L_D_CT, C + m, int(counters[0]), int(counters[1]))
