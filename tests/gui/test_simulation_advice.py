@@ -1,0 +1,66 @@
+"""The simulation through the window: the step list counts it at once, the chart shows the sweep just run (its
+parameter, its measures), the advice names a value and why, and "Apply this advice" sets that value in the
+Mechanism step — nothing is run, nothing is charged."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from ppdp_gui.engine.mechanisms import registry
+
+K = "Mondrian"
+pytestmark = pytest.mark.skipif(K not in registry.names(), reason="Mondrian not registered")
+
+
+def simulate(w, qtbot, param: str, values: str, repeats: int = 1) -> None:
+    panel = w.results_view.sweep
+    panel.param_combo.setCurrentIndex(panel.param_combo.findData(param))
+    panel.grid_edit.setText(values)
+    panel.repeats.setValue(repeats)
+    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    assert panel.running
+    qtbot.waitUntil(lambda: not panel.running, timeout=180000)
+
+
+def test_simulate_follow_and_apply_advice(loaded_window, qtbot):
+    w = loaded_window
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText(K)
+    w.mechanism_view.panel.editor("k").setValue(3)  # not a value of the grid: the advice will change it
+    w.go_to(w.results_view)
+    panel = w.results_view.sweep
+    w.results_view.tabs.setCurrentWidget(panel)
+    before = w.session.ledger.datasets()
+
+    simulate(w, qtbot, "k", "2, 10, 50")
+    assert "1 simulation" in w.step_texts()[4]  # counted when it finished, not one step later
+    chart = panel.chart
+    assert chart.param_combo.currentData() == "k" and chart.shown_names() == [w.session.sweeps[0][0]]
+    assert chart.measure_combo.currentData() == "NCP %"
+    assert "Information loss (NCP %)" in chart.plot.getPlotItem().getAxis("left").labelText
+
+    advice = panel.advice
+    assert advice is not None and advice.applicable and advice.parameter == "k"
+    assert advice.value in (2, 10, 50) and w.session.params["k"] == 3
+    text = panel.advice_text.text()
+    assert f"Advice: k = {advice.value}." in text and "information loss" in text.lower()
+    assert "Highest re-identification risk at k =" in text
+    assert panel.apply_button.isEnabled()
+
+    qtbot.mouseClick(panel.apply_button, Qt.LeftButton)
+    assert w.session.params["k"] == advice.value
+    assert w.mechanism_view.panel.values()["k"] == advice.value  # shown in the Mechanism step
+    assert "nothing was charged" in panel.applied.text().lower() and not panel.apply_button.isEnabled()
+    assert w.session.releases == [] and w.session.ledger.datasets() == before and not w.run_view.running
+    qtbot.waitUntil(lambda: f"k = {advice.value}" in w.step_texts()[2], timeout=5000)
+
+    # a second simulation of another parameter: the chart shows that one, not the earlier curve
+    simulate(w, qtbot, "grid_width", "0, 10")
+    assert "2 simulations" in w.step_texts()[4]
+    assert [chart.param_combo.itemData(i) for i in range(chart.param_combo.count())] == ["grid_width"]
+    assert chart.curves(w.session.sweeps[0][0]) == [] and len(chart.curves(w.session.sweeps[1][0])) == 1
+    assert panel.shown_combo.currentIndex() == 1
+    panel.shown_combo.setCurrentIndex(0)  # back to the first: its axis and its advice
+    assert chart.param_combo.currentData() == "k" and panel.advice.parameter == "k"
+    assert "already set" in panel.applied.text() and not panel.apply_button.isEnabled()
