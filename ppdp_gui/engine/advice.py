@@ -10,9 +10,11 @@ The rule, on the mean curve of one utility figure with its run-to-run spread (st
 
 1. Order the values from the most private to the least (`more_private`: "lower" for ε, "higher" for k); for a
    parameter that does not change the guarantee (DiffGen's h), from the smaller value (coarser, smaller table) up.
-2. Plateau: a value is *as good as the best* when its mean is within the larger of the two spreads (its own, the
-   best value's), within `NEGLIGIBLE` (5 %) of the whole curve's range, or within `RELATIVE` (0.5 %) of the
-   figure's own size of the best mean — differences the repeats cannot tell apart, or too small to matter. The advice is the first value in that order that is as good
+2. Plateau: a value is *as good as the best* when its mean is within the standard error of the difference of
+   the two means (√(σ₁²/n₁ + σ₂²/n₂), σ the spread of n repeats), within `NEGLIGIBLE` (5 %) of the whole curve's
+   range, or within `RELATIVE` (0.5 %) of the figure's own size of the best mean — differences the repeats cannot
+   tell apart, or too small to matter. (A value whose runs scatter widely gains no extra leeway beyond what its
+   repeats can tell.) The advice is the first value in that order that is as good
    as the best: the most private one with no real loss ("accuracy stops rising after h = 8"). Ties therefore go
    towards more privacy.
 3. Knee: if only the least private value is as good as the best (the figure still improves at the end of the
@@ -109,8 +111,7 @@ def _curve(rows: pd.DataFrame, parameter: str, measure: str) -> pd.DataFrame:
     frame = rows[[parameter, measure]].copy()
     frame[measure] = pd.to_numeric(frame[measure], errors="coerce")
     grouped = frame.dropna().groupby(parameter, sort=True)[measure]
-    out = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=1).fillna(0.0)})
-    return out
+    return pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=1).fillna(0.0), "n": grouped.count()})
 
 
 def _positions(xs: np.ndarray) -> np.ndarray:
@@ -147,7 +148,7 @@ def advise(result, parameter: str | None = None, *, measure: str | None = None,
     xs = list(curve.index)
     sign = 1.0 if better(measure) == "higher" else -1.0
     utility = sign * curve["mean"].to_numpy(dtype=float)
-    spread = curve["std"].to_numpy(dtype=float)
+    se2 = (curve["std"].to_numpy(dtype=float) ** 2) / np.maximum(curve["n"].to_numpy(dtype=float), 1)
     span = float(utility.max() - utility.min())
     best = int(np.argmax(utility))  # the first of equals: the more private one
     title = glossary.figure(measure).title
@@ -166,7 +167,7 @@ def advise(result, parameter: str | None = None, *, measure: str | None = None,
                   + (f", the most private ({privacy_word} {label} is more private)." if privacy_word else
                      ", the smallest."))
     else:
-        tolerance = np.maximum(np.maximum(spread, spread[best]), max(NEGLIGIBLE * span, floor))
+        tolerance = np.maximum(np.sqrt(se2 + se2[best]), max(NEGLIGIBLE * span, floor))
         good = utility >= utility[best] - tolerance
         pick = int(np.flatnonzero(good)[0])
         rule = "plateau"
@@ -229,6 +230,6 @@ def _details(result, parameter: str, value: Any, measure: str, label: str, compa
         elif fig.kind == "size" and compare is not None and compare != value:
             other = pd.to_numeric(rows[rows[parameter] == compare][m], errors="coerce").mean()
             if np.isfinite(other) and mean > 0 and other / mean >= 1.5:
-                lines.append(f"The release is {other / mean:.0f}× smaller there than at {label} = "
+                lines.append(f"The released table is {other / mean:.0f}× smaller there than at {label} = "
                              f"{fmt_value(compare)} ({fig.title.lower()}: {fmt(mean)} against {fmt(other)}).")
     return tuple(dict.fromkeys(lines))

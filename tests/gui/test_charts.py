@@ -201,7 +201,12 @@ def test_histogram_counts_classes_and_records(qtbot, tmp_path):
     np.testing.assert_array_equal(hist.bar_data()[1], [4, 3, 15, 9])
     assert hist.export_png(tmp_path / "h.png").stat().st_size > 1000
     # a table of noisy counts: the same chart, its words about counts
+    hist.mode_combo.setCurrentIndex(0)
     hist.set_sizes(np.array([0, 3, 3, 12]), kind="counts")
+    x, h = hist.bar_data()
+    np.testing.assert_array_equal(h, [2, 1])  # bins 3–4 and 10–12: skewed counts stay readable
+    ticks = hist.plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [t for _x, t in ticks] == ["3–4", "10–12"]
     assert not hist.k_line.isVisible() and hist.mode_combo.itemText(0) == "Number of released rows"
     assert "4 released rows" in hist.summary_label.text() and "add up to 18 records" in hist.summary_label.text()
     assert "1 row with count 0" in hist.summary_label.text()

@@ -86,3 +86,23 @@ def test_figures_of_a_dp_count_table(loaded_window, qtbot):
     assert sorted(hist._sizes.tolist()) == sorted(record.table["count"].tolist())
     tip = next(lab for lab in figures.findChildren(QLabel) if lab.accessibleName() == "mean abs error").toolTip()
     assert "|noisy count − true count|" in tip
+
+
+def test_compared_releases_are_headed_by_plain_titles():
+    import numpy as np
+    import pandas as pd
+
+    from ppdp_gui.engine.claims import KAnonymity
+    from ppdp_gui.engine.data.schema import SourceInfo
+    from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
+    from ppdp_gui.engine.pipeline.published import Published
+    from ppdp_gui.gui.views.results_view import comparison_frame
+    table = pd.DataFrame({"age": ["20-29"] * 4})
+    release = Release("Mondrian", table, PrivacyCost(k=2), {"k": 2}, claims=(KAnonymity(2, ("age",)),))
+    pub = Published("id", "now", "Mondrian", "k-anonymity", "", release, release.claims, {"k": 2}, release.cost,
+                    "hash", SourceInfo(path="t.csv", n_rows_read=4), (),
+                    figures={"NCP %": 12.5, "max prosecutor risk %": 50.0, "highest re-identification risk %": 50.0},
+                    class_sizes=np.array([4]))
+    frame = comparison_frame([pub])
+    assert {"Information loss %", "Highest re-identification risk %", "Rows released"} <= set(frame.columns)
+    assert "NCP %" not in frame.columns and frame["Information loss %"][0] == 12.5

@@ -43,6 +43,24 @@ def size_histogram(sizes: np.ndarray, records: bool = False, max_bars: int = 40)
     return edges[:-1] + widths / 2, heights.astype(float), widths * 0.9
 
 
+def count_bins(values: np.ndarray, records: bool = False) -> tuple[np.ndarray, list[str]]:
+    """Heights and labels of 1-2-5 bins of positive counts (1, 2, 3–4, 5–9, 10–19, …): noisy counts run from a
+    few to thousands, and equal-width bins would put almost all of them into the first bar."""
+    values = np.asarray(values, dtype=np.int64)
+    values = values[values > 0]
+    if values.size == 0:
+        return np.zeros(0), []
+    edges, step = [1, 2, 3, 5], 10
+    while edges[-1] <= values.max():
+        edges += [step, 2 * step, 5 * step]
+        step *= 10
+    edges = [e for e in edges if e <= values.max()] + [int(values.max()) + 1]
+    heights, _ = np.histogram(values, bins=edges, weights=values if records else None)
+    labels = [str(lo) if hi - lo == 1 else f"{lo}–{hi - 1}" for lo, hi in zip(edges[:-1], edges[1:])]
+    keep = heights > 0
+    return heights[keep].astype(float), [lab for lab, k in zip(labels, keep) if k]
+
+
 class HistogramChart(QtWidgets.QWidget):
     """Distribution of equivalence-class sizes; `set_sizes(sizes, k=None)` updates the one bar item in place."""
 
@@ -67,7 +85,7 @@ class HistogramChart(QtWidgets.QWidget):
         label.setBuddy(self.mode_combo)
         controls.addWidget(label)
         controls.addWidget(self.mode_combo)
-        controls.addWidget(self.summary_label, 1)
+        controls.addStretch(1)
         controls.addWidget(self.export_button)
 
         self.plot = pg.PlotWidget(axisItems=tidy_axes())
@@ -86,6 +104,7 @@ class HistogramChart(QtWidgets.QWidget):
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addWidget(self.summary_label)
         layout.addWidget(self.plot, 1)
         self.mode_combo.currentIndexChanged.connect(lambda _i: self._redraw())
         self.export_button.clicked.connect(self._ask_export)
@@ -120,8 +139,16 @@ class HistogramChart(QtWidgets.QWidget):
 
     def _redraw(self) -> None:
         records = self.mode_combo.currentIndex() == 1
-        x, height, width = size_histogram(self._sizes, records=records)
-        self.bars.setOpts(x=x, height=height, width=width if width.size else 0.8)
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        if self._kind == "counts":  # one bar per 1-2-5 bin, labelled with its range
+            height, labels = count_bins(self._sizes, records=records)
+            x = np.arange(len(labels), dtype=float)
+            self.bars.setOpts(x=x, height=height, width=0.8)
+            axis.setTicks([list(zip(x.tolist(), labels)), []])
+        else:
+            x, height, width = size_histogram(self._sizes, records=records)
+            self.bars.setOpts(x=x, height=height, width=width if width.size else 0.8)
+            axis.setTicks(None)
         self.plot.setLabel("left", KINDS[self._kind][1][int(records)].lower())
         sizes = self._sizes[self._sizes > 0]
         zeros = int((self._sizes <= 0).sum())

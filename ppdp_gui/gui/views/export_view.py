@@ -160,7 +160,7 @@ class ExportView(StepView):
         buttons = QHBoxLayout()
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress, 1)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(heading("6. Export"))
         layout.addWidget(note("Exports are written to a temporary file, read back and checked, and only then "
@@ -169,6 +169,7 @@ class ExportView(StepView):
         layout.addLayout(form)
         layout.addWidget(self.record_note)
         layout.addLayout(buttons)
+        layout.addWidget(self.progress)
         layout.addWidget(self.stage)
         layout.addWidget(self.result)
         layout.addWidget(note("<b>What the budget ledger recorded for this release:</b>"))

@@ -7,6 +7,7 @@ import pandas as pd
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QTabWidget, QVBoxLayout
 
+from ppdp_gui.engine import explain, glossary
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
@@ -26,14 +27,24 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
     return view
 
 
+def column_title(name: str) -> str:
+    """A figure's plain title as a column heading, with its unit: 'Information loss %'."""
+    title = glossary.figure(name).title
+    return title + (" %" if name.rstrip().endswith("%") and not title.endswith("%") else "")
+
+
 def comparison_frame(releases) -> pd.DataFrame:
     """One row per release: what it was, what it guarantees, and every figure measured on it."""
     rows = []
     for i, p in enumerate(releases, 1):
         row = {"release": i, "mechanism": p.mechanism, "privacy": short_cost(p.cost),
                "guarantee holds": "yes" if p.holds else "NO (domain from the data)",
-               "parameters": params_text(dict(p.params)), "rows": len(p.table)}
-        row.update({k: round(v, 4) for k, v in p.figures.items()})
+               "parameters": params_text(dict(p.params))}
+        for name, value in {**explain.release_figures(p), **p.figures}.items():
+            key = column_title(name)
+            if key in row and row[key] != round(value, 4):
+                key = glossary.label(name)  # two figures of one title that differ: both, by their names
+            row[key] = round(value, 4)
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -225,7 +225,9 @@ class SweepPanel(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.applied.setText("")
-        self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats),
+        from ppdp_gui.engine.pipeline.release import test_seed  # tests only: a reproducible simulation
+        self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats,
+                                                          test_seed()),
                                               on_done=lambda result: self._done(label, spec, result),
                                               on_error=self._failed, on_progress=self._progress,
                                               on_cancelled=self._cancelled)
@@ -333,9 +335,11 @@ class SweepPanel(QWidget):
         self.apply_button.setToolTip(
             "Sets the advised value in the Mechanism step. Nothing is run and nothing is charged." if same_mechanism
             else f"This simulation is of {mech}; choose {mech} in the Mechanism step to apply it.")
-        if not (a.applicable and same_mechanism and current == a.value):
+        if a.applicable and same_mechanism and current != a.value:
+            self.applied.setText(f"The Mechanism step has {short_label(spec)} = {fmt_value(current)} now.")
+        elif not (a.applicable and same_mechanism and current == a.value):
             self.applied.setText("")
-        elif not self.applied.text():
+        elif not self.applied.text() or self.applied.text().startswith("The Mechanism step has"):
             self.applied.setText(f"{short_label(spec)} = {fmt_value(a.value)} is already set in the Mechanism step.")
 
     def apply_advice(self) -> None:

@@ -167,9 +167,9 @@ def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
 class DiffGen(Mechanism):
     name = "DiffGen"
     guarantee = "ε-DP"
-    summary = ("Differentially private generalisation for classification (Mohammed et al., KDD 2011): the "
-               "quasi-identifiers are specialised top-down h times, each step chosen by the exponential "
-               "mechanism, then each group of the generalised table gets a noisy count.")
+    summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
+               "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
+               "half of ε, then every group gets a noisy count (DiffGen: Mohammed et al., KDD 2011).")
     params = (
         ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.01, high=10.0, log_scale=True,
                   help="Smaller ε: more privacy, noisier counts and a rougher choice of groups. Half of it chooses "
@@ -183,8 +183,8 @@ class DiffGen(Mechanism):
                        "counts and more noise; around 10 is usually best.",
                   formula="h specialisations, each chosen with ε/(2(|A_num| + 2h)); at most 2^h-fold more groups"),
         ParamSpec("utility", "Utility function", "choice", default="Max", choices=UTILITIES,
-                  help="How a split is scored: Max (majority-class count, sensitivity 1) or InfoGain "
-                       "(information gain, sensitivity log2 of the number of classes). Max is usually better.",
+                  help="How the next refinement is chosen: Max (how well the groups predict the class; usually "
+                       "better) or InfoGain (information gain).",
                   formula="Max: score = Σ over children of the majority-class count (Δ = 1); InfoGain: "
                           "information gain of the split (Δ = log2 |classes|)"),
         ParamSpec("class_column", "Class column", "column", default="", optional=True, roles=(Role.CLASS,),
