@@ -209,7 +209,9 @@ def test_histogram_counts_classes_and_records(qtbot, tmp_path):
     assert [t for _x, t in ticks] == ["3–4", "10–12"]
     assert not hist.k_line.isVisible() and hist.mode_combo.itemText(0) == "Number of released rows"
     assert "4 released rows" in hist.summary_label.text() and "add up to 18 records" in hist.summary_label.text()
-    assert "1 row with count 0" in hist.summary_label.text()
+    assert "1 row with count 0" in hist.summary_label.text() and "counts from 0 to 12" in hist.summary_label.text()
+    hist.set_sizes(np.array([3, 12]), kind="counts")
+    assert "counts from 3 to 12" in hist.summary_label.text() and "count 0" not in hist.summary_label.text()
     assert "noisy count" in hist.plot.getPlotItem().getAxis("bottom").labelText
 
 

@@ -154,8 +154,9 @@ class HistogramChart(QtWidgets.QWidget):
         zeros = int((self._sizes <= 0).sum())
         if self._kind == "counts":
             self.summary_label.setText(
-                f"{self._sizes.size:,} released rows · counts from {self._sizes.min(initial=0):,} to "
-                f"{self._sizes.max(initial=0):,} · they add up to {int(sizes.sum()):,} records"
+                f"{self._sizes.size:,} released rows · counts from "
+                f"{(self._sizes.min() if self._sizes.size else 0):,} to {(self._sizes.max() if self._sizes.size else 0):,}"
+                f" · they add up to {int(sizes.sum()):,} records"
                 + (f" · {zeros:,} row{'s' if zeros != 1 else ''} with count 0 (not drawn)" if zeros else ""))
         elif sizes.size:
             self.summary_label.setText(f"{sizes.size:,} groups · smallest {sizes.min():,} · median "
