@@ -83,7 +83,11 @@ def main(argv=None) -> int:
     shot("5_results_figures")
     panel = w.results_view.sweep
     w.results_view.tabs.setCurrentWidget(panel)
-    panel.repeats.setValue(2)
+    swept = "h" if panel.param_combo.findData("h") >= 0 else None  # DiffGen's h: the guide's example
+    if swept:
+        panel.param_combo.setCurrentIndex(panel.param_combo.findData(swept))
+        panel.grid_edit.setText("2, 4, 6, 8, 10, 12, 15")
+    panel.repeats.setValue(3)
     panel.start()
     wait_until(app, lambda: not panel.running, 900)
     shot("5_results_simulation")
@@ -92,6 +96,14 @@ def main(argv=None) -> int:
     w.export_view.export()
     wait_until(app, lambda: not w.export_view._busy, 120)
     shot("6_export")
+    w.go_to(w.run_view)
+    guide = w.open_guide()
+    guide.browser.scrollToAnchor("counts")
+    app.processEvents()
+    path = out / f"7_guide{suffix}.png"
+    guide.grab().save(str(path))
+    print(path)
+    guide.close()
     w.close()
     return 0
 

@@ -134,6 +134,8 @@ class MainWindow(QMainWindow):
         self._action(go, "&Previous step", lambda: self.steps.setCurrentRow(max(0, self.steps.currentRow() - 1)),
                      "Ctrl+PgUp")
         help_menu = self.menuBar().addMenu("&Help")
+        self.guide_action = self._action(help_menu, "&User guide", self.open_guide, QKeySequence.HelpContents,
+                                         "The six steps, what the guarantees mean, the release note, the ledger")
         self._action(help_menu, "&About", self._about)
 
     def show_ledger(self):
@@ -145,6 +147,11 @@ class MainWindow(QMainWindow):
             return None
         dialog.show()
         return dialog
+
+    def open_guide(self):
+        """The user guide, at the section of the step shown."""
+        from ppdp_gui.gui.help import open_guide
+        return open_guide(self, f"step-{self.steps.currentRow() + 1}" if self.steps.currentRow() >= 0 else "")
 
     def _about(self) -> None:
         QMessageBox.about(self, "About ppdp", "ppdp_gui: publish privacy-preserving versions of sensitive tables. "

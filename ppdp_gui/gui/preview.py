@@ -37,6 +37,37 @@ def short_cost(cost: PrivacyCost | None) -> str:
     return "" if cost is None else cost.describe(with_note=False)
 
 
+def cost_words(cost: PrivacyCost | None) -> str:
+    """The privacy of a release in plain words; its note (how ε is split, noise scales) goes to a tooltip."""
+    if cost is None:
+        return "known once the parameters are valid"
+    if cost.is_dp:
+        text = (f"ε = {fmt_eps(cost.epsilon)}, spent from this table's privacy budget (a smaller ε hides each "
+                "person better and adds more noise)")
+        return text + (f"; δ = {float(cost.delta):.3g}" if cost.delta else "")
+    if cost.k is not None:
+        text = f"k = {cost.k}: every published combination of the quasi-identifiers is shared by at least {cost.k} rows"
+        return text + (f", each group with at least {cost.l} different sensitive values" if cost.l else "")
+    return cost.describe(with_note=False)
+
+
+def cost_tooltip(cost: PrivacyCost | None) -> str:
+    return f"How it works: {cost.note}" if cost is not None and cost.note else ""
+
+
+def params_text(params: dict, specs=()) -> str:
+    """'Privacy budget ε = 1; Specialisations h = 10': the parameters by the labels the custodian set them by."""
+    labels = {s.name: s.label for s in specs}
+
+    def show(v):
+        if isinstance(v, (tuple, list)):
+            return ", ".join(map(str, v)) or "(none)"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "(none)" if v in (None, "") else str(v)
+    return "; ".join(f"{labels.get(k, k)} = {show(v)}" for k, v in params.items())
+
+
 def preview(session):
     """The engine's Plan for the session's table, mechanism, parameters and opt-ins (nothing is spent)."""
     from ppdp_gui.engine.pipeline.plan import Plan, plan

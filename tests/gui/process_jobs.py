@@ -45,3 +45,20 @@ class Slow(Mechanism):
                 raise MechanismError("no partition satisfies k = 10 000 on 12 rows")
             yield Progress(i / 10_000, f"step {i}")
         yield Release(self.name, data.frame, self.privacy_cost(), {})
+
+
+def slow_export_job(*args):
+    """The window's export job, made to pause after staging each table (its temporary file is on disk): a
+    cancel then lands where a slow XLSX write would be."""
+    import importlib
+
+    from ppdp_gui.gui.workers.tasks import export_job
+    export_module = importlib.import_module("ppdp_gui.engine.pipeline.export")  # the package re-exports export()
+    real = export_module.stage_table
+
+    def slow(*a, **kw):
+        staged = real(*a, **kw)
+        time.sleep(60)
+        return staged
+    export_module.stage_table = slow
+    yield from export_job(*args)

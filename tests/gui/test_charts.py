@@ -49,7 +49,7 @@ def test_series_curve_is_the_summary_mean(chart):
     np.testing.assert_allclose(x, expected.index.to_numpy())
     np.testing.assert_allclose(y, expected.to_numpy())
     # switching the measure updates the same item in place
-    chart.measure_combo.setCurrentText("discernibility")
+    chart.set_measure("discernibility")
     [again] = chart.curves("release A")
     assert again is curve
     np.testing.assert_allclose(again.getOriginalDataset()[1],
@@ -100,11 +100,14 @@ def test_reference_lines(chart):
     chart.set_reference({"BA %": 85.3, "LA %": 75.5, "discernibility": 900.0})
     lines = chart.reference_lines()
     assert {k: line.value() for k, line in lines.items()} == {"BA %": 85.3, "LA %": 75.5, "discernibility": 900.0}
-    assert "85.3" in lines["BA %"].label.format
+    assert chart.reference_label("BA %") == "Accuracy on the original data: BA % = 85.3"
+    legend = [label.text for _item, label in chart.legend.items]
+    assert "Accuracy on the original data: BA % = 85.3" in legend  # named in the legend, below the axes
     assert lines["BA %"].isVisible() and lines["LA %"].isVisible()
     assert not lines["discernibility"].isVisible()  # named after another measure: only with that measure
-    chart.measure_combo.setCurrentText("discernibility")
+    chart.set_measure("discernibility")
     assert lines["discernibility"].isVisible()
+    assert chart.measure_combo.currentText() == "Group-size penalty (discernibility)"  # the plain title shown
     chart.ref_check.setChecked(False)
     assert not any(line.isVisible() for line in lines.values())
     chart.set_reference({"BA %": 80.0})
@@ -193,10 +196,23 @@ def test_histogram_counts_classes_and_records(qtbot, tmp_path):
     np.testing.assert_array_equal(x, [2, 3, 5, 9])
     np.testing.assert_array_equal(h, [2, 1, 3, 1])
     assert hist.k_line.isVisible() and hist.k_line.value() == 2.5
-    assert "7 classes" in hist.summary_label.text()
+    assert "7 groups" in hist.summary_label.text()
     hist.mode_combo.setCurrentIndex(1)
     np.testing.assert_array_equal(hist.bar_data()[1], [4, 3, 15, 9])
     assert hist.export_png(tmp_path / "h.png").stat().st_size > 1000
+    # a table of noisy counts: the same chart, its words about counts
+    hist.mode_combo.setCurrentIndex(0)
+    hist.set_sizes(np.array([0, 3, 3, 12]), kind="counts")
+    x, h = hist.bar_data()
+    np.testing.assert_array_equal(h, [2, 1])  # bins 3–4 and 10–12: skewed counts stay readable
+    ticks = hist.plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [t for _x, t in ticks] == ["3–4", "10–12"]
+    assert not hist.k_line.isVisible() and hist.mode_combo.itemText(0) == "Number of released rows"
+    assert "4 released rows" in hist.summary_label.text() and "add up to 18 records" in hist.summary_label.text()
+    assert "1 row with count 0" in hist.summary_label.text() and "counts from 0 to 12" in hist.summary_label.text()
+    hist.set_sizes(np.array([3, 12]), kind="counts")
+    assert "counts from 3 to 12" in hist.summary_label.text() and "count 0" not in hist.summary_label.text()
+    assert "noisy count" in hist.plot.getPlotItem().getAxis("bottom").labelText
 
 
 def test_histogram_bins_large_sizes():
@@ -223,3 +239,72 @@ def test_parameter_combo_and_axis_show_the_given_labels(chart):
     assert "Privacy budget ε" in axis.labelText and chart.log_check.isChecked()
     chart.param_combo.setCurrentIndex(1)  # choosing by label still selects the named column
     assert "Specialisations h" in axis.labelText and not chart.log_check.isChecked()
+
+
+def crowded_result():
+    from ppdp_gui.engine.pipeline.sweep import SweepResult
+    rows = [{"h": h, "repeat": r, "seconds": 0.1, "CA %": 70 + h / 10 + r, "rows released": 10.0 * h}
+            for h in (10, 11, 12, 13, 14, 15, 16, 17, 100) for r in range(2)]
+    return SweepResult("any", ["h"], pd.DataFrame(rows), reference={"BA %": 85.0, "LA %": 75.0})
+
+
+def drawn_labels(axis, draw=None) -> list:
+    image = QtGui.QImage(400, 400, QtGui.QImage.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        return [rect for rect, _flags, _text in (draw or axis.generateDrawSpecs)(painter)[2]]
+    finally:
+        painter.end()
+
+
+def overlapping(rects) -> bool:
+    return any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+def test_tick_labels_never_overlap(qtbot):
+    chart = SweepChart()
+    qtbot.addWidget(chart)
+    chart.resize(420, 300)  # narrow: eight close grid values do not fit side by side
+    chart.show()
+    chart.add_result("h sweep", crowded_result())
+    qtbot.wait(50)
+    axis = chart.plot.getPlotItem().getAxis("bottom")
+    import pyqtgraph as pg
+    assert overlapping(drawn_labels(axis, lambda p: pg.AxisItem.generateDrawSpecs(axis, p)))  # pyqtgraph alone
+    rects = drawn_labels(axis)
+    assert 2 <= len(rects) < 9 and not overlapping(rects)  # some labels dropped, none overlapping
+
+
+def test_reference_lines_are_named_below_the_axes_not_on_the_plot(chart, qtbot):
+    chart.show()
+    chart.add_result("h sweep", crowded_result())
+    qtbot.wait(50)
+    item = chart.plot.getPlotItem()
+    view = item.getViewBox().sceneBoundingRect()
+    legend = chart.legend.sceneBoundingRect()
+    assert legend.top() >= view.bottom()  # the legend sits under the plot area
+    assert all(getattr(line, "label", None) is None for line in chart.reference_lines().values())  # no text on it
+    texts = [label.text for _item, label in chart.legend.items]
+    assert "Accuracy of always guessing: LA % = 75" in texts
+
+
+def test_the_chart_follows_the_sweep_just_run(chart):
+    from ppdp_gui.engine.pipeline.sweep import SweepResult
+    k_rows = pd.DataFrame([{"k": k, "repeat": 0, "seconds": 0.1, "NCP %": k / 2} for k in (2, 5, 10)])
+    chart.add_result("Mondrian: k (1)", SweepResult("Mondrian", ["k"], k_rows), labels={"k": "k"})
+    chart.focus("Mondrian: k (1)", "k")
+    eps_rows = sweep_rows().drop(columns=["h", "discernibility"]).rename(columns={"accuracy %": "CA %"})
+    chart.add_result("DiffGen: ε (2)", SweepResult("DiffGen", ["epsilon"], eps_rows.assign(seconds=0.1),
+                                                   reference={"BA %": 85.3}),
+                     labels={"epsilon": "Privacy budget ε"})
+    chart.focus("DiffGen: ε (2)", "epsilon")
+    assert [chart.param_combo.itemData(i) for i in range(chart.param_combo.count())] == ["epsilon"]
+    assert [chart.measure_combo.itemData(i) for i in range(chart.measure_combo.count())] == ["CA %"]
+    assert "Privacy budget ε" in chart.plot.getPlotItem().getAxis("bottom").labelText
+    assert "Classification accuracy (CA %)" in chart.plot.getPlotItem().getAxis("left").labelText
+    assert chart.curves("Mondrian: k (1)") == [] and len(chart.curves("DiffGen: ε (2)")) == 1
+    legend = [label.text for _i, label in chart.legend.items]
+    assert "DiffGen: ε (2)" in legend and "Mondrian: k (1)" not in legend
+    chart.focus("Mondrian: k (1)")  # back to the earlier simulation: its own axis and measure
+    assert chart.param_combo.currentData() == "k" and chart.measure_combo.currentData() == "NCP %"
+    assert "BA %" not in chart.reference_lines()

@@ -118,3 +118,32 @@ def test_optional_number_is_none_until_ticked(panel):
     assert panel.values()["low"] == pytest.approx(12.5)
     field.use.setChecked(False)
     assert panel.values()["low"] is None
+
+
+def test_a_value_below_the_range_is_kept_and_flagged_not_replaced(panel, qtbot):
+    field = panel.editor("epsilon")
+    field.box.setFocus()
+    field.box.selectAll()
+    qtbot.keyClicks(field.box, "0")
+    qtbot.keyClick(field.box, Qt.Key_Return)
+    assert panel.values()["epsilon"] == 0  # what was typed, not 1 and not the minimum
+    problem = panel.findChild(type(panel._problems["epsilon"]), "problem_epsilon")
+    assert problem.isVisibleTo(panel) and "below the smallest allowed value, 0.01" in problem.text()
+    assert panel.problems() == {"epsilon": field.problem()} and field.box.accessibleDescription()
+    with pytest.raises(Exception, match="below the minimum"):
+        Toy.resolve_params(**panel.values())  # the plan refuses it, so nothing can run
+    qtbot.keyClick(field.box, Qt.Key_Up)  # the arrows lead back into the range
+    assert panel.values()["epsilon"] >= 0.01 and not problem.isVisibleTo(panel) and panel.problems() == {}
+    field.setValue(20)  # above the range: flagged too
+    assert "above the largest allowed value, 10" in problem.text() and problem.isVisibleTo(panel)
+    field.slider.setValue(500)  # the slider only offers values in the range
+    assert not problem.isVisibleTo(panel)
+
+
+def test_tooltips_carry_the_formula(qtbot):
+    spec = ParamSpec("epsilon", "ε", "float", default=1.0, low=0.01, high=10.0, help="Privacy loss.",
+                     formula="noise of scale 1/ε")
+    p = ParamPanel((spec,))
+    qtbot.addWidget(p)
+    assert p.editor("epsilon").toolTip().startswith("Privacy loss.") and "noise of scale 1/ε" in \
+        p.editor("epsilon").toolTip()

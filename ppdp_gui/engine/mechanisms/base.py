@@ -26,6 +26,11 @@ class ParamSpec:
 
     kind "column" / "columns" pick one / several columns of the data; `roles` and `column_kind` restrict
     which columns are offered (e.g. the class column of DiffGen). An empty choice ("") means "none".
+
+    `help` is the one plain sentence a custodian reads under the editor; `formula` the exact rule behind it (shown
+    in a tooltip, for whoever checks). `more_private` says which way the parameter buys privacy ("lower" for ε,
+    "higher" for k), so a simulation's advice can lean towards privacy when results are as good; None when the
+    parameter does not change the guarantee (e.g. DiffGen's h).
     """
 
     name: str
@@ -40,6 +45,8 @@ class ParamSpec:
     roles: tuple[Role, ...] = ()
     column_kind: Literal["numeric", "categorical"] | None = None
     optional: bool = False
+    formula: str = ""
+    more_private: Literal["lower", "higher"] | None = None
 
     def coerce(self, value: Any) -> Any:
         """The value in this parameter's type, or ParameterError naming the parameter and the allowed range."""
@@ -122,6 +129,24 @@ class PrivacyCost:
         if self.note and with_note:
             parts.append(self.note)
         return ", ".join(parts) if parts else "no formal guarantee"
+
+
+@dataclass(frozen=True)
+class ReleaseShape:
+    """What a release will hold, said before it runs from public facts (parameters, roles, domains) — so the
+    window can tell a custodian which columns go out and what one row is, for any mechanism.
+
+    `columns`: the main table's columns, a count column included; `count_column`: set when the table is one row
+    per combination of the other columns with a count (not one row per person); `noisy`: the counts (or choices)
+    carry random noise, so combinations nobody in the table has can appear and the counts do not add up to the
+    table's rows; `per_person`: one row per record of the source table; `sentences`: the mechanism's own plain
+    sentences (how to expand counts, what is generalised, …)."""
+
+    columns: tuple[str, ...] = ()
+    count_column: str | None = None
+    noisy: bool = False
+    per_person: bool = False
+    sentences: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +234,11 @@ class Mechanism:
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         """Mechanism-specific checks on resolved parameters; override."""
         return []
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        """What the release will hold (resolved `params`), for the plain words before a run; override. The
+        default knows only the mechanism's summary."""
+        return ReleaseShape(sentences=(self.summary,) if self.summary else ())
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -26,7 +26,8 @@ from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+                                             ReleaseShape)
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
 SENSITIVITY = 1  # add/remove one record changes one cell by one
@@ -212,7 +213,10 @@ class LaplaceHistogram(Mechanism):
                "Each count gets integer Laplace noise of scale 1/ε; empty combinations are noised too.")
     params = (
         ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.001, high=10.0, log_scale=True,
-                  help="Smaller ε: more privacy, more noise. Each count is off by about 1/ε on average."),
+                  help="Smaller ε: more privacy, more noise. Each count is off by about 1/ε on average.",
+                  formula="each count + integer noise X, P(X = x) ∝ e^(−ε|x|) (one person changes one count "
+                          "by 1); mean |X| = 2e^(−ε)/(1 − e^(−2ε)) ≈ 1/ε",
+                  more_private="lower"),
         ParamSpec("columns", "Columns to count", "columns", default=(),
                   help="One column gives a histogram, several a contingency table over all combinations."),
         ParamSpec("bins", "Bins per numeric column", "int", default=10, low=1, high=100_000,
@@ -257,6 +261,19 @@ class LaplaceHistogram(Mechanism):
                 problems.append(Problem(f"about {expected:,.0f} records would be produced: choose 'counts' "
                                         "output, a larger ε or fewer cells", param="output"))
         return problems
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        cols = tuple(params.get("columns") or ())
+        count = "count" if "count" not in cols else "noisy count"
+        if params.get("output") == "records":
+            return ReleaseShape(columns=cols, noisy=True, sentences=(
+                "Each combination of values is repeated as many times as its noisy count: the rows are synthetic "
+                "records, not the people of your table; the table of counts is exported beside it.",))
+        return ReleaseShape(columns=cols + (count,), count_column=count, noisy=True, sentences=(
+            "Every combination of the public domains gets a row, also combinations nobody in your table has, so "
+            "that the table does not reveal which combinations exist.",
+            f"To turn it into one row per (synthetic) record, repeat each row as many times as its {count}, "
+            "or choose the output 'records'."))
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list[DomainNeed]:
         """Every counted column's domain: bounds for numbers (unless both bound parameters are given), the list

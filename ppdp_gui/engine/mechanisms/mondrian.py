@@ -17,12 +17,16 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+                                             ReleaseShape)
 from ppdp_gui.engine.mechanisms.mondrian_core import is_l_diverse, partition
 from ppdp_gui.engine.mechanisms.qi_coding import code_quasi_identifier, publish_groups
 
 K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, high=1000,
-                    help="Every published combination of quasi-identifier values is shared by at least k rows.")
+                    help="Every published combination of quasi-identifier values is shared by at least k rows.",
+                    formula="every group of rows with the same published quasi-identifiers has ≥ k rows: "
+                            "highest re-identification risk (someone known to be in the table) ≤ 1/k",
+                    more_private="higher")
 GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy", "float", default=0.0, low=0.0,
                        help="Numeric quasi-identifiers without a taxonomy are published as unions of intervals "
                             "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
@@ -80,6 +84,19 @@ def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np
     return pd.DataFrame(cols)
 
 
+def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseShape:
+    """What a k-anonymity release of `data` holds: every column but the identifiers, one row per row."""
+    qis = data.quasi_identifiers
+    kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
+    raw = [c for c in kept if c not in qis]
+    return ReleaseShape(columns=kept, per_person=True, sentences=(
+        f"One row per row of your table, in a shuffled order: {', '.join(qis) or 'the quasi-identifiers'} are "
+        f"replaced by ranges or groups so that every combination is shared by at least {k} rows.",
+        (f"{raw[0]} is published as it is." if len(raw) == 1 else
+         f"{', '.join(raw)} are published as they are." if raw else
+         "No other column is published."),) + extra)
+
+
 def n_published_classes(table: pd.DataFrame, qis: list[str]) -> int:
     """Distinct published QI combinations (partitions whose ranges snap to the same cells merge)."""
     key = np.zeros(len(table), dtype=np.int64)
@@ -101,7 +118,9 @@ class Mondrian(Mechanism):
                   help="strict: equal values stay together (boxes never overlap); relaxed: ties may be split, "
                        "usually smaller boxes."),
         ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100,
-                  help="Also require l well-represented sensitive values in every group (l-diversity)."),
+                  help="Also require l well-represented sensitive values in every group (l-diversity).",
+                  formula="distinct: ≥ l different sensitive values per group; entropy: entropy of the group's "
+                          "sensitive values ≥ log(l)", more_private="higher"),
         ParamSpec("diversity", "l-diversity kind", "choice", default="distinct", choices=("distinct", "entropy"),
                   help="distinct: at least l different values; entropy: entropy of the values at least log(l)."),
         ParamSpec("sensitive", "Sensitive column", "column", default=None, roles=(Role.SENSITIVE,), optional=True,
@@ -122,6 +141,11 @@ class Mondrian(Mechanism):
                 problems.append(Problem(f"the whole table is not {params['l']}-diverse on {sens!r}; lower l",
                                         param="l"))
         return problems
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        sens = resolve_sensitive(data, params) if params.get("l", 0) > 1 else None
+        extra = (f"Every group also holds at least {params['l']} different values of {sens}.",) if sens else ()
+        return kanon_shape(data, params["k"], extra)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)

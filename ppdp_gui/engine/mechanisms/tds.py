@@ -19,7 +19,8 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, K_PARAM, kanon_problems, n_published_classes, release_frame
+from ppdp_gui.engine.mechanisms.mondrian import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
+                                                release_frame)
 from ppdp_gui.engine.mechanisms.qi_coding import QICode, code_quasi_identifier
 
 
@@ -165,7 +166,8 @@ class TDS(Mechanism):
     summary = ("Top-down specialisation: starts fully generalised and refines the quasi-identifiers that best "
                "predict the class while every group keeps at least k rows (one cut per column).")
     params = (
-        ParamSpec("k", K_PARAM.label, "int", default=5, low=2, high=1000, help=K_PARAM.help),
+        ParamSpec("k", K_PARAM.label, "int", default=5, low=2, high=1000, help=K_PARAM.help, formula=K_PARAM.formula,
+                  more_private="higher"),
         ParamSpec("class_column", "Class column", "column", default=None, roles=(Role.CLASS,), optional=True,
                   help="The column whose prediction the specialisations should serve (information gain)."),
         GRID_PARAM,
@@ -181,6 +183,9 @@ class TDS(Mechanism):
             problems.append(Problem(f"{cls!r} is a quasi-identifier; the class column must not be one",
                                     param="class_column"))
         return problems
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]):
+        return kanon_shape(data, params["k"])
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         return PrivacyCost(k=self.resolve_params(**params)["k"])

@@ -7,6 +7,10 @@
    recount fails, every temporary file is removed and nothing is published (CheckError).
 3. Only then are the files renamed into place; the release note (which lists each file's sha256) and the
    custodian record (ledger folder, plus a copy where the custodian asks) are written atomically after them.
+
+A caller may follow the stages (`progress(fraction, message)`) and veto the renaming (`before_commit()`, called
+once just before the first rename; raising there — e.g. `Cancelled` — removes every temporary file and writes
+nothing). The window uses both for its progress bar and its Cancel button.
 """
 
 from __future__ import annotations
@@ -107,10 +111,12 @@ def _distinct(paths: list[Path]) -> None:
 
 
 def export(published: Published, path, *, note_path=None, record_path=None, ledger=None,
-           protected=(), pdf: bool = False) -> Exported:
+           protected=(), pdf: bool = False, progress=None, before_commit=None) -> Exported:
     """Write the release to `path` (its extra tables beside it), its note to `note_path` (None: no note file)
     and a copy of its custodian record to `record_path`; the record in the ledger folder is always updated.
-    `pdf`: each JSON document also gets a PDF beside it (same name, .pdf), made from the same dictionary."""
+    `pdf`: each JSON document also gets a PDF beside it (same name, .pdf), made from the same dictionary.
+    `progress` and `before_commit`: see the module docstring."""
+    say = progress or (lambda _f, _m: None)
     targets = table_paths(published, path)
     guard = protected_paths(published, ledger) + [Path(p) for p in protected]
     for p in targets.values():
@@ -120,10 +126,13 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     staged: dict[str, Staged] = {}
     checks: list[ClaimCheck] = []
     try:
-        for name, table in published.release.tables().items():
+        tables = published.release.tables()
+        for i, (name, table) in enumerate(tables.items()):
+            say(0.6 * i / len(tables), f"Writing {targets[name].name} ({len(table):,} rows)…")
             staged[name] = stage_table(table, targets[name], source=published.source, protected=guard)
-        for name, st in staged.items():
+        for i, (name, st) in enumerate(staged.items()):
             table = published.release.tables()[name]
+            say(0.6 + 0.3 * i / len(staged), f"Reading {st.target.name} back and recounting every promise on it…")
             frame = read_back(st, table.columns) if len(table) else table.iloc[:0].astype(str)
             if len(frame) != len(table):
                 raise CheckError(f"{st.target.name}: {len(frame):,} rows were read back, "
@@ -135,6 +144,9 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         if bad:
             raise CheckError("the written file does not keep the release's promise, so nothing was published: "
                              + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
+        if before_commit is not None:
+            before_commit()
+        say(0.9, "Putting the checked files in place…")
         written = [commit(staged[name], source=published.source, protected=guard) for name in staged]
     finally:
         for st in staged.values():
@@ -163,6 +175,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     if pdf and record_written is not None:
         from ppdp_gui.engine.persistence.pdf import record_pdf, write_pdf
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
+    say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf)
 
 

@@ -1,8 +1,8 @@
 """Sweeps: the custodian's own simulation of a mechanism over a grid of parameters × repeats.
 
 Nothing here is published, so nothing is charged to the ledger; the figures (mechanism.measures, e.g. error per
-cell or classification accuracy on a held-out part) show what each setting would cost in utility before the one
-real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy. Domains a DP
+cell or classification accuracy on a held-out part, and the rows the table would have when that varies) show what
+each setting would cost in utility before the one real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy. Domains a DP
 mechanism needs and the custodian has not stated are read from the data here (a local simulation publishes
 nothing); the real release still refuses them.
 """
@@ -23,6 +23,9 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.data.domains import fill_from_data
 from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+
+
+ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
 
 
 def validate_or_raise(mech: Mechanism, data: Dataset, params: dict) -> list[str]:
@@ -122,8 +125,12 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
                                             f"{label} (run {rep + 1}): ")
         seconds = time.perf_counter() - started
         measures = mech.measures(release, train, test) if release is not None else {}
-        rows.append({**point, "repeat": rep, "seconds": seconds, **measures})
+        size = {} if release is None else {ROWS_RELEASED: float(len(release.table))}
+        rows.append({**point, "repeat": rep, "seconds": seconds, **measures, **size})
         yield Progress((i + 1) / total, f"{label} (run {rep + 1}) done")
-    result = SweepResult(mech.name, names, pd.DataFrame(rows), dict(reference), train.n_rows,
+    frame = pd.DataFrame(rows)
+    if ROWS_RELEASED in frame.columns and frame[ROWS_RELEASED].nunique(dropna=False) <= 1:
+        frame = frame.drop(columns=ROWS_RELEASED)  # one row per person whatever the parameter: says nothing
+    result = SweepResult(mech.name, names, frame, dict(reference), train.n_rows,
                          0 if test is None else test.n_rows)
     yield result

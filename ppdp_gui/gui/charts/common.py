@@ -1,4 +1,5 @@
-"""What the charts share: a colour-blind-safe palette, PNG export and the injectable save dialog."""
+"""What the charts share: a colour-blind-safe palette, axes whose labels never overlap, PNG export and the
+injectable save dialog."""
 
 from __future__ import annotations
 
@@ -18,6 +19,32 @@ def ask_png_path(parent: QtWidgets.QWidget, caption: str, suggested: str) -> str
     """The real file dialog; tests replace the chart's `save_dialog` attribute instead."""
     path, _ = QtWidgets.QFileDialog.getSaveFileName(parent, caption, suggested, "PNG image (*.png)")
     return path
+
+
+class TidyAxis(pg.AxisItem):
+    """An axis that drops a tick label overlapping one already drawn (pyqtgraph draws every label of its top
+    level, so a sweep's grid values 8, 9, 10 on a wide range, or any value at 200 %, would print over each other).
+    Labels are kept left to right (bottom to top), the first always."""
+
+    GAP = 6  # pixels between two labels
+
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph's name
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return None
+        axis, ticks, texts = specs
+        kept: list = []
+        horizontal = self.orientation in ("bottom", "top")
+        for rect, flags, text in sorted(texts, key=lambda t: t[0].left() if horizontal else t[0].top()):
+            grown = rect.adjusted(-self.GAP, 0, self.GAP, 0) if horizontal else rect.adjusted(0, -2, 0, 2)
+            if any(grown.intersects(r) for r, _f, _t in kept):
+                continue
+            kept.append((rect, flags, text))
+        return axis, ticks, kept
+
+
+def tidy_axes() -> dict[str, TidyAxis]:
+    return {"bottom": TidyAxis("bottom"), "left": TidyAxis("left")}
 
 
 def style_plot(plot: pg.PlotWidget) -> None:

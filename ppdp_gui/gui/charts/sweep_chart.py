@@ -1,7 +1,13 @@
 """Utility-vs-privacy chart of sweeps: a measure's mean and spread against one parameter, several series side by side.
 
-The chart knows no mechanism: it reads parameter and measure names from the summaries it is given. Plot items are
-created once per curve and then only updated with setData (pyqtgraph is fast that way, and the legend stays stable).
+The chart knows no mechanism: it reads parameter and measure names from the summaries it is given, and their plain
+names from engine/glossary.py. Plot items are created once per curve and then only updated with setData (pyqtgraph
+is fast that way, and the legend stays stable).
+
+It follows the work: `focus(name, param)` shows one series (the sweep just run) with its swept parameter on the
+x-axis and one of its own measures; the choices offered are those of the series shown, so an ε sweep never keeps
+showing an earlier "NCP against k". Nothing is written inside the plot area but the curves: reference lines are
+named in the legend, which sits below the axes, and the axes drop tick labels that would overlap.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from ppdp_gui.engine import glossary
 from ppdp_gui.gui.charts import summary as summ
-from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot
+from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot, tidy_axes
 
 SPREADS = ("Band (mean ± std)", "Error bars (mean ± std)", "Mean only")
 _DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
            QtCore.Qt.PenStyle.DashDotLine]
+_REF_DASHES = [QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine, QtCore.Qt.PenStyle.DashDotLine]
 
 
 @dataclass
@@ -44,6 +52,7 @@ class _Series:
     param_names: list[str] | None
     colour: str
     curves: list[_Curve] = field(default_factory=list)
+    reference: dict[str, float] = field(default_factory=dict)
 
 
 class SweepChart(QtWidgets.QWidget):
@@ -57,6 +66,8 @@ class SweepChart(QtWidgets.QWidget):
         self._series: dict[str, _Series] = {}
         self._reference: dict[str, float] = {}
         self._ref_lines: dict[str, pg.InfiniteLine] = {}
+        self._ref_keys: dict[str, pg.PlotDataItem] = {}  # the legend's sample of each reference line
+        self._shown: list[str] | None = None  # the series drawn (None: all)
         self._log_hints: dict[str, bool] = {}
         self._labels: dict[str, str] = {}  # parameter name -> what the user reads (e.g. "Privacy budget ε")
         self._colour_next = 0
@@ -70,7 +81,8 @@ class SweepChart(QtWidgets.QWidget):
         self.param_combo = QtWidgets.QComboBox()
         self.param_combo.setAccessibleName("Parameter shown on the horizontal axis")
         self.param_combo.setToolTip("The swept parameter to put on the horizontal axis")
-        self.param_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.param_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.param_combo.setMinimumContentsLength(12)
         self.spread_combo = QtWidgets.QComboBox()
         self.spread_combo.addItems(SPREADS)
         self.spread_combo.setAccessibleName("How the spread over repeats is drawn")
@@ -86,25 +98,35 @@ class SweepChart(QtWidgets.QWidget):
         self.export_button.setAccessibleName("Save chart as PNG image")
         self.export_button.setToolTip("Save the chart as a PNG image for a report")
 
-        controls = QtWidgets.QHBoxLayout()
-        for text, widget in (("&Measure:", self.measure_combo), ("P&arameter:", self.param_combo),
-                             ("&Spread:", self.spread_combo)):
+        # two rows, so that the chart fits a narrow window (or 200 %) without widening it
+        controls = QtWidgets.QVBoxLayout()
+        rows = (QtWidgets.QHBoxLayout(), QtWidgets.QHBoxLayout())
+        for row, (text, widget) in zip((0, 0, 1), (("&Measure:", self.measure_combo),
+                                                   ("P&arameter:", self.param_combo),
+                                                   ("&Spread:", self.spread_combo))):
             label = QtWidgets.QLabel(text)
             label.setBuddy(widget)
-            controls.addWidget(label)
-            controls.addWidget(widget, 1)
-        controls.addWidget(self.log_check)
-        controls.addWidget(self.ref_check)
-        controls.addStretch(0)
-        controls.addWidget(self.export_button)
+            rows[row].addWidget(label)
+            rows[row].addWidget(widget, 2 if widget is self.measure_combo else 1)
+        self.measure_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.measure_combo.setMinimumContentsLength(16)
+        rows[1].addWidget(self.log_check)
+        rows[1].addWidget(self.ref_check)
+        rows[1].addStretch(1)
+        rows[1].addWidget(self.export_button)
+        for row in rows:
+            controls.addLayout(row)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems=tidy_axes())
         self.plot.setAccessibleName("Utility against privacy chart")
         self.plot.setToolTip("Mean over repeats at each parameter value; shaded: ± one standard deviation")
         self.plot.setMinimumSize(360, 240)
         style_plot(self.plot)
-        self.legend = self.plot.getPlotItem().addLegend(offset=(-10, -10), labelTextColor="#222222",
-                                                       brush=pg.mkBrush(255, 255, 255, 220), pen="#999999")
+        # below the axes, never over the curves; reference lines are named here rather than on the plot
+        self.legend = pg.LegendItem(colCount=1, labelTextColor="#222222", pen="#bbbbbb",
+                                    brush=pg.mkBrush(255, 255, 255, 0))
+        self.plot.getPlotItem().layout.addItem(self.legend, 4, 1)
+        self.plot.sigDeviceRangeChanged.connect(lambda *_a: self._fit_legend())
         # invisible points at the reference values so that auto-range keeps the reference lines in view
         self._ref_anchor = pg.PlotDataItem(pen=pg.mkPen((0, 0, 0, 0)))
         self.plot.addItem(self._ref_anchor)
@@ -116,7 +138,7 @@ class SweepChart(QtWidgets.QWidget):
         layout.addWidget(self.empty_label)
         layout.addWidget(self.plot, 1)
 
-        self.measure_combo.currentTextChanged.connect(lambda _t: self._redraw())
+        self.measure_combo.currentIndexChanged.connect(lambda _i: self._measure_changed())
         self.param_combo.currentIndexChanged.connect(lambda _i: self._param_changed())
         self.spread_combo.currentIndexChanged.connect(lambda _i: self._apply_spread())
         self.log_check.toggled.connect(self._log_toggled)
@@ -156,8 +178,34 @@ class SweepChart(QtWidgets.QWidget):
         if labels:
             self._labels.update({str(k): str(v) for k, v in labels.items()})
         self.add_series(name, result.summary(), list(getattr(result, "param_names", []) or []) or None)
-        if getattr(result, "reference", None):
-            self.set_reference(result.reference)
+        self._series[name].reference = dict(getattr(result, "reference", None) or {})
+        if self._series[name].reference:
+            self.set_reference(self._series[name].reference)
+
+    def focus(self, names: list[str] | str | None, param: str | None = None, measure: str | None = None) -> None:
+        """Draw only the series `names` (None: all), with `param` on the x-axis and `measure` (else the current
+        one if those series have it, else their first utility figure): the chart shows the work just done."""
+        self._shown = [names] if isinstance(names, str) else (None if names is None else list(names))
+        shown = self.shown_series()
+        refs: dict[str, float] = {}
+        for series in shown:
+            refs.update(series.reference)
+        self._refresh_choices(param=param, measure=measure)
+        self.set_reference(refs)
+        self._redraw()
+        self.seriesChanged.emit()
+
+    def shown_series(self) -> list[_Series]:
+        return [s for n, s in self._series.items() if self._shown is None or n in self._shown]
+
+    def shown_names(self) -> list[str]:
+        return [s.name for s in self.shown_series()]
+
+    def set_measure(self, name: str) -> None:
+        """Show measure `name` (its raw name; the combo shows its plain title)."""
+        i = self.measure_combo.findData(name)
+        if i >= 0:
+            self.measure_combo.setCurrentIndex(i)
 
     def remove_series(self, name: str) -> None:
         series = self._series.pop(name, None)
@@ -174,27 +222,34 @@ class SweepChart(QtWidgets.QWidget):
             self.remove_series(name)
         self.set_reference({})
         self._colour_next = 0
+        self._shown = None
 
     def series_names(self) -> list[str]:
         return list(self._series)
 
     def set_reference(self, reference: dict[str, float]) -> None:
-        """Horizontal reference lines, e.g. {"BA %": 85.3, "LA %": 75.5}; drawn when they fit the shown measure."""
+        """Horizontal reference lines, e.g. {"BA %": 85.3, "LA %": 75.5}; drawn when they fit the shown measure and
+        named in the legend (with their plain meaning), not on the plot where they would cover ticks and curves."""
         self._reference = {str(k): float(v) for k, v in reference.items() if v is not None and math.isfinite(v)}
         for key in [k for k in self._ref_lines if k not in self._reference]:
             self.plot.removeItem(self._ref_lines.pop(key))
-        for key, value in self._reference.items():
+            self.legend.removeItem(self._ref_keys.pop(key))
+        for i, (key, value) in enumerate(self._reference.items()):
             line = self._ref_lines.get(key)
             if line is None:
-                line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#555555", width=1.5,
-                                                                             style=QtCore.Qt.PenStyle.DashLine),
-                                       label="", labelOpts={"position": 0.02, "color": "#333333",
-                                                            "anchors": [(0, 1), (0, 1)]})
+                pen = pg.mkPen("#555555", width=1.5, style=_REF_DASHES[i % len(_REF_DASHES)])
+                line = pg.InfiniteLine(angle=0, movable=False, pen=pen)
                 self._ref_lines[key] = line
+                self._ref_keys[key] = pg.PlotDataItem(pen=pen)
                 self.plot.addItem(line, ignoreBounds=True)
             line.setPos(value)
-            line.label.setFormat(f"{key} = {value:.4g}".replace("{", "{{").replace("}", "}}"))
         self._update_references()
+
+    def reference_label(self, key: str) -> str:
+        """The legend's words for reference line `key`: 'Accuracy on the original data: BA % = 85.3'."""
+        fig = glossary.figure(key)
+        text = f"{key} = {self._reference[key]:.4g}"
+        return f"{fig.title}: {text}" if fig.title != key else text
 
     def reference_lines(self) -> dict[str, pg.InfiniteLine]:
         return dict(self._ref_lines)
@@ -208,7 +263,8 @@ class SweepChart(QtWidgets.QWidget):
 
     # ---- drawing --------------------------------------------------------------------------------------------
     def _measure(self) -> str:
-        return self.measure_combo.currentText()
+        data = self.measure_combo.currentData()
+        return str(data) if data is not None else self.measure_combo.currentText()
 
     def _param(self) -> str:
         """The chosen parameter's name (the combo shows its label)."""
@@ -218,13 +274,14 @@ class SweepChart(QtWidgets.QWidget):
     def label(self, param: str) -> str:
         return self._labels.get(param, param)
 
-    def _refresh_choices(self) -> None:
+    def _refresh_choices(self, param: str | None = None, measure: str | None = None) -> None:
+        """The parameters and measures of the series shown; keeps the current choice when they have it."""
         params, measures = [], []
-        for series in self._series.values():
+        for series in self.shown_series():
             _f, ps, ms = summ.tidy(series.summary, series.param_names)
             params += [p for p in ps if p not in params]
             measures += [m for m in ms if m not in measures]
-        current_param = self._param()
+        current_param = param if param in params else self._param()
         self.param_combo.blockSignals(True)
         self.param_combo.clear()
         for p in params:
@@ -232,15 +289,25 @@ class SweepChart(QtWidgets.QWidget):
         if current_param in params:
             self.param_combo.setCurrentIndex(params.index(current_param))
         self.param_combo.blockSignals(False)
-        current = self.measure_combo.currentText()
+        current = self._measure()
+        wanted = measure if measure in measures else current if current in measures else \
+            next((m for m in measures if glossary.figure(m).kind == "utility"), None)
         self.measure_combo.blockSignals(True)
         self.measure_combo.clear()
-        self.measure_combo.addItems(measures)
-        if current in measures:
-            self.measure_combo.setCurrentText(current)
+        for m in measures:
+            self.measure_combo.addItem(glossary.label(m), m)
+            tip = glossary.figure(m).tooltip()
+            if tip:
+                self.measure_combo.setItemData(self.measure_combo.count() - 1, tip, QtCore.Qt.ItemDataRole.ToolTipRole)
+        if wanted in measures:
+            self.measure_combo.setCurrentIndex(measures.index(wanted))
         self.measure_combo.blockSignals(False)
         self._param_changed(redraw=False)
-        self.empty_label.setVisible(not self._series)
+        self.empty_label.setVisible(not self.shown_series())
+
+    def _measure_changed(self) -> None:
+        self._redraw()
+        self.seriesChanged.emit()  # the panel's advice follows the measure shown
 
     def _param_changed(self, redraw: bool = True) -> None:
         param = self._param()
@@ -258,7 +325,7 @@ class SweepChart(QtWidgets.QWidget):
 
     def _x_values(self, param: str) -> np.ndarray:
         values = []
-        for series in self._series.values():
+        for series in self.shown_series():
             frame = summ.tidy(series.summary, series.param_names)[0]
             if param in frame.columns:
                 values.append(pd.to_numeric(frame[param], errors="coerce").to_numpy(dtype=float))
@@ -292,8 +359,10 @@ class SweepChart(QtWidgets.QWidget):
 
     def _redraw(self) -> None:
         param, measure = self._param(), self._measure()
+        shown = {s.name for s in self.shown_series()}
         for series in self._series.values():
-            pts = summ.points(series.summary, param, measure, series.param_names) if param and measure else []
+            pts = summ.points(series.summary, param, measure, series.param_names) \
+                if param and measure and series.name in shown else []
             while len(series.curves) < len(pts):
                 series.curves.append(self._new_curve(series, len(series.curves)))
             for i, curve in enumerate(series.curves):
@@ -314,7 +383,7 @@ class SweepChart(QtWidgets.QWidget):
                     curve.x = curve.y = curve.std = np.zeros(0)
                     self.legend.removeItem(curve.mean)
                     curve.mean.setVisible(False)
-        self.plot.setLabel("left", measure)
+        self.plot.setLabel("left", glossary.label(measure) if measure else "")
         self._set_x_ticks()
         self._apply_spread()
         self._update_references()
@@ -358,6 +427,14 @@ class SweepChart(QtWidgets.QWidget):
             # a reference named like a measure belongs to that measure only; others (BA, LA) go with any measure
             visible = self.ref_check.isChecked() and (key not in measures or key == self._measure())
             line.setVisible(visible)
+            sample = self._ref_keys[key]
+            label = self.legend.getLabel(sample)
+            if visible and label is None:
+                self.legend.addItem(sample, self.reference_label(key))
+            elif visible:
+                label.setText(self.reference_label(key))
+            elif label is not None:
+                self.legend.removeItem(sample)
             if visible:
                 shown_values.append(self._reference[key])
         xs = np.concatenate([c.x for s in self._series.values() for c in s.curves if c.mean.isVisible()]
@@ -367,6 +444,22 @@ class SweepChart(QtWidgets.QWidget):
             self._ref_anchor.setData(np.full(len(shown_values), xs.min()), np.asarray(shown_values))
         else:
             self._ref_anchor.setData([], [])
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as fit the plot's width: a legend wider than the plot would widen the plot
+        beyond the window instead of wrapping."""
+        labels = [label for _sample, label in self.legend.items]
+        if not labels:
+            return
+        widest = max(label.boundingRect().width() for label in labels) + 40
+        columns = int(max(1, min(len(labels), self.plot.width() // max(widest, 1))))
+        if columns != self.legend.columnCount:
+            self.legend.setColumnCount(columns)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_legend()
 
     def _ask_export(self) -> None:
         path = self.save_dialog(self, "Save chart as PNG", "sweep.png")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape as _escape
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -48,3 +50,8 @@ def note(text: str = "", *, warn: bool = False, object_name: str = "") -> QLabel
     if object_name:
         label.setObjectName(object_name)
     return label
+
+
+def escape(text: str) -> str:
+    """Text for a rich-text label: <, > and & escaped; quotes kept as they read."""
+    return _escape(str(text), quote=False)

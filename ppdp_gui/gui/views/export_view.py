@@ -1,21 +1,32 @@
 """Export step: write the release with the engine's export (CSV / XLSX / Parquet, recounted on the written bytes,
 atomic, never over the source or the ledger), its release note to publish with it, and its custodian record to
-keep; and show the ledger entry that recorded it."""
+keep; and say in plain words what the budget ledger recorded for it.
+
+The export runs in a worker process with its stages shown (writing, reading back and recounting, putting in
+place) and can be cancelled at once until the files are put in place: a cancel and the worker's commit claim one
+latch (workers/tasks.py), so either nothing is renamed, or everything is. A cancelled export leaves no file and no
+temporary file behind.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
+import tempfile
+import time
+from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit,
-                               QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
-from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.gui.preview import short_cost
+from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
+from ppdp_gui.gui.workers.tasks import CommitLatch, discard_temporaries, export_job, export_targets
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx", "Parquet (.parquet)": ".parquet", "TSV (.tsv)": ".tsv"}
 
@@ -25,40 +36,62 @@ def note_path(path: Path) -> Path:
     return default_note_path(path)
 
 
-def describe_entry(entry) -> str:
-    """A ledger entry as 'field: value' lines, whatever its class looks like."""
+def when(iso: str | None) -> str:
+    """'24 Nov 2026 at 14:03' in local time, from the ledger's ISO time stamp."""
+    if not iso:
+        return "an unknown time"
+    try:
+        stamp = datetime.fromisoformat(str(iso)).astimezone()
+    except ValueError:
+        return str(iso)
+    return f"{stamp.day} {stamp:%b %Y} at {stamp:%H:%M}"
+
+
+def short_hash(text: str | None) -> str:
+    return "(none)" if not text else f"{text[:12]}…{text[-6:]}" if len(text) > 24 else text
+
+
+def describe_entry(record) -> str:
+    """What the budget ledger recorded for a release, in plain words (the exact fingerprints are kept in full
+    where an auditor needs them: the release note and the custodian record)."""
+    entry, budget = record.ledger_entry, record.budget
+    fingerprint = (f"The release's fingerprint is {short_hash(record.output_hash)} (the release note lists it in "
+                   "full as “output sha256”, so this entry can be matched to the file that was published).")
     if entry is None:
-        return "Nothing was charged to the ledger for this release (no ε spent: syntactic guarantee)."
-    if hasattr(entry, "to_dict"):
-        items = entry.to_dict().items()
-    elif dataclasses.is_dataclass(entry):
-        items = dataclasses.asdict(entry).items()
-    elif hasattr(entry, "_asdict"):
-        items = entry._asdict().items()
-    elif hasattr(entry, "__dict__"):
-        items = vars(entry).items()
-    else:
-        return str(entry)
-    lines = []
-    for key, value in items:
-        if hasattr(value, "numerator") and hasattr(value, "denominator") and not isinstance(value, int):
-            value = f"{value} (= {float(value):.6g})"
-        lines.append(f"{key}: {value}")
-    return "\n".join(lines)
-
-
-def export_job(published, path: Path, with_note: bool, ledger):
-    """Worker generator: the engine's export (tables staged, recounted on the bytes, renamed; note; record)."""
-    from ppdp_gui.engine.pipeline.export import export
-    yield Progress(0.1, f"Writing {path.name} and checking what was written…")
-    exported = export(published, path, note_path=note_path(path) if with_note else None, ledger=ledger)
-    yield Progress(1.0, "Exported")
-    yield exported
+        return ("Nothing was charged to the privacy budget: "
+                + (f"{short_cost(record.cost)} does not use ε." if record.cost.k is not None else
+                   "this release does not use ε.") + "\n\n" + fingerprint)
+    lines = [f"Charged ε = {fmt_eps(entry.epsilon)}" + (f" (δ = {float(entry.delta):.3g})" if entry.delta else "")
+             + f" on {when(entry.created)} to this table's privacy budget (ledger entry #{entry.id})."]
+    if budget is not None and getattr(budget, "cap", None) is not None:
+        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)} of its cap of {fmt_eps(budget.cap)}"
+                     + (f" ({fmt_eps(budget.remaining)} left)." if budget.remaining is not None else "."))
+    elif budget is not None:
+        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)} (no cap set).")
+    ident = record.identity
+    if ident is not None and getattr(ident, "near_copy_of", None):
+        lines.append("This table is a near copy of one released before, so it shares that table's budget.")
+    lines.append(f"The table is recognised by its rows (fingerprint {short_hash(entry.fingerprint)}), not by its "
+                 "file name: a copy or an edited version is charged to the same budget.")
+    lines.append(fingerprint if entry.output_hash else
+                 "The release did not finish, so the entry has no fingerprint; the ε stays spent.")
+    params = dict(entry.params or {})
+    caveats = params.pop("not ε-DP because", None)
+    if params:
+        try:
+            specs = registry.get(record.mechanism).params
+        except Exception:  # noqa: BLE001 - a mechanism no longer installed: its parameters by name
+            specs = ()
+        lines.append(f"Recorded with it: {record.mechanism}, {params_text(params, specs)}.")
+    if caveats:
+        lines.append("Recorded as NOT ε-differentially private: " + "; ".join(map(str, caveats)) + ".")
+    return "\n\n".join(lines)
 
 
 class ExportView(StepView):
     title = "Export"
     exported_files = Signal(list)
+    task = staticmethod(export_job)  # the worker's generator (module-level: the worker process imports it)
 
     def __init__(self, session, runner, parent=None):
         super().__init__(session, runner, parent)
@@ -78,13 +111,35 @@ class ExportView(StepView):
         self.record_note = note(object_name="record_note")
         self.export_button = QPushButton("E&xport")
         self.export_button.setObjectName("export_button")
+        self.cancel_button = QPushButton("Cancel e&xport")
+        self.cancel_button.setObjectName("cancel_export")
+        self.cancel_button.setToolTip("Stops the export at once while it writes and checks; nothing is left behind. "
+                                      "Once the checked files are being put in place it finishes.")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setAccessibleName("Export progress")
+        self.progress.setFormat("%p %")
+        self.progress.setVisible(False)
+        self.stage = QLabel("")
+        self.stage.setObjectName("export_stage")
+        self.stage.setWordWrap(True)
         self.result = note(object_name="export_result")
         self.entry_text = QPlainTextEdit()
         self.entry_text.setReadOnly(True)
         self.entry_text.setAccessibleName("Ledger entry of this release")
         self.exported: list[Path] = []
         self._busy = False
+        self._job = None
+        self._latch: CommitLatch | None = None
+        self._started = 0.0
+        self._stage_text = ""
+        self._targets: list = []
+        self._folder: str | None = None
         self._path_record = None
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._show_stage)
         self.entry_text.setMaximumHeight(self.fontMetrics().height() * 12)
 
         path_row = QHBoxLayout()
@@ -102,22 +157,29 @@ class ExportView(StepView):
             label = form.labelForField(field)
             if label is not None:
                 label.setBuddy(self.path_edit if field is path_holder else field)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(heading("6. Export"))
-        layout.addWidget(note("Exports are written to a temporary file and then renamed, so a file is either "
-                              "complete or absent; cells that a spreadsheet would run as formulas are "
-                              "neutralised."))
+        layout.addWidget(note("Exports are written to a temporary file, read back and checked, and only then "
+                              "renamed, so a file is either complete or absent; cells that a spreadsheet would run "
+                              "as formulas are neutralised."))
         layout.addLayout(form)
         layout.addWidget(self.record_note)
-        layout.addWidget(self.export_button)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.stage)
         layout.addWidget(self.result)
-        layout.addWidget(note("Ledger entry (what the budget ledger recorded for this release):"))
+        layout.addWidget(note("<b>What the budget ledger recorded for this release:</b>"))
         layout.addWidget(self.entry_text)
         layout.addStretch(1)
 
         self.format_combo.currentTextChanged.connect(self._format_chosen)
         self.browse_button.clicked.connect(self._browse)
         self.export_button.clicked.connect(self.export)
+        self.cancel_button.clicked.connect(self.cancel)
         self.release_combo.currentIndexChanged.connect(self._release_chosen)
         session.releases_changed.connect(self._releases_changed)
         self._releases_changed()
@@ -151,13 +213,14 @@ class ExportView(StepView):
     def _release_chosen(self, *_args) -> None:
         record = self.record
         has = record is not None
-        for w in (self.export_button, self.path_edit, self.browse_button, self.format_combo):
+        for w in (self.export_button, self.path_edit, self.browse_button, self.format_combo, self.release_combo,
+                  self.report_check):
             w.setEnabled(has and not self._busy)
         if has:
             if record is not self._path_record or not self.path_edit.text().strip():
                 self._path_record = record
                 self.path_edit.setText(str(self.suggested_path()))
-            self.entry_text.setPlainText(describe_entry(record.ledger_entry))
+            self.entry_text.setPlainText(describe_entry(record))
             done = self.session.exported(record)
             self.result.setText("Exported to: " + ", ".join(done) if done else "")
             self.record_note.setText(
@@ -189,16 +252,76 @@ class ExportView(StepView):
         if record is None or ds is None or not text or self._busy:
             return
         path = Path(text).expanduser()
+        note_to = note_path(path) if self.report_check.isChecked() else None
+        ledger = None
+        if record.ledger_path or record.cost.is_dp:
+            try:
+                ledger = str(self.session.ledger.path)
+            except Exception:  # noqa: BLE001 - the engine refuses what it must without it; the error says why
+                ledger = None
+        folder = tempfile.mkdtemp(prefix="ppdp_export_")  # private: the latch lives here
+        self._latch = CommitLatch(Path(folder) / "decision")
+        self._targets = export_targets(record, path, note_to)
         self._busy = True
+        self._started = time.time()
         self._release_chosen()
-        self.result.setText(f"Writing {path.name}…")
-        ledger = self.session.ledger if record.ledger_path or record.cost.is_dp else None
-        self.runner.start(lambda: export_job(record, path, self.report_check.isChecked(), ledger),
-                          on_done=lambda exported: self._done(record, exported),
-                          on_error=self._failed)
+        self.result.setText("")
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self._stage_text = f"Starting the export of {path.name}…"
+        self._show_stage()
+        self._ticker.start()
+        # the release travels to the worker without the closure some mechanisms attach for their own figures
+        travelling = dataclasses.replace(record, release=dataclasses.replace(record.release, apply_to=None))
+        self._job = self.runner.start_process(
+            self.task, (travelling, path, note_to, ledger, str(self._latch.path)),
+            on_done=lambda exported: self._done(record, exported), on_error=self._failed,
+            on_progress=self._progress, on_cancelled=self._cancelled)
+        self._folder = folder
+        self.state_changed.emit()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def cancel(self) -> None:
+        """Stop the export at once unless its files are already being put in place (then it finishes)."""
+        if self._job is None or self._latch is None:
+            return
+        self.cancel_button.setEnabled(False)
+        if self._latch.claim("cancel"):
+            self._stage_text = "Cancelling…"
+            self._job.cancel()
+        else:
+            self._stage_text = ("Too late to cancel: the checked files are already being put in place. The export "
+                                "finishes in a moment.")
+        self._show_stage()
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(1000 * max(0.0, min(1.0, fraction)))))
+        if message:
+            self._stage_text = message
+        self._show_stage()
+
+    def _show_stage(self) -> None:
+        seconds = int(time.time() - self._started) if self._busy else 0
+        self.stage.setText(self._stage_text + (f" ({seconds} s)" if self._busy and seconds >= 2 else ""))
+
+    def _end(self) -> None:
+        self._busy = False
+        self._job = None
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+        self._ticker.stop()
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
+        self._release_chosen()
 
     def _done(self, record, exported) -> None:
-        self._busy = False
+        self._end()
+        self.stage.setText("")
         written = list(exported.files) + ([exported.note] if exported.note else [])
         self.exported = [Path(p) for p in written]
         self.session.add_exports(record, written)
@@ -215,9 +338,17 @@ class ExportView(StepView):
         self.result.setText("<br>".join(lines))
         self.exported_files.emit([str(p) for p in written])
 
+    def _cancelled(self) -> None:
+        left = discard_temporaries(self._targets, self._started)  # what a terminated worker could not remove
+        self._end()
+        self.stage.setText("")
+        self.result.setText("Export cancelled: nothing was written" + (f" (removed {len(left)} unfinished "
+                                                                         "temporary file(s))." if left else "."))
+
     def _failed(self, exc: BaseException, details: str) -> None:
-        self._busy = False
-        self._release_chosen()
+        discard_temporaries(self._targets, self._started)
+        self._end()
+        self.stage.setText("")
         self.result.setText(f"Not exported: {exc}")
         show_error(self, exc, details, context="The release was not exported.")
 

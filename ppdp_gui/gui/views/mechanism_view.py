@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.preview import fmt_eps, preview, short_cost  # noqa: F401 - re-exported
+from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, preview, short_cost  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import open_domain_dialog
 from ppdp_gui.gui.widgets.messages import show_error
@@ -112,6 +112,7 @@ class MechanismView(StepView):
         self.data_domains_check.toggled.connect(lambda on: self.session.set_opt_ins(allow_data_domains=on))
         self.separate_check.toggled.connect(lambda on: self.session.set_opt_ins(separate_dataset=on))
         session.dataset_changed.connect(self._dataset_changed)
+        session.mechanism_changed.connect(self._follow_session)
         session.mechanism_changed.connect(self._schedule)
         session.releases_changed.connect(self._schedule)  # the budget left has changed
         if names:
@@ -137,6 +138,15 @@ class MechanismView(StepView):
         self.panel.changed.connect(lambda: self.session.set_params(self.panel.values()))
         self.scroll.setWidget(self.panel)
         self.session.set_mechanism(name, self.panel.values())
+
+    def _follow_session(self) -> None:
+        """Show parameters set elsewhere in the session (advice applied from a simulation) in the form."""
+        if self.panel is None or self.session.mechanism_name != self.combo.currentText():
+            return
+        if self.panel.values() != self.session.params:
+            self.panel.blockSignals(True)
+            self.panel.set_values(self.session.params)
+            self.panel.blockSignals(False)
 
     def choose_runnable(self) -> str | None:
         """Select the first mechanism, in registry order, that can run on the table as it is (no error
@@ -204,8 +214,8 @@ class MechanismView(StepView):
         self._reselect(selected)
         self.problems.blockSignals(False)
         self._show_domain_button()
-        self.cost_label.setText(f"<b>Privacy:</b> {p.cost.describe()}" if p.cost else
-                                "<b>Privacy:</b> known once the parameters are valid")
+        self.cost_label.setText(f"<b>Privacy:</b> {cost_words(p.cost)}")
+        self.cost_label.setToolTip(cost_tooltip(p.cost))
         self.budget_label.setText(p.budget_text())
         self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
         self.cap_button.setEnabled(p.is_dp)

@@ -1,18 +1,17 @@
-"""Results step: the released table (and any further tables), its utility and risk figures, a comparison of
-the releases made so far, and the simulation panel (utility against privacy from sweeps)."""
+"""Results step: the released table (and any further tables), what the release is with its figures (figures_panel),
+a comparison of the releases made so far, and the simulation panel (utility against privacy, with advice)."""
 
 from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QTableView,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QTabWidget, QVBoxLayout
 
-from ppdp_gui.engine.claims import KAnonymity
+from ppdp_gui.engine import explain, glossary
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
-from ppdp_gui.gui.preview import short_cost
+from ppdp_gui.gui.preview import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
-from ppdp_gui.gui.views.run_view import params_text
+from ppdp_gui.gui.views.figures_panel import FiguresPanel
 from ppdp_gui.gui.views.sweep_panel import SweepPanel
 
 
@@ -28,20 +27,26 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
     return view
 
 
+def column_title(name: str) -> str:
+    """A figure's plain title as a column heading, with its unit: 'Information loss %'."""
+    title = glossary.figure(name).title
+    return title + (" %" if name.rstrip().endswith("%") and not title.endswith("%") else "")
+
+
 def comparison_frame(releases) -> pd.DataFrame:
     """One row per release: what it was, what it guarantees, and every figure measured on it."""
     rows = []
     for i, p in enumerate(releases, 1):
         row = {"release": i, "mechanism": p.mechanism, "privacy": short_cost(p.cost),
                "guarantee holds": "yes" if p.holds else "NO (domain from the data)",
-               "parameters": params_text(dict(p.params)), "rows": len(p.table)}
-        row.update({k: round(v, 4) for k, v in p.figures.items()})
+               "parameters": params_text(dict(p.params))}
+        for name, value in {**explain.release_figures(p), **p.figures}.items():
+            key = column_title(name)
+            if key in row and row[key] != round(value, 4):
+                key = glossary.label(name)  # two figures of one title that differ: both, by their names
+            row[key] = round(value, 4)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def fmt_figure(value: float) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() and abs(value) >= 1 else f"{value:.4g}"
 
 
 class ResultsView(StepView):
@@ -55,34 +60,14 @@ class ResultsView(StepView):
         self.tabs.setAccessibleName("Results")
         self.table_tabs = QTabWidget()
         self.table_tabs.setAccessibleName("Released tables")
-        self.measures_box = QGroupBox("Utility (measured against your data: for you, never published)")
-        self.measures_form = QFormLayout(self.measures_box)
-        self.risk_box = QGroupBox("Re-identification risk (from the released table's groups)")
-        self.risk_form = QFormLayout(self.risk_box)
-        self.guarantee = note(object_name="release_guarantee")
-        self.guarantee.setAccessibleName("Guarantee of this release")
-        self.histogram = None
-        try:
-            from ppdp_gui.gui.charts import HistogramChart
-            self.histogram = HistogramChart()
-        except ImportError:  # pragma: no cover
-            pass
-        figures = QWidget()
-        fl = QVBoxLayout(figures)
-        fl.addWidget(self.guarantee)
-        boxes = QHBoxLayout()
-        boxes.addWidget(self.measures_box, 1)
-        boxes.addWidget(self.risk_box, 1)
-        fl.addLayout(boxes)
-        if self.histogram is not None:
-            fl.addWidget(self.histogram, 1)
+        self.figures = FiguresPanel()
         self.compare_model = DataFrameModel(parent=self)
         self.compare = QTableView()
         self.compare.setModel(self.compare_model)
         self.compare.setAccessibleName("Releases compared")
         self.sweep = SweepPanel(session, runner)
         self.tabs.addTab(self.table_tabs, "Released &table")
-        self.tabs.addTab(figures, "&Figures")
+        self.tabs.addTab(self.figures, "&Figures")
         self.tabs.addTab(self.compare, "&Compare releases")
         self.tabs.addTab(self.sweep, "Si&mulate (utility vs privacy)")
         self.empty = note("No release yet: run one in the Run step. You can already simulate utility against "
@@ -101,6 +86,7 @@ class ResultsView(StepView):
 
         self.release_combo.currentIndexChanged.connect(self._show)
         session.releases_changed.connect(self._releases_changed)
+        self.sweep.state_changed.connect(self.state_changed)  # the step list counts simulations at once
         self._releases_changed()
 
     def _releases_changed(self) -> None:
@@ -129,52 +115,19 @@ class ResultsView(StepView):
             w = self.table_tabs.widget(0)
             self.table_tabs.removeTab(0)
             w.deleteLater()
-        for form in (self.measures_form, self.risk_form):
-            while form.rowCount():
-                form.removeRow(0)
+        self.figures.show_release(record)
         if record is None:
-            if self.histogram is not None:
-                self.histogram.set_sizes([])
             return
         rel = record.release
         self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
         for name, frame in (rel.extra_tables or {}).items():
             self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
-        self.guarantee.setText(f"<b>Guarantee:</b> {record.guarantee_line()}"
-                               + ("" if record.holds else " <span style='color:#b00020'>— the release note says "
-                                                          "so too.</span>"))
-        sizes = record.class_sizes
-        risk_keys = {"smallest group (rows)", "groups", "highest re-identification risk %",
-                     "average re-identification risk %", "share of records with risk above 10 %"}
-        risky = {k for k in record.figures if k in risk_keys or k.startswith("risk: ")}  # "risk: …" from measures()
-        measures = {k: v for k, v in record.figures.items() if k not in risky}
-        risk = {k: v for k, v in record.figures.items() if k in risky}
-        no_measures = ("No figures for this release on its own: utility such as classification accuracy needs "
-                       "held-out data. See the Simulate tab.")
-        no_risk = ("Group-size risk does not apply: " + ("the release is protected by ε-differential privacy."
-                                                         if rel.cost.is_dp else
-                                                         "the release has no groups of quasi-identifiers."))
-        for form, figures, empty in ((self.measures_form, measures, no_measures),
-                                     (self.risk_form, risk, no_risk)):
-            if not figures:
-                label = QLabel(empty)
-                label.setWordWrap(True)
-                form.addRow(label)
-            for key, value in figures.items():
-                val = QLabel(fmt_figure(value))
-                val.setAccessibleName(key)
-                form.addRow(key + ":", val)
-        for text in record.warnings:
-            label = QLabel("For you (not published): " + text)
-            label.setWordWrap(True)
-            self.measures_form.addRow(label)
-        if self.histogram is not None:
-            k = next((c.k for c in record.claims if isinstance(c, KAnonymity)), None)
-            self.histogram.set_sizes([] if sizes is None else sizes, k=k)
 
     def state(self) -> tuple[str, str]:
         n, sweeps = len(self.session.releases), len(self.session.sweeps)
         extra = f", {sweeps} simulation{'s' if sweeps != 1 else ''}" if sweeps else ""
+        if self.sweep.running:
+            extra += f", simulating… {self.sweep.percent} %"
         if not n:
             return TODO, "no release yet" + extra
         return DONE, f"{n} release{'s' if n != 1 else ''}{extra}"

@@ -11,20 +11,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QP
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
-from ppdp_gui.gui.preview import fmt_eps
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
+from ppdp_gui.engine.explain import plan_sentences
+from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, params_text  # noqa: F401 - params_text re-exported
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import release_job
-
-
-def params_text(params: dict) -> str:
-    def show(v):
-        if isinstance(v, (tuple, list)):
-            return ", ".join(map(str, v)) or "(none)"
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return "(none)" if v in (None, "") else str(v)
-    return "; ".join(f"{k} = {show(v)}" for k, v in params.items())
 
 
 class RunView(StepView):
@@ -89,10 +80,15 @@ class RunView(StepView):
             self.run_button.setEnabled(False)
             self.run_button.setText("&Run")
         else:
+            specs = registry.get(s.mechanism_name).params
             lines = [f"<b>{s.mechanism_name}</b> on {s.dataset.n_rows:,} rows.",
-                     f"Parameters: {params_text(s.params)}."]
+                     f"Parameters: {escape(params_text(p.params or s.params, specs))}."]
             if p.cost is not None:
-                lines.append(f"Privacy: {p.cost.describe()}.")
+                lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost))}.")
+            contents = plan_sentences(p) if not p.errors else []
+            if contents:
+                lines.append("<b>This release will contain:</b><ul style='margin-top:0'>"
+                             + "".join(f"<li>{escape(t)}</li>" for t in contents) + "</ul>")
             if p.caveats:
                 lines.append("<span style='color:#b00020'><b>Not ε-differentially private:</b> "
                              + "; ".join(p.caveats) + " (you allowed this).</span>")
@@ -100,7 +96,8 @@ class RunView(StepView):
                 lines.append(p.budget_text())
             for problem in p.errors:
                 lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
-            self.summary.setText("<br>".join(lines))
+            self.summary.setText("<br>".join(lines).replace("</ul><br>", "</ul>"))
+            self.summary.setToolTip(cost_tooltip(p.cost))
             ok = not p.errors and not p.over_budget
             self.run_button.setEnabled(ok)
             dp = bool(p.cost and p.cost.is_dp)
@@ -120,7 +117,7 @@ class RunView(StepView):
         self._dp = bool(s.preview().cost and s.preview().cost.is_dp)
         self._failed_text = ""
         self.log.clear()
-        self.log.addItem(f"Started {name}: {params_text(params)}")
+        self.log.addItem(f"Started {name}: {params_text(params, registry.get(name).params)}")
         self.progress.setValue(0)
         self.message.setText("Starting…")
         self.run_button.setEnabled(False)
@@ -139,7 +136,10 @@ class RunView(StepView):
             self.cancel_button.setEnabled(False)
 
     def _progress(self, fraction: float, message: str) -> None:
+        before = self.progress.value() // 10
         self.progress.setValue(int(round(1000 * max(0.0, min(1.0, fraction)))))
+        if self.progress.value() // 10 != before:
+            self.state_changed.emit()  # "running… 40 %" in the step list, not a step behind
         if message:
             self.message.setText(message)
             if self.log.count() == 0 or self.log.item(self.log.count() - 1).text() != message:

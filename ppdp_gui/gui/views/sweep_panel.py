@@ -1,19 +1,26 @@
-"""The custodian's own simulation: a grid of one numeric parameter × repeats, drawn as utility against privacy.
+"""The custodian's own simulation: a grid of one numeric parameter × repeats, drawn as utility against privacy,
+with advice on which value to release with.
 
 Runs engine.pipeline.sweep.run_sweep in a worker process; nothing is charged to the ledger and nothing here may be
-published, which the panel says in its first line.
+published, which the panel says in its first line. The chart shows the simulation just run (or the one chosen);
+the advice is engine/advice.py's rule on the figure shown, and "Apply this advice" only sets the parameter in the
+session (the Mechanism step shows it): nothing is run, nothing is charged.
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.advice import advise, fmt_value, short_label
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
+from ppdp_gui.gui.preview import params_text
+from ppdp_gui.gui.views.common import escape
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import sweep_job
 
@@ -61,9 +68,13 @@ def parse_grid(spec: ParamSpec, text: str) -> list:
 
 
 class SweepPanel(QWidget):
+    state_changed = Signal()  # running, progress or a new simulation: the step list follows at once
+
     def __init__(self, session, runner, parent=None):
         super().__init__(parent)
         self.session, self.runner = session, runner
+        self._runs: dict[str, tuple[str, str, dict]] = {}  # label -> (mechanism, parameter, other parameters)
+        self.advice = None
         self.banner = QLabel(SIMULATION_NOTE)
         self.banner.setWordWrap(True)
         self.banner.setObjectName("simulation_banner")
@@ -108,13 +119,53 @@ class SweepPanel(QWidget):
         progress_row.addWidget(self.progress, 1)
         progress_row.addWidget(self.message, 2)
         layout.addLayout(progress_row)
+        self.shown_combo = QComboBox()
+        self.shown_combo.setAccessibleName("Simulation shown")
+        self.shown_combo.setToolTip("Which of your simulations the chart and the advice are about (the last one run "
+                                    "is shown first).")
+        self.compare_check = QCheckBox("Also draw earlier simulations of the same parameter")
+        self.compare_check.setToolTip("Draw, beside the chosen simulation, the others that varied the same parameter.")
+        shown_row = QHBoxLayout()
+        shown_label = QLabel("Sh&own:")
+        shown_label.setBuddy(self.shown_combo)
+        shown_row.addWidget(shown_label)
+        shown_row.addWidget(self.shown_combo, 1)
+        shown_row.addWidget(self.compare_check)
+        self.advice_box = QGroupBox("Advice from this simulation (your own data, not charged)")
+        self.advice_text = QLabel("")
+        self.advice_text.setObjectName("advice_text")
+        self.advice_text.setWordWrap(True)
+        self.advice_text.setAccessibleName("Advice")
+        self.apply_button = QPushButton("Appl&y this advice")
+        self.apply_button.setObjectName("apply_advice")
+        self.apply_button.setToolTip("Sets the advised value in the Mechanism step. Nothing is run and nothing is "
+                                     "charged: you run the release yourself in the Run step.")
+        self.applied = QLabel("")
+        self.applied.setObjectName("advice_applied")
+        self.applied.setWordWrap(True)
+        advice_layout = QVBoxLayout(self.advice_box)
+        advice_layout.addWidget(self.advice_text)
+        apply_row = QHBoxLayout()
+        apply_row.addWidget(self.apply_button)
+        apply_row.addWidget(self.applied, 1)
+        advice_layout.addLayout(apply_row)
+        self.advice_box.setVisible(False)
+        layout.addLayout(shown_row)
         layout.addWidget(self.chart, 1)
+        layout.addWidget(self.advice_box)
 
         self.param_combo.currentIndexChanged.connect(self._param_chosen)
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         session.mechanism_changed.connect(self._mechanism_changed)
+        session.mechanism_changed.connect(self._show_advice)  # the parameter may now hold the advised value
         session.dataset_changed.connect(self._clear_if_new_table)
+        session.sweeps_changed.connect(self._sweeps_changed)
+        self.shown_combo.currentIndexChanged.connect(lambda _i: self._show_sweep())
+        self.compare_check.toggled.connect(lambda _on: self._show_sweep())
+        self.apply_button.clicked.connect(self.apply_advice)
+        if hasattr(self.chart, "seriesChanged"):
+            self.chart.seriesChanged.connect(self._show_advice)  # the measure shown changed
         self._mechanism = None
         self._mechanism_changed()
 
@@ -139,6 +190,7 @@ class SweepPanel(QWidget):
     def _clear_if_new_table(self) -> None:
         if not self.session.sweeps and hasattr(self.chart, "clear"):
             self.chart.clear()
+            self._sweeps_changed()
 
     def spec(self) -> ParamSpec | None:
         name = self.param_combo.currentData()
@@ -166,15 +218,20 @@ class SweepPanel(QWidget):
             return
         name, data, params, repeats = s.mechanism_name, s.dataset, dict(s.params), self.repeats.value()
         params.pop(spec.name, None)
-        label = f"{name}: {spec.label} ({len(s.sweeps) + 1})"
+        label = f"{len(s.sweeps) + 1}. {name}: {spec.label}"
+        self._runs[label] = (name, spec.name, dict(params))
         self.progress.setValue(0)
         self.message.setText("Simulating…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats),
+        self.applied.setText("")
+        from ppdp_gui.engine.pipeline.release import test_seed  # tests only: a reproducible simulation
+        self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats,
+                                                          test_seed()),
                                               on_done=lambda result: self._done(label, spec, result),
                                               on_error=self._failed, on_progress=self._progress,
                                               on_cancelled=self._cancelled)
+        self.state_changed.emit()
 
     def cancel(self) -> None:
         if self._job is not None:
@@ -187,23 +244,117 @@ class SweepPanel(QWidget):
         return self._job is not None
 
     def _progress(self, fraction: float, message: str) -> None:
+        before = self.percent
         self.progress.setValue(int(round(1000 * max(0.0, min(1.0, fraction)))))
         if message:
             self.message.setText(message)
+        if self.percent != before:
+            self.state_changed.emit()
+
+    @property
+    def percent(self) -> int:
+        return self.progress.value() // 10
 
     def _end(self) -> None:
         self._job = None
         self.cancel_button.setEnabled(False)
         self.run_button.setEnabled(self.param_combo.count() > 0)
+        self.state_changed.emit()
 
     def _done(self, label: str, spec: ParamSpec, result) -> None:
-        self._end()
         self.progress.setValue(1000)
         self.message.setText(f"Done: {len(result.rows)} runs simulated (not charged).")
-        self.session.add_sweep(label, result)
         if hasattr(self.chart, "add_result"):
             self.chart.add_result(label, result, log_hints={spec.name: bool(spec.log_scale)},
                                   labels={spec.name: spec.label})
+        self._end()
+        self.session.add_sweep(label, result)  # the chart and the advice show it (sweeps_changed)
+
+    # -- the simulation shown, and its advice --------------------------------------------------------------------
+    def _sweeps_changed(self) -> None:
+        labels = [label for label, _r in self.session.sweeps]
+        self.shown_combo.blockSignals(True)
+        self.shown_combo.clear()
+        self.shown_combo.addItems(labels)
+        self.shown_combo.setCurrentIndex(len(labels) - 1)  # the one just run
+        self.shown_combo.blockSignals(False)
+        self._show_sweep()
+        self.state_changed.emit()
+
+    def shown(self):
+        """(label, SweepResult, ParamSpec) of the simulation shown, or None."""
+        i = self.shown_combo.currentIndex()
+        if not 0 <= i < len(self.session.sweeps):
+            return None
+        label, result = self.session.sweeps[i]
+        mech = self._runs.get(label, (result.mechanism, None, {}))[0]
+        name = self._runs.get(label, (None, None, {}))[1] or next(iter(result.param_names), None)
+        try:
+            spec = registry.get(mech).param(name)
+        except Exception:  # noqa: BLE001 - a simulation of a mechanism no longer installed is still drawn
+            spec = ParamSpec(name or "", name or "", "float")
+        return label, result, spec
+
+    def _show_sweep(self) -> None:
+        shown = self.shown()
+        if shown is None:
+            self.advice = None
+            self.advice_box.setVisible(False)
+            return
+        label, result, spec = shown
+        if hasattr(self.chart, "focus"):
+            names = [label]
+            if self.compare_check.isChecked():
+                names += [lab for lab, r in self.session.sweeps if lab != label and spec.name in r.param_names]
+            self.chart.focus(names, spec.name)
+        self._show_advice()
+
+    def _show_advice(self) -> None:
+        shown = self.shown()
+        if shown is None:
+            return
+        label, result, spec = shown
+        measure = self.chart._measure() if hasattr(self.chart, "_measure") else None
+        self.advice = advise(result, spec.name, measure=measure, more_private=spec.more_private,
+                             label=short_label(spec))
+        self.advice_box.setVisible(self.advice is not None)
+        if self.advice is None:
+            return
+        a = self.advice
+        head = (f"<b>Advice: {escape(short_label(spec))} = {escape(fmt_value(a.value))}.</b> " if a.applicable
+                else "<b>No single value advised.</b> ")
+        lines = [head + escape(a.reason)] + [escape(d) for d in a.details]
+        mech, _name, base = self._runs.get(label, (result.mechanism, spec.name, {}))
+        if base:
+            lines.append(f"<span style='color:#555'>Simulated with {escape(params_text(base, registry.get(mech).params))}"
+                         f" on {result.n_train:,} rows of your table.</span>")
+        self.advice_text.setText("<br>".join(lines))
+        current = self.session.params.get(spec.name) if self.session.mechanism_name == mech else None
+        same_mechanism = self.session.mechanism_name == mech
+        self.apply_button.setEnabled(a.applicable and same_mechanism and current != a.value)
+        self.apply_button.setToolTip(
+            "Sets the advised value in the Mechanism step. Nothing is run and nothing is charged." if same_mechanism
+            else f"This simulation is of {mech}; choose {mech} in the Mechanism step to apply it.")
+        if a.applicable and same_mechanism and current != a.value:
+            self.applied.setText(f"The Mechanism step has {short_label(spec)} = {fmt_value(current)} now.")
+        elif not (a.applicable and same_mechanism and current == a.value):
+            self.applied.setText("")
+        elif not self.applied.text() or self.applied.text().startswith("The Mechanism step has"):
+            self.applied.setText(f"{short_label(spec)} = {fmt_value(a.value)} is already set in the Mechanism step.")
+
+    def apply_advice(self) -> None:
+        """Set the advised value in the session (the Mechanism step shows it). Nothing is run or charged."""
+        shown = self.shown()
+        if shown is None or self.advice is None or not self.advice.applicable:
+            return
+        label, _result, spec = shown
+        mech = self._runs.get(label, (_result.mechanism,))[0]
+        if self.session.mechanism_name != mech:
+            return
+        value = spec.coerce(self.advice.value)
+        self.applied.setText(f"{short_label(spec)} = {fmt_value(value)} is now set in the Mechanism step. Nothing "
+                             "was run and nothing was charged: run the release in the Run step when you are ready.")
+        self.session.set_params({**self.session.params, spec.name: value})
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._end()

@@ -2,7 +2,10 @@
 
 float -> slider + typed value box (log10 slider for `log_scale`), int -> slider + spin box (or spin box only when
 unbounded), choice -> combo, bool -> check box, column -> combo of the columns allowed by `roles`/`column_kind`,
-columns -> checkable list. Help text becomes the tooltip and a caption under the editor.
+columns -> checkable list. Help text becomes a caption under the editor; help and formula the tooltip.
+
+A typed number outside the parameter's range is kept as typed and shown as invalid with a message (the run is
+blocked by the plan's problem) — never silently replaced: a custodian who types ε = 0 must not find ε = 1 spent.
 """
 
 from __future__ import annotations
@@ -23,6 +26,47 @@ NONE_LABEL = "(none)"
 _STEPS = 1000
 
 
+def tooltip(spec: ParamSpec) -> str:
+    """The plain meaning, then the exact rule for whoever checks."""
+    return spec.help + (f"\n\nHow it works: {spec.formula}" if spec.formula else "")
+
+
+def range_problem(spec: ParamSpec, value) -> str:
+    """'' when `value` lies in the parameter's range, else a message saying what is allowed."""
+    if value is None:
+        return ""
+    fmt = (lambda v: f"{v:g}") if not isinstance(value, int) else (lambda v: f"{int(v)}")
+    if spec.low is not None and value < spec.low:
+        return (f"{fmt(value)} is below the smallest allowed value, {fmt(spec.low)}. Nothing can run until you "
+                "change it.")
+    if spec.high is not None and value > spec.high:
+        return (f"{fmt(value)} is above the largest allowed value, {fmt(spec.high)}. Nothing can run until you "
+                "change it.")
+    return ""
+
+
+class _Stepping:
+    """Arrow keys and buttons stay inside the parameter's range; typed values may leave it (and are flagged)."""
+
+    bounds: tuple = (None, None)
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt's name
+        super().stepBy(steps)
+        low, high = self.bounds
+        if low is not None and self.value() < low:
+            self.setValue(low)
+        elif high is not None and self.value() > high:
+            self.setValue(high)
+
+
+class _IntBox(_Stepping, QSpinBox):
+    pass
+
+
+class _FloatBox(_Stepping, QDoubleSpinBox):
+    pass
+
+
 class NumberField(QWidget):
     """Slider and typed box kept in step; the slider runs on log10 of the value when `log` is set."""
 
@@ -33,15 +77,16 @@ class NumberField(QWidget):
         self.spec, self.integer = spec, integer
         low, high = spec.low, spec.high
         self.log = bool(spec.log_scale and low is not None and low > 0)
-        self.box: QAbstractSpinBox = QSpinBox() if integer else QDoubleSpinBox()
+        self.box: QAbstractSpinBox = _IntBox() if integer else _FloatBox()
+        self.box.bounds = (low, high)
         big = 2_000_000_000 if integer else 1e12
-        self.box.setRange(low if low is not None else -big, high if high is not None else big)
+        self.box.setRange(-big, big)  # typing is not clamped: an out-of-range value is shown as invalid
         if not integer:
             self.box.setDecimals(self._decimals())
             self.box.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
         self.box.setKeyboardTracking(False)
         self.box.setAccessibleName(f"{spec.label} value")
-        self.box.setToolTip(spec.help)
+        self.box.setToolTip(tooltip(spec))
         self.box.setMinimumWidth(110)
         self.slider: QSlider | None = None
         layout = QHBoxLayout(self)
@@ -60,7 +105,7 @@ class NumberField(QWidget):
             self.slider.setPageStep(_STEPS // 20)
             self.slider.setMinimumWidth(160)
             self.slider.setAccessibleName(f"{spec.label} slider" + (" (logarithmic)" if self.log else ""))
-            self.slider.setToolTip(spec.help)
+            self.slider.setToolTip(tooltip(spec))
             self.slider.valueChanged.connect(self._slid)
             layout.addWidget(self.slider, 1)
         layout.addWidget(self.box)
@@ -117,6 +162,10 @@ class NumberField(QWidget):
             return None
         return int(self.box.value()) if self.integer else float(self.box.value())
 
+    def problem(self) -> str:
+        """Why the typed value cannot be used ('' when it can)."""
+        return range_problem(self.spec, self.value())
+
     def setValue(self, v) -> None:
         if self.use is not None:
             self.use.blockSignals(True)
@@ -142,13 +191,14 @@ class ParamPanel(QWidget):
         self._labels: dict[str, QLabel] = {}
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self._problems: dict[str, QLabel] = {}
         for spec in self.specs:
             editor = self._make_editor(spec)
             self._editors[spec.name] = editor
             label = QLabel(spec.label + ("" if not spec.optional else " (optional)"))
             label.setBuddy(editor)
-            label.setToolTip(spec.help)
-            editor.setToolTip(spec.help)
+            label.setToolTip(tooltip(spec))
+            editor.setToolTip(tooltip(spec))
             editor.setAccessibleName(spec.label)
             editor.setAccessibleDescription(spec.help)
             editor.setObjectName(f"param_{spec.name}")
@@ -158,6 +208,15 @@ class ParamPanel(QWidget):
             box.setContentsMargins(0, 0, 0, 0)
             box.setSpacing(1)
             box.addWidget(editor)
+            if isinstance(editor, NumberField):
+                problem = QLabel("")
+                problem.setWordWrap(True)
+                problem.setObjectName(f"problem_{spec.name}")
+                problem.setStyleSheet("color: #b00020; font-weight: bold;")
+                problem.setVisible(False)
+                self._problems[spec.name] = problem
+                box.addWidget(problem)
+                editor.valueChanged.connect(lambda n=spec.name: self._show_problem(n))
             if spec.help:
                 caption = QLabel(spec.help)
                 caption.setWordWrap(True)
@@ -192,6 +251,18 @@ class ParamPanel(QWidget):
 
     def editor(self, name: str) -> QWidget:
         return self._editors[name]
+
+    def _show_problem(self, name: str) -> None:
+        field, label = self._editors[name], self._problems[name]
+        text = field.problem()
+        label.setText(f"{field.spec.label}: {text}" if text else "")
+        label.setVisible(bool(text))
+        field.box.setStyleSheet("border: 2px solid #b00020;" if text else "")
+        field.box.setAccessibleDescription(text)
+
+    def problems(self) -> dict[str, str]:
+        """Parameters whose typed value is outside its range, with the message shown under them."""
+        return {name: self._editors[name].problem() for name in self._problems if self._editors[name].problem()}
 
     def _fill_columns(self, spec: ParamSpec, value: Any) -> None:
         w = self._editors[spec.name]
@@ -241,6 +312,8 @@ class ParamPanel(QWidget):
                 w.blockSignals(False)
             if spec.kind in ("column", "columns"):
                 self._fill_columns(spec, v)
+            if spec.name in self._problems:
+                self._show_problem(spec.name)
         self.changed.emit()
 
     def values(self) -> dict[str, Any]:

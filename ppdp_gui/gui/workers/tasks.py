@@ -1,4 +1,4 @@
-"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep.
+"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, an export.
 
 Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
 without a window. They only call the engine's publish path (load → plan → run_release), exactly as `ppdp` does;
@@ -61,3 +61,97 @@ def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], rep
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
     from ppdp_gui.engine.pipeline.sweep import run_sweep
     yield from run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed)
+
+
+# -- export: staged in the worker, cancellable until the files are put in place --------------------------------------
+class CommitLatch:
+    """One decision per export, taken once by whoever comes first: the worker's "commit" (just before the first
+    rename) or the window's "cancel". An O_EXCL file is atomic across processes, so a cancel can never land
+    between two renames: once committed, the export finishes; once cancelled, nothing is renamed."""
+
+    def __init__(self, path):
+        from pathlib import Path
+        self.path = Path(path)
+
+    def claim(self, what: str) -> bool:
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            return False
+        try:
+            os.write(fd, what.encode())
+        finally:
+            os.close(fd)
+        return True
+
+    def decision(self) -> str | None:
+        try:
+            return self.path.read_text() or None
+        except OSError:
+            return None
+
+
+def export_job(published, path, note_path, ledger_path, latch_path=None) -> Iterator[Any]:
+    """The engine's export (stage → read back and recount → rename; note; record), its stages as Progress, then
+    the Exported. Before renaming it claims the latch; if the window cancelled first it stops with `Cancelled`
+    and the engine removes every temporary file. The export runs in a thread of the worker process so that its
+    stages can be reported while it writes; cancelling terminates the process (see `discard_temporaries`)."""
+    import queue
+    import threading
+
+    from ppdp_gui.engine.errors import Cancelled
+    from ppdp_gui.engine.pipeline.export import export
+    messages: queue.Queue = queue.Queue()
+    outcome: dict[str, Any] = {}
+
+    def before_commit() -> None:
+        if latch_path is not None and not CommitLatch(latch_path).claim("commit"):
+            raise Cancelled("the export was cancelled before any file was put in place; nothing was written")
+
+    def work() -> None:
+        try:
+            ledger = None
+            if ledger_path:
+                from ppdp_gui.engine.privacy.ledger import Ledger
+                ledger = Ledger(ledger_path)
+            outcome["result"] = export(published, path, note_path=note_path, ledger=ledger,
+                                       progress=lambda f, m: messages.put(Progress(f, m)),
+                                       before_commit=before_commit)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the generator, which reports it
+            outcome["error"] = exc
+        finally:
+            messages.put(None)
+
+    thread = threading.Thread(target=work, name="ppdp-export", daemon=True)
+    thread.start()
+    while (item := messages.get()) is not None:
+        yield item
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    yield outcome["result"]
+
+
+def export_targets(published, path, note_path=None) -> list:
+    """Every file an export of `published` to `path` may create (tables, note)."""
+    from ppdp_gui.engine.pipeline.export import table_paths
+    return list(table_paths(published, path).values()) + ([note_path] if note_path else [])
+
+
+def discard_temporaries(targets, since: float) -> list:
+    """Remove the temporary files an export terminated mid-write left beside its targets (the writer names them
+    '.<target name>.<random>.tmp'); only those made since `since` (epoch seconds), so that no other export's are
+    touched. Returns what was removed."""
+    import glob
+    from pathlib import Path
+    removed = []
+    for target in targets:
+        target = Path(target).expanduser()
+        for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+            try:
+                if tmp.stat().st_mtime >= since - 2:
+                    tmp.unlink()
+                    removed.append(tmp)
+            except OSError:
+                pass
+    return removed

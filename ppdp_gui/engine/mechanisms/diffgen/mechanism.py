@@ -29,7 +29,8 @@ from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+                                             ReleaseShape)
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
 from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
@@ -166,18 +167,26 @@ def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
 class DiffGen(Mechanism):
     name = "DiffGen"
     guarantee = "ε-DP"
-    summary = ("Differentially private generalisation for classification (Mohammed et al., KDD 2011): the "
-               "quasi-identifiers are specialised top-down h times, each step chosen by the exponential "
-               "mechanism, then each group of the generalised table gets a noisy count.")
+    summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
+               "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
+               "half of ε, then every group gets a noisy count (DiffGen: Mohammed et al., KDD 2011).")
     params = (
         ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.01, high=10.0, log_scale=True,
-                  help="Half goes to choosing the generalisation, half to the counts (noise of scale 2/ε)."),
+                  help="Smaller ε: more privacy, noisier counts and a rougher choice of groups. Half of it chooses "
+                       "the groups, half goes to the counts.",
+                  formula="ε/2 for the generalisation: h + |A_num| choices by the exponential mechanism, each "
+                          "ε/(2(|A_num| + 2h)) (|A_num| = numeric quasi-identifiers); ε/2 for the counts: integer "
+                          "Laplace noise of scale 2/ε on every group",
+                  more_private="lower"),
         ParamSpec("h", "Specialisations h", "int", default=10, low=1, high=30,
                   help="How many times a value is split into its children. More: finer groups but smaller "
-                       "counts and more noise; around 10 is usually best."),
+                       "counts and more noise; around 10 is usually best.",
+                  formula="h specialisations, each chosen with ε/(2(|A_num| + 2h)); at most 2^h-fold more groups"),
         ParamSpec("utility", "Utility function", "choice", default="Max", choices=UTILITIES,
-                  help="How a split is scored: Max (majority-class count, sensitivity 1) or InfoGain "
-                       "(information gain, sensitivity log2 of the number of classes). Max is usually better."),
+                  help="How the next refinement is chosen: Max (how well the groups predict the class; usually "
+                       "better) or InfoGain (information gain).",
+                  formula="Max: score = Σ over children of the majority-class count (Δ = 1); InfoGain: "
+                          "information gain of the split (Δ = log2 |classes|)"),
         ParamSpec("class_column", "Class column", "column", default="", optional=True, roles=(Role.CLASS,),
                   column_kind="categorical",
                   help="The label the released data should predict; empty: the column whose role is Class."),
@@ -207,6 +216,24 @@ class DiffGen(Mechanism):
         except ParameterError as exc:
             return [Problem(str(exc), param="class_column")]
         return plan.problems
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        try:
+            cls = _class_column(data, params)
+        except ParameterError:
+            return super().describe_release(data, params)
+        qis = tuple(predictor_columns(data, cls))
+        count = "count" if "count" not in qis and cls != "count" else "noisy count"
+        generalised = (f"The values of {', '.join(qis)} are generalised to ranges or groups chosen at random with "
+                       f"half of ε; {cls} is kept as it is.")
+        if params.get("output") == "records":
+            return ReleaseShape(columns=qis + (cls,), noisy=True, sentences=(
+                generalised, "Each group is repeated as many times as its noisy count; the table of counts is "
+                             "exported beside it."))
+        return ReleaseShape(columns=qis + (cls, count), count_column=count, noisy=True, sentences=(
+            generalised, "Groups whose noisy count is 0 are left out.",
+            f"To turn it into one row per (synthetic) record, repeat each row as many times as its {count}, "
+            "or choose the output 'records'."))
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list[DomainNeed]:
         """The class values, each numeric QI's bounds and each categorical QI's values must be public."""

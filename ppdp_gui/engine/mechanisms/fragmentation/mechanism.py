@@ -17,7 +17,8 @@ import pandas as pd
 from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import CheckError, MechanismError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+                                             ReleaseShape)
 from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
 from ppdp_gui.engine.mechanisms.fragmentation.anonymise import STRATEGIES, enforce_all, join_violations, partition_all
 from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, kanon_problems
@@ -89,10 +90,12 @@ class Fragmentation(Mechanism):
                "groups smaller than k. Keeps far more detail than anonymising many columns at once.")
     params = (
         ParamSpec("k", "k (smallest group size)", "int", default=40, low=2, high=1000,
-                  help="Every fragment's groups, and every join of two fragments on the class, have ≥ k rows."),
+                  help="Every fragment's groups, and every join of two fragments on the class, have ≥ k rows.",
+                  more_private="higher"),
         ParamSpec("l", "l (class values per group, 0 = off)", "int", default=0, low=0, high=100,
                   help="≥ 2: the paper's l-diversity extension with the class as the sensitive value: records are "
-                       "first split into segments, and every group holds all class values of its segment."),
+                       "first split into segments, and every group holds all class values of its segment.",
+                  more_private="higher"),
         ParamSpec("strategy", "Non-reconstructability", "choice", default="dependency graph", choices=STRATEGIES,
                   help="How class values are adjusted so joins on the class stay k-anonymous (k-anonymity only). "
                        "naive: each group takes its majority class; dependency graph: only groups whose joins are "
@@ -100,7 +103,7 @@ class Fragmentation(Mechanism):
                        "values instead of one per row."),
         ParamSpec("rho", "ρ (share of k-anonymous joins)", "float", default=0.5, low=0.0, high=1.0,
                   help="ρ-selectivity only: the least share of the possible joins of two groups that must give "
-                       "≥ k rows."),
+                       "≥ k rows.", more_private="higher"),
         ParamSpec("n_fragments", "Number of fragments", "int", default=2, low=2, high=20,
                   help="The paper splits in two; more repeats the split on the largest fragment."),
         ParamSpec("max_segments", "Segments for l-diversity (0 = no limit)", "int", default=0, low=0, high=100000,
@@ -145,6 +148,17 @@ class Fragmentation(Mechanism):
             problems.append(Problem("with l ≥ 2 the class values are kept (the l-diversity extension); the "
                                     "non-reconstructability strategy is not used", level="warning", param="strategy"))
         return problems
+
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        cls = self._class(data, params) or "the class"
+        kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
+        return ReleaseShape(columns=kept, per_person=True, sentences=(
+            f"The columns are split into {params['n_fragments']} separate tables (fragments) that share only "
+            f"{cls}; each has one row per row of your table, in its own random order.",
+            f"In every fragment the quasi-identifiers are replaced by ranges or groups shared by at least "
+            f"{params['k']} rows, and joining two fragments on {cls} also gives groups of at least "
+            f"{params['k']} rows.",
+            "Some class values may be changed so that the fragments cannot be joined back together."))
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)

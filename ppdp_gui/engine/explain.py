@@ -1,0 +1,159 @@
+"""What a release is, in plain words, before and after it runs — for any mechanism, from declared facts only.
+
+Before a run the mechanism's `describe_release` (a `ReleaseShape`: the columns it keeps, whether it is a table of
+counts, whether it carries noise, and its own sentences) is compared with the table's columns. After a run the
+`Published` itself is read: its tables, the count columns its `PublicSchema` claims declare, its guarantee. The
+sentences say which columns go out and which do not, what one row is, how a table of counts becomes records, and
+why combinations nobody has can appear — the questions a custodian asked when a DP release surprised them.
+
+Figures are split by who may see them: `release_figures` are read from the released tables (anyone holding the
+file can compute them); `custodian_figures` compare the release with the true data and are for the custodian only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema
+
+NOISE_SENTENCE = ("The counts carry random noise on purpose. They do not add up exactly to your table's rows, and "
+                  "combinations nobody in your table has can get a count — for example ages below your youngest "
+                  "patient, when the public domain of age starts lower. That is what keeps any one person hidden.")
+SYNTHETIC_SENTENCE = ("The rows come from noisy counts: there are not exactly as many rows as in your table, and "
+                      "combinations nobody in your table has can appear. That is what keeps any one person hidden.")
+
+
+def _names(columns) -> str:
+    return ", ".join(str(c) for c in columns)
+
+
+def shape_sentences(shape, data) -> list[str]:
+    """Plain sentences on what a release of `data` with this `ReleaseShape` will hold (before it runs)."""
+    lines: list[str] = []
+    if shape.columns:
+        table_columns = [str(c) for c in data.frame.columns]
+        kept = [c for c in shape.columns if c in table_columns]
+        new = [c for c in shape.columns if c not in table_columns]
+        text = f"Columns that go out: {_names(kept)}" if kept else "No column of your table goes out as it is"
+        if new:
+            text += f", plus the new column{'s' if len(new) > 1 else ''} {_names(new)}"
+        lines.append(text + ".")
+        left = [c for c in table_columns if c not in shape.columns]
+        if left:
+            lines.append(f"Not in the release: {_names(left)}.")
+    if shape.count_column:
+        lines.append(f"It is a table of counts, not one row per person: each row is a combination of values with "
+                     f"the number of people who have it (column {shape.count_column}).")
+        if shape.noisy:
+            lines.append(NOISE_SENTENCE)
+    elif shape.noisy:
+        lines.append(SYNTHETIC_SENTENCE)
+    lines.extend(s for s in shape.sentences if s)
+    return lines
+
+
+def plan_sentences(plan) -> list[str]:
+    """`shape_sentences` for a Plan whose parameters resolved (empty otherwise: its problems say why)."""
+    if plan.mechanism is None or not plan.params:
+        return []
+    try:
+        shape = plan.mechanism.describe_release(plan.dataset, plan.params)
+    except Exception:  # noqa: BLE001 - words about a release must never stop the window; the plan's problems speak
+        return [plan.mechanism.summary] if getattr(plan.mechanism, "summary", "") else []
+    return shape_sentences(shape, plan.dataset)
+
+
+# ---- after the run ---------------------------------------------------------------------------------------------
+def count_columns(published, table: str = MAIN_TABLE) -> tuple[str, ...]:
+    """Count columns the release declares for `table` (its PublicSchema claims)."""
+    out: list[str] = []
+    for claim in published.claims:
+        if isinstance(claim, PublicSchema) and claim.table == table:
+            out += [c for c in claim.counts if c not in out]
+    return tuple(out)
+
+
+def count_table(published) -> tuple[str, Any] | None:
+    """(count column, table) of the release's table of counts: the main table, else a further one (the counts
+    behind synthetic records); None for a release without counts."""
+    tables = published.release.tables()
+    for name in [MAIN_TABLE] + [n for n in tables if n != MAIN_TABLE]:
+        cols = [c for c in count_columns(published, name) if c in tables[name].columns]
+        if cols:
+            return cols[0], tables[name]
+    return None
+
+
+def _source_rows(published) -> int:
+    src = published.source
+    return int(src.n_rows_read - src.n_rows_dropped)
+
+
+def published_sentences(published) -> list[str]:
+    """Plain sentences on what a release holds, read from the release itself."""
+    tables = published.release.tables()
+    main = tables[MAIN_TABLE]
+    lines = [f"This release has {len(main):,} rows and the columns {_names(main.columns)}."]
+    extra = {n: t for n, t in tables.items() if n != MAIN_TABLE}
+    if extra:
+        lines.append("Published beside it: " + "; ".join(f"{n} ({len(t):,} rows: {_names(t.columns)})"
+                                                        for n, t in extra.items()) + ".")
+    released = {str(c) for t in tables.values() for c in t.columns}
+    left = [c.name for c in published.columns if c.name not in released]
+    if left:
+        lines.append(f"Not in the release: {_names(left)}.")
+    counts = count_columns(published)
+    if counts:
+        col = counts[0]
+        total = int(np.asarray(main[col], dtype=np.int64).sum()) if len(main) else 0
+        lines.append(f"It is a table of counts, not one row per person: each row is a combination of values with "
+                     f"the number of people who have it (column {col}); the counts add up to {total:,}. To get one "
+                     f"row per (synthetic) record, repeat each row as many times as its {col}.")
+    elif count_table(published) is not None:
+        name = next(n for n in extra if count_columns(published, n))
+        lines.append(f"Its rows are synthetic records made from the noisy counts in {name}, not your patients.")
+    if published.dp is not None and published.cost.is_dp:
+        lines.append(NOISE_SENTENCE if counts else SYNTHETIC_SENTENCE if count_table(published) else
+                     "Everything in it was chosen or counted with random noise.")
+    for claim in published.claims:
+        if isinstance(claim, KAnonymity):
+            where = "" if claim.table == MAIN_TABLE else f" in {claim.table}"
+            lines.append(f"Every combination of {_names(claim.columns)}{where} is shared by at least {claim.k} rows "
+                         "(recounted on the table).")
+    return lines
+
+
+def release_figures(published) -> dict[str, float]:
+    """Figures read from the released tables alone (public: anyone with the file can compute them)."""
+    tables = published.release.tables()
+    main = tables[MAIN_TABLE]
+    out = {"rows released": float(len(main)), "columns released": float(main.shape[1])}
+    if len(tables) > 1:
+        out["further tables"] = float(len(tables) - 1)
+    found = count_table(published)
+    if found is not None:
+        col, table = found
+        out["total of the counts"] = float(np.asarray(table[col], dtype=np.int64).sum()) if len(table) else 0.0
+    return out
+
+
+def custodian_figures(published) -> dict[str, float]:
+    """The release compared with the true data: for the custodian, never published."""
+    out = {"rows in your table": float(_source_rows(published))}
+    found = count_table(published)
+    if found is not None and published.cost.is_dp:
+        col, table = found
+        total = int(np.asarray(table[col], dtype=np.int64).sum()) if len(table) else 0
+        out["records added by noise"] = float(total - _source_rows(published))
+    return out
+
+
+def count_values(published) -> np.ndarray | None:
+    """The released counts (for a chart of how they are spread), or None for a release without counts."""
+    found = count_table(published)
+    if found is None:
+        return None
+    col, table = found
+    return np.asarray(table[col], dtype=np.int64)

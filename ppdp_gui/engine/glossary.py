@@ -1,0 +1,147 @@
+"""Plain words for every figure the engine reports, keyed by the figure's name — for the window, the guide and advice.
+
+Mechanisms name their figures freely ("CA %", "NCP %", "C_avg"); a custodian who does not code should never have
+to guess what they mean. Each entry gives a short title, one plain sentence, the exact formula (for a tooltip,
+for whoever checks), which direction is better, and what kind of figure it is (utility, risk, size of the
+release, a reference line). The advice on a simulation (engine/advice.py) reads the directions from here, so a
+new mechanism's figure gets advice by adding one entry — no view knows a mechanism. Unknown names still get a
+direction guessed from their words ("accuracy" up, "error" / "loss" / "risk" down), and are shown as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Better = Literal["higher", "lower"]
+Kind = Literal["utility", "risk", "size", "reference", "release", "custodian", "other"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    meaning: str
+    formula: str = ""
+    better: Better | None = None
+    kind: Kind = "other"
+
+    def tooltip(self) -> str:
+        return self.meaning + (f"\nHow it is computed: {self.formula}" if self.formula else "")
+
+
+_RISK_ANY = "Chance that someone who knows a person is in the table picks out that person's row"
+
+FIGURES: dict[str, Figure] = {
+    # utility against the true data (for the custodian)
+    "CA %": Figure("Classification accuracy", "How often a model trained on the release predicts the class of people "
+                   "it has not seen correctly (higher is better).",
+                   "correct predictions / held-out rows × 100; a decision tree trained on the released groups "
+                   "(weighted by their counts), tested on a held-out part of your table", "higher", "utility"),
+    "F-measure tree %": Figure("Prediction quality (decision tree)", "How well a decision tree trained on the release "
+                               "predicts the class of people it has not seen (higher is better).",
+                               "weighted F1 = Σ over classes of share × 2·precision·recall / (precision + recall)",
+                               "higher", "utility"),
+    "F-measure 5-NN %": Figure("Prediction quality (nearest neighbours)", "How well a 5-nearest-neighbour model "
+                               "trained on the release predicts the class of people it has not seen.",
+                               "weighted F1 of a 5-nearest-neighbour classifier", "higher", "utility"),
+    "NCP %": Figure("Information loss", "How much the published values were widened, on average: 0 % is the exact "
+                    "data, 100 % hides everything (lower is better).",
+                    "NCP = mean over rows and quasi-identifiers of (width of the published range or group) / "
+                    "(width of the column's whole domain) × 100", "lower", "utility"),
+    "information loss %": Figure("Information loss", "How much the published values were widened, on average, over "
+                                 "all fragments: 0 % is the exact data (lower is better).",
+                                 "mean over rows and quasi-identifiers of published width / domain width × 100",
+                                 "lower", "utility"),
+    "mean abs error": Figure("Average error of a count", "How far a released count is from the true count, on "
+                             "average (lower is better).", "mean over all combinations of |noisy count − true count|",
+                             "lower", "utility"),
+    "max abs error": Figure("Largest error of a count", "The worst difference between a released count and the true "
+                            "count.", "max over all combinations of |noisy count − true count|", "lower", "utility"),
+    "total error": Figure("Error of the total", "How far the released counts, added up, are from the number of rows "
+                          "in your table.", "|Σ noisy counts − rows of your table|", "lower", "utility"),
+    "C_avg": Figure("Group size compared with k", "1 means groups are just big enough; 2 means twice as big as "
+                    "needed, which costs detail (lower is better).", "C_avg = (rows / groups) / k", "lower",
+                    "utility"),
+    "discernibility": Figure("Group-size penalty", "Each row is charged the size of its group, so big groups cost "
+                             "more; compare it between releases of the same table (lower is better).",
+                             "DM = Σ over groups of (group size)²", "lower", "utility"),
+    "class distortion": Figure("Changed class values", "Rows whose class value was changed so that the fragments "
+                               "cannot be joined back together.", "rows with released class ≠ true class",
+                               "lower", "utility"),
+    "class distortion %": Figure("Changed class values", "Share of the published class values that were changed.",
+                                 "changed class values / (rows × fragments) × 100", "lower", "utility"),
+    # references drawn as lines in a simulation
+    "BA %": Figure("Accuracy on the original data", "The same model trained on your original table: the best a "
+                   "release can hope for.", "decision tree on the raw training part, tested on the held-out part",
+                   "higher", "reference"),
+    "LA %": Figure("Accuracy of always guessing", "Always predicting the most common class: a useful release does "
+                   "better than this.", "share of the most common class in the held-out part × 100", "higher",
+                   "reference"),
+    # risk from the released groups (for the custodian)
+    "highest re-identification risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest "
+                                               "group (lower is better).", "100 / size of the smallest group "
+                                               "(prosecutor model)", "lower", "risk"),
+    "max prosecutor risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest group (lower "
+                                    "is better).", "100 / size of the smallest group (prosecutor model)", "lower",
+                                    "risk"),
+    "average re-identification risk %": Figure("Average re-identification risk", _RISK_ANY + ", averaged over all "
+                                               "rows.", "100 × groups / rows", "lower", "risk"),
+    "share of records with risk above 10 %": Figure("Rows at risk", "Share of rows in groups of fewer than 10 rows, "
+                                                    "whose risk is above 10 % (lower is better).",
+                                                    "rows in groups with 1/size > 0.1, / all rows × 100", "lower",
+                                                    "risk"),
+    "records at risk %": Figure("Rows at risk", "Share of rows in groups of fewer than 10 rows, whose risk is above "
+                                "10 % (lower is better).", "rows in groups with 1/size > 0.1, / all rows × 100",
+                                "lower", "risk"),
+    "smallest group (rows)": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
+                                    "quasi-identifiers (higher is safer).", "min over groups of the group size",
+                                    "higher", "risk"),
+    "smallest group": Figure("Smallest group", "Rows in the smallest group of a fragment (higher is safer).",
+                             "min over fragments and groups of the group size", "higher", "risk"),
+    "groups": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",
+                     "distinct combinations of the published quasi-identifiers", None, "other"),
+    "classes": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",
+                      "distinct combinations of the published quasi-identifiers", None, "other"),
+    # the release itself (public: read from the released table)
+    "rows released": Figure("Rows released", "How many rows the released table has.", "rows of the main released "
+                            "table", "lower", "size"),
+    "total of the counts": Figure("Records the counts stand for", "The released counts added up: how many records "
+                                  "the table of counts stands for (noise included).", "Σ of the count column",
+                                  None, "release"),
+    "columns released": Figure("Columns released", "How many columns the released table has.", "columns of the main "
+                               "released table", None, "release"),
+    "further tables": Figure("Further tables", "Tables published beside the main one (fragments, or the counts "
+                             "behind synthetic records).", "", None, "release"),
+    # compared with the true data (for the custodian)
+    "rows in your table": Figure("Rows in your table", "How many rows the release was made from. For you only: "
+                                 "it is not published.", "rows read − rows dropped for missing values", None,
+                                 "custodian"),
+    "records added by noise": Figure("Records added by the noise", "How many more records the counts stand for than "
+                                     "your table has (negative: fewer). Noise on every combination, empty ones "
+                                     "too, adds records.", "Σ counts − rows of your table", None, "custodian"),
+}
+
+_HIGHER = ("accuracy", "f-measure", "f1", "ca %", "ba %", "smallest group")
+_LOWER = ("error", "loss", "risk", "distortion", "ncp", "discernibility", "penalty")
+
+
+def figure(name: str) -> Figure:
+    """The entry for `name`; an unknown name gets itself as title and a direction guessed from its words."""
+    found = FIGURES.get(name)
+    if found is not None:
+        return found
+    low = name.lower()
+    better: Better | None = ("higher" if any(w in low for w in _HIGHER) else
+                             "lower" if any(w in low for w in _LOWER) else None)
+    kind: Kind = "risk" if "risk" in low else ("utility" if better else "other")
+    return Figure(name, "", "", better, kind)
+
+
+def better(name: str) -> Better | None:
+    return figure(name).better
+
+
+def label(name: str) -> str:
+    """'Information loss (NCP %)': the plain title with the name the figure has in files and the CLI."""
+    f = figure(name)
+    return name if f.title == name else f"{f.title} ({name})"

@@ -1,0 +1,65 @@
+"""The simulation through the window: the step list counts it at once, the chart shows the sweep just run (its
+parameter, its measures), the advice names a value and why, and "Apply this advice" sets that value in the
+Mechanism step — nothing is run, nothing is charged."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from ppdp_gui.engine.mechanisms import registry
+
+MECHANISM = "DiffGen"
+pytestmark = pytest.mark.skipif(MECHANISM not in registry.names(), reason="DiffGen not registered")
+
+
+def simulate(w, qtbot, param: str, values: str, repeats: int = 1) -> None:
+    panel = w.results_view.sweep
+    panel.param_combo.setCurrentIndex(panel.param_combo.findData(param))
+    panel.grid_edit.setText(values)
+    panel.repeats.setValue(repeats)
+    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    assert panel.running
+    qtbot.waitUntil(lambda: not panel.running, timeout=180000)
+
+
+def test_simulate_follow_and_apply_advice(loaded_window, qtbot, monkeypatch):
+    monkeypatch.setenv("PPDP_TEST_SEED", "7")  # the held-out split and the noise: the same simulation every time
+    w = loaded_window
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText(MECHANISM)
+    w.mechanism_view.panel.editor("h").setValue(3)  # not a value of the grid: the advice will change it
+    w.go_to(w.results_view)
+    panel = w.results_view.sweep
+    w.results_view.tabs.setCurrentWidget(panel)
+    before = w.session.ledger.datasets()
+
+    simulate(w, qtbot, "h", "2, 4, 8, 12", repeats=2)
+    assert "1 simulation" in w.step_texts()[4]  # counted when it finished, not one step later
+    chart = panel.chart
+    assert chart.param_combo.currentData() == "h" and chart.shown_names() == [w.session.sweeps[0][0]]
+    assert chart.measure_combo.currentData() == "CA %"
+    assert "Classification accuracy (CA %)" in chart.plot.getPlotItem().getAxis("left").labelText
+
+    advice = panel.advice
+    assert advice is not None and advice.applicable and advice.parameter == "h"
+    assert advice.value in (2, 4, 8, 12) and w.session.params["h"] == 3
+    text = panel.advice_text.text()
+    assert f"Advice: h = {advice.value}." in text and "classification accuracy" in text.lower()
+    assert "The Mechanism step has h = 3 now." in panel.applied.text() and panel.apply_button.isEnabled()
+
+    qtbot.mouseClick(panel.apply_button, Qt.LeftButton)
+    assert w.session.params["h"] == advice.value
+    assert w.mechanism_view.panel.values()["h"] == advice.value  # shown in the Mechanism step
+    assert "nothing was charged" in panel.applied.text().lower() and not panel.apply_button.isEnabled()
+    assert w.session.releases == [] and w.session.ledger.datasets() == before and not w.run_view.running
+
+    # a second simulation of another parameter: the chart shows that one, not the earlier curve
+    simulate(w, qtbot, "epsilon", "0.5, 2")
+    assert "2 simulations" in w.step_texts()[4]
+    assert [chart.param_combo.itemData(i) for i in range(chart.param_combo.count())] == ["epsilon"]
+    assert chart.curves(w.session.sweeps[0][0]) == [] and len(chart.curves(w.session.sweeps[1][0])) == 1
+    assert panel.shown_combo.currentIndex() == 1
+    panel.shown_combo.setCurrentIndex(0)  # back to the first: its axis and its advice
+    assert chart.param_combo.currentData() == "h" and panel.advice.parameter == "h"
+    assert "already set" in panel.applied.text() and not panel.apply_button.isEnabled()
