@@ -14,11 +14,12 @@ NAMES = measure_names()
 
 
 def form_keys(form) -> list[str]:
+    """The figure names shown in a form (each value label carries its figure's name as accessible name)."""
     out = []
     for row in range(form.rowCount()):
-        item = form.itemAt(row, form.ItemRole.LabelRole)
-        if item is not None and isinstance(item.widget(), QLabel):
-            out.append(item.widget().text().rstrip(":"))
+        item = form.itemAt(row, form.ItemRole.FieldRole)
+        if item is not None and isinstance(item.widget(), QLabel) and item.widget().accessibleName():
+            out.append(item.widget().accessibleName())
     return out
 
 
@@ -46,8 +47,9 @@ def test_krimp_synthetic_through_the_window(loaded_window, qtbot):
     assert record.mechanism == "KRIMP synthetic" and len(record.table) == 3000
     assert record.guarantee_line() == GUARANTEE
     assert 0 <= record.figures[NAMES["nas"]] <= 1
-    qtbot.waitUntil(lambda: bool(form_keys(w.results_view.risk_form)), timeout=5000)
-    measures, risk = form_keys(w.results_view.measures_form), form_keys(w.results_view.risk_form)
+    figures = w.results_view.figures
+    qtbot.waitUntil(lambda: bool(form_keys(figures.risk_form)), timeout=5000)
+    measures, risk = form_keys(figures.measures_form), form_keys(figures.risk_form)
     assert NAMES["nas"] in measures and NAMES["equal"] in measures and NAMES["ds"] in measures
     assert NAMES["rare"] in risk and NAMES["rare"] not in measures
-    assert GUARANTEE in w.results_view.guarantee.text()
+    assert GUARANTEE in figures.guarantee.text()
