@@ -23,10 +23,10 @@ from ppdp_gui.engine.checks import check_release  # noqa: E402
 from ppdp_gui.engine.data.reader import read_table  # noqa: E402
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
-from ppdp_gui.engine.mechanisms.mondrian import Mondrian  # noqa: E402
-from ppdp_gui.engine.mechanisms.mondrian_core import partition  # noqa: E402
-from ppdp_gui.engine.mechanisms.tds import TDS  # noqa: E402
-from ppdp_gui.engine.metrics.information_loss import class_sizes, ncp  # noqa: E402
+from ppdp_gui.engine.mechanisms.kanon.mondrian import Mondrian  # noqa: E402
+from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition  # noqa: E402
+from ppdp_gui.engine.mechanisms.kanon.tds import TDS  # noqa: E402
+from ppdp_gui.engine.metrics.information_loss import ncp  # noqa: E402
 from ppdp_gui.engine.noise import NoiseSource  # noqa: E402
 from ppdp_gui.engine.taxonomy.discover import attach_hierarchies  # noqa: E402
 from ppdp_gui.engine.taxonomy.tree import Taxonomy  # noqa: E402

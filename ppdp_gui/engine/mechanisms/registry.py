@@ -11,8 +11,8 @@ from ppdp_gui.engine.errors import ParameterError
 _ENTRIES: dict[str, str] = {
     "Laplace histogram": "ppdp_gui.engine.mechanisms.laplace:LaplaceHistogram",
     "DiffGen": "ppdp_gui.engine.mechanisms.diffgen:DiffGen",
-    "Mondrian": "ppdp_gui.engine.mechanisms.mondrian:Mondrian",
-    "TDS": "ppdp_gui.engine.mechanisms.tds:TDS",
+    "Mondrian": "ppdp_gui.engine.mechanisms.kanon.mondrian:Mondrian",
+    "TDS": "ppdp_gui.engine.mechanisms.kanon.tds:TDS",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
 }
 
