@@ -139,6 +139,11 @@ def _check_suppression(table: pd.DataFrame, claim: Suppression, name: Callable[[
                       {"suppressed rows": float(s)})
 
 
+def suppressed_rows(table: pd.DataFrame, claims: Iterable, table_name: str = "table") -> np.ndarray:
+    """Rows of `table` that its Suppression claims mark as suppressed (for figures such as class sizes)."""
+    return _suppressed(table, [c for c in claims if getattr(c, "table", None) == table_name], _identity)
+
+
 def _suppressed(table: pd.DataFrame, claims: list, name: Callable[[str], str]) -> np.ndarray:
     """Rows the table's Suppression claims mark as suppressed (left out of the other recounts); none when every
     row shows the marker (the most general release is one group, recounted as such)."""

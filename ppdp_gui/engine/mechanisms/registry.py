@@ -13,6 +13,7 @@ _ENTRIES: dict[str, str] = {
     "DiffGen": "ppdp_gui.engine.mechanisms.diffgen:DiffGen",
     "Mondrian": "ppdp_gui.engine.mechanisms.kanon.mondrian:Mondrian",
     "TDS": "ppdp_gui.engine.mechanisms.kanon.tds:TDS",
+    "Global recoding": "ppdp_gui.engine.mechanisms.kanon.globalrec:GlobalRecoding",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
 }
 
