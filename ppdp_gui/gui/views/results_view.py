@@ -1,5 +1,6 @@
-"""Results step: the released table (and any further tables), its utility and risk figures, a comparison of
-the releases made so far, and the simulation panel (utility against privacy from sweeps)."""
+"""Results step: the released table (and any further tables), its utility and risk figures, the candidates the
+mechanism searched (a Search tab, for any release that describes its search), a comparison of the releases made so
+far, and the simulation panel (utility against privacy from sweeps)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QTabWidget, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.claims import KAnonymity
+from ppdp_gui.engine.pipeline.candidates import search_of
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
 from ppdp_gui.gui.views.run_view import params_text
+from ppdp_gui.gui.views.search_panel import SearchPanel
 from ppdp_gui.gui.views.sweep_panel import SweepPanel
 
 
@@ -81,6 +84,7 @@ class ResultsView(StepView):
         self.compare.setModel(self.compare_model)
         self.compare.setAccessibleName("Releases compared")
         self.sweep = SweepPanel(session, runner)
+        self.search = SearchPanel(session, runner)
         self.tabs.addTab(self.table_tabs, "Released &table")
         self.tabs.addTab(figures, "&Figures")
         self.tabs.addTab(self.compare, "&Compare releases")
@@ -135,8 +139,10 @@ class ResultsView(StepView):
         if record is None:
             if self.histogram is not None:
                 self.histogram.set_sizes([])
+            self._show_search(None)
             return
         rel = record.release
+        self._show_search(record)
         self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
         for name, frame in (rel.extra_tables or {}).items():
             self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
@@ -170,6 +176,16 @@ class ResultsView(StepView):
         if self.histogram is not None:
             k = next((c.k for c in record.claims if isinstance(c, KAnonymity)), None)
             self.histogram.set_sizes([] if sizes is None else sizes, k=k)
+
+    def _show_search(self, record) -> None:
+        """The Search tab, after Figures, only for a release that describes the candidates it searched."""
+        has = record is not None and search_of(record) is not None
+        at = self.tabs.indexOf(self.search)
+        if has and at < 0:
+            self.tabs.insertTab(2, self.search, "&Search (candidates)")
+        elif not has and at >= 0:
+            self.tabs.removeTab(at)
+        self.search.set_release(record if has else None)
 
     def state(self) -> tuple[str, str]:
         n, sweeps = len(self.session.releases), len(self.session.sweeps)

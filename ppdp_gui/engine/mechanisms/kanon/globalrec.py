@@ -361,4 +361,6 @@ def node_figures(enc: Encoded, evaluate: Evaluator, node: NodeResult) -> dict[st
     if sizes.size:
         out["smallest class"] = float(sizes.min())
         out["C_avg"] = float(sizes.sum() / sizes.size / max(1, evaluate.models.k))
+        out["highest risk %"] = 100.0 / float(sizes.min())
+        out["average risk %"] = 100.0 * sizes.size / float(sizes.sum())
     return out
