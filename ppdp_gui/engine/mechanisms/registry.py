@@ -14,6 +14,7 @@ _ENTRIES: dict[str, str] = {
     "Mondrian": "ppdp_gui.engine.mechanisms.kanon.mondrian:Mondrian",
     "TDS": "ppdp_gui.engine.mechanisms.kanon.tds:TDS",
     "Global recoding": "ppdp_gui.engine.mechanisms.kanon.globalrec:GlobalRecoding",
+    "Local recoding": "ppdp_gui.engine.mechanisms.kanon.local:LocalRecoding",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
 }
 

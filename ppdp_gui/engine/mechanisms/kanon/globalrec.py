@@ -35,6 +35,36 @@ from ppdp_gui.engine.mechanisms.kanon.search import Evaluator, NodeResult, Searc
 MARKER = "*"
 
 
+def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
+    """Problems of the quasi-identifiers for full-domain generalisation (each needs a taxonomy that covers its
+    values; categoricals without one get a flat tree) and the lattice's size (None if a QI has no taxonomy)."""
+    problems: list[Problem] = []
+    qis = data.quasi_identifiers
+    if not qis:
+        return [Problem("mark at least one column as a quasi-identifier (the columns an attacker could link on)")], None
+    if data.n_rows < k:
+        problems.append(Problem(f"the table has {data.n_rows} rows, fewer than k = {k}", param="k"))
+    heights = []
+    for name in qis:
+        col = data.frame[name]
+        if col.isna().any():
+            problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
+                                    column=name))
+            continue
+        tax = taxonomy_for(data, name)
+        if tax is None:
+            problems.append(Problem(f"the number column {name!r} needs a taxonomy (build intervals in the "
+                                    "Taxonomies step)", column=name))
+            continue
+        try:
+            tax.node_codes(col)
+        except TaxonomyError as exc:
+            problems.append(Problem(str(exc), column=name))
+            continue
+        heights.append(tax.height)
+    return problems, (Lattice(tuple(heights)).size if len(heights) == len(qis) else None)
+
+
 def _models(params: dict[str, Any]) -> PrivacyModels:
     return PrivacyModels(k=int(params["k"]), l=int(params["l"] or 0), diversity=params["diversity"],
                          c=float(params["c"]), t=float(params["t"] or 0.0), distance=params["distance"],
@@ -108,38 +138,12 @@ class GlobalRecoding(Mechanism):
 
     # -- before a run ----------------------------------------------------------------------------------------
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
-        problems: list[Problem] = []
-        qis = data.quasi_identifiers
-        if not qis:
-            return [Problem("mark at least one column as a quasi-identifier (the columns an attacker could link on)")]
-        if data.n_rows < params["k"]:
-            problems.append(Problem(f"the table has {data.n_rows} rows, fewer than k = {params['k']}", param="k"))
-        heights = []
-        for name in qis:
-            col = data.frame[name]
-            if col.isna().any():
-                problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value "
-                                        "policy", column=name))
-                continue
-            tax = taxonomy_for(data, name)
-            if tax is None:
-                problems.append(Problem(f"global recoding needs a taxonomy for the number column {name!r} (build "
-                                        "intervals in the Taxonomies step)", column=name))
-                continue
-            try:
-                tax.node_codes(col)
-            except TaxonomyError as exc:
-                problems.append(Problem(str(exc), column=name))
-                continue
-            heights.append(tax.height)
-        if len(heights) == len(qis):
-            size = Lattice(tuple(heights)).size
-            if size > MAX_EXACT_NODES:
-                problems.append(Problem(f"{size:,} level combinations: more than {MAX_EXACT_NODES:,}, so a heuristic "
-                                        f"searches for up to {params['time_limit']:g} s and the result is not "
-                                        "proven optimal", level="warning"))
-        problems += self._model_problems(data, params)
-        return problems
+        problems, size = lattice_problems(data, params["k"])
+        if size is not None and size > MAX_EXACT_NODES:
+            problems.append(Problem(f"{size:,} level combinations: more than {MAX_EXACT_NODES:,}, so a heuristic "
+                                    f"searches for up to {params['time_limit']:g} s and the result is not "
+                                    "proven optimal", level="warning"))
+        return problems + self._model_problems(data, params)
 
     def _model_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = []
