@@ -295,7 +295,7 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
             "quality model": params["quality"], "aggregate": params["aggregate"],
             "l": models.l if models.uses_l else None, "diversity": models.diversity if models.uses_l else None,
             "t": models.t if models.uses_t else None, "distance": models.distance if models.uses_t else None,
-            "sensitive": sens, "groups": figures["classes"]}
+            "sensitive": sens, "groups": int(figures["classes"])}
     record = {**note, "suppressed rows": node.n_suppressed, "figures": figures, "intervals": intervals,
               "domains": domains, "level labels": {q.name: sorted(set(map(str, q.labels[lev])))
                                                    for q, lev in zip(enc.qis, node.levels)}}
@@ -324,7 +324,7 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
 def _claims(data: Dataset, params: dict[str, Any], models: PrivacyModels, names: list[str],
             sens: str | None) -> list:
     cols = tuple(names)
-    claims: list = [Suppression(models.limit, cols, MARKER)]
+    claims: list = []
     if models.k > 1:
         claims.append(KAnonymity(models.k, cols))
     if models.uses_l and sens:
@@ -340,6 +340,7 @@ def _claims(data: Dataset, params: dict[str, Any], models: PrivacyModels, names:
         claims.append(RiskBound("highest", models.max_risk, cols))
     if models.avg_risk > 0:
         claims.append(RiskBound("average", models.avg_risk, cols))
+    claims.append(Suppression(models.limit, cols, MARKER))
     return claims
 
 
