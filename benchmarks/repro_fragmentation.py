@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
 from ppdp_gui.engine.mechanisms.fragmentation import Fragmentation  # noqa: E402
-from ppdp_gui.engine.mechanisms.mondrian import Mondrian  # noqa: E402
+from ppdp_gui.engine.mechanisms.kanon.mondrian import Mondrian  # noqa: E402
 from ppdp_gui.engine.noise import NoiseSource  # noqa: E402
 
 MUSK = ROOT.parent / "shared" / "data" / "musk"

@@ -56,8 +56,12 @@ class LDiversity:
     c: float | None = None  # recursive (c, l)-diversity only
 
     def describe(self) -> str:
-        kind = f"recursive (c = {self.c:g}, l)" if self.kind == "recursive" and self.c else self.kind
-        return f"{self.table}: every group holds at least {self.l} {kind} values of {self.column!r} ({kind} l-diversity)"
+        if self.kind == "recursive":
+            return (f"{self.table}: in every group the most frequent value of {self.column!r} is less than "
+                    f"c = {self.c:g} times the rows holding its {self.l}th most frequent and rarer values "
+                    f"(recursive ({self.c:g}, {self.l})-diversity)")
+        return (f"{self.table}: every group holds at least {self.l} {self.kind} values of {self.column!r} "
+                f"({self.kind} l-diversity)")
 
     def to_json(self) -> dict:
         return {"claim": "l-diversity", "table": self.table, "l": int(self.l), "kind": self.kind,
@@ -66,47 +70,75 @@ class LDiversity:
 
 @dataclass(frozen=True)
 class TCloseness:
-    """Room for t-closeness: the distribution of `column` in every group is within t of the whole table's."""
+    """The distribution of `column` in every group of rows sharing the `columns` values is within t of its
+    distribution in the whole table (all rows, suppressed ones included), by the earth mover's distance of Li, Li &
+    Venkatasubramanian (ICDE 2007) with one of three ground distances:
+
+    - "equal": every two values are at distance 1 (EMD = half the L1 distance);
+    - "ordered": values in `order` (empty: the table's distinct values in numeric order) at distance |i - j|/(m - 1);
+    - "hierarchical": two values at the height of their lowest common ancestor in `hierarchy` (rows leaf → root,
+      the ARX layout) divided by the tree's height.
+    """
 
     t: float
     column: str
     columns: tuple[str, ...]
     distance: str = "equal"  # "equal" | "ordered" | "hierarchical"
     table: str = MAIN_TABLE
+    order: tuple[str, ...] = ()
+    hierarchy: tuple[tuple[str, ...], ...] = ()
 
     def describe(self) -> str:
-        return f"{self.table}: the {self.column!r} distribution of every group is within t = {self.t:g} of the whole"
+        return (f"{self.table}: the {self.column!r} distribution of every group is within t = {self.t:g} of the "
+                f"whole table's ({self.distance} distance, t-closeness)")
 
     def to_json(self) -> dict:
-        return {"claim": "t-closeness", "table": self.table, "t": self.t, "column": self.column,
-                "columns": list(self.columns), "distance": self.distance}
+        out = {"claim": "t-closeness", "table": self.table, "t": self.t, "column": self.column,
+               "columns": list(self.columns), "distance": self.distance}
+        if self.order:
+            out["order"] = list(self.order)
+        if self.hierarchy:
+            out["hierarchy"] = [list(p) for p in self.hierarchy]
+        return out
 
 
 @dataclass(frozen=True)
 class Suppression:
-    """Room for row suppression: at most `max_share` of the input rows were left out."""
+    """Suppressed rows stay in the table with every one of `columns` replaced by `marker` (ARX's convention: a
+    row that says nothing about its quasi-identifiers, consistent with everyone). They are at most `max_share` of
+    the table's rows, and the table's other claims hold for the remaining rows. A table in which every row shows
+    only the marker is the most general release (one group) and is not counted as suppressed."""
 
     max_share: float
+    columns: tuple[str, ...]
+    marker: str = "*"
     table: str = MAIN_TABLE
 
     def describe(self) -> str:
-        return f"{self.table}: at most {100 * self.max_share:g} % of the rows were suppressed"
+        return (f"{self.table}: at most {100 * self.max_share:g} % of the rows are suppressed (shown with "
+                f"{self.marker!r} in every quasi-identifier); the other promises hold for the remaining rows")
 
     def to_json(self) -> dict:
-        return {"claim": "suppression", "table": self.table, "max_share": self.max_share}
+        return {"claim": "suppression", "table": self.table, "max_share": self.max_share,
+                "columns": list(self.columns), "marker": self.marker}
+
+
+RISK_MODELS = ("highest", "average")
 
 
 @dataclass(frozen=True)
 class RiskBound:
-    """Room for re-identification risk thresholds (e.g. prosecutor model, highest risk ≤ 1/k)."""
+    """Prosecutor re-identification risk of the rows grouped by `columns`: a row's risk is 1 / its group's size;
+    "highest" bounds the largest risk, "average" the mean over rows (= groups / rows)."""
 
-    model: str
+    model: str  # "highest" | "average"
     threshold: float
     columns: tuple[str, ...] = ()
     table: str = MAIN_TABLE
 
     def describe(self) -> str:
-        return f"{self.table}: {self.model} re-identification risk at most {100 * self.threshold:g} %"
+        return (f"{self.table}: {self.model} re-identification risk (prosecutor) at most "
+                f"{100 * self.threshold:g} %")
 
     def to_json(self) -> dict:
         return {"claim": "risk bound", "table": self.table, "model": self.model, "threshold": self.threshold,
@@ -159,7 +191,8 @@ class PublicSchema:
 
 
 Claim = Union[KAnonymity, LDiversity, TCloseness, Suppression, RiskBound, DifferentialPrivacy, PublicSchema]
-RECOUNTED = (KAnonymity, LDiversity, PublicSchema)  # what engine.checks recounts on the written bytes
+# what engine.checks recounts on the written bytes
+RECOUNTED = (KAnonymity, LDiversity, TCloseness, Suppression, RiskBound, PublicSchema)
 
 
 def dp_claim(claims) -> DifferentialPrivacy | None:
@@ -192,7 +225,8 @@ def guarantee_text(claims, fallback: str = "no formal guarantee") -> str:
         if isinstance(c, KAnonymity):
             parts.append(f"{c.k}-anonymity" + ("" if c.table == MAIN_TABLE else f" ({c.table})"))
         elif isinstance(c, LDiversity):
-            parts.append(f"{c.kind} {c.l}-diversity on {c.column}" + ("" if c.table == MAIN_TABLE else f" ({c.table})"))
+            kind = f"recursive ({c.c:g}, {c.l})" if c.kind == "recursive" and c.c else f"{c.kind} {c.l}"
+            parts.append(f"{kind}-diversity on {c.column}" + ("" if c.table == MAIN_TABLE else f" ({c.table})"))
         elif isinstance(c, (TCloseness, Suppression, RiskBound)):
             parts.append(c.describe())
     return "; ".join(dict.fromkeys(parts)) or fallback

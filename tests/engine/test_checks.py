@@ -7,8 +7,8 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 from ppdp_gui.engine.checks import check_release
-from ppdp_gui.engine.mechanisms.mondrian import Mondrian
-from ppdp_gui.engine.mechanisms.tds import TDS
+from ppdp_gui.engine.mechanisms.kanon.mondrian import Mondrian
+from ppdp_gui.engine.mechanisms.kanon.tds import TDS
 
 from tests.engine.kanon_helpers import random_dataset, run
 

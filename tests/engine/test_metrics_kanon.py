@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.mechanisms.mondrian import Mondrian
+from ppdp_gui.engine.mechanisms.kanon.mondrian import Mondrian
 from ppdp_gui.engine.metrics import risk
 from ppdp_gui.engine.metrics.fmeasure import weighted_f_measure
 from ppdp_gui.engine.metrics.information_loss import (average_class_size, class_distortion, class_sizes,

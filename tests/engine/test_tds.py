@@ -7,7 +7,7 @@ import pandas as pd
 
 from ppdp_gui.engine.checks import check_release
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
-from ppdp_gui.engine.mechanisms.tds import TDS
+from ppdp_gui.engine.mechanisms.kanon.tds import TDS
 
 from tests.engine.kanon_helpers import ARX_QIS, arx_adult_dataset, run, two_level_taxonomy
 

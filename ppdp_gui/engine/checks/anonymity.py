@@ -1,4 +1,4 @@
-"""Recount k-anonymity and l-diversity on a released table, by a path that shares no code with the mechanisms.
+"""Recount k-anonymity and l-diversity (distinct, entropy, recursive) on a released table, by a path that shares no code with the mechanisms.
 
 Deliberately plain: group the exported quasi-identifier columns as text (what a reader of the file sees) with
 pandas, count rows, count distinct sensitive values or their entropy. If a mechanism has a bug, this disagrees.
@@ -22,8 +22,12 @@ class CheckResult:
 
 
 def check_release(table: pd.DataFrame, quasi_identifiers: list[str], k: int, *, sensitive: str | None = None,
-                  l: int | None = None, diversity: str = "distinct") -> CheckResult:
-    """Whether every group of rows sharing the released QI values has >= k rows (and is l-diverse)."""
+                  l: int | None = None, diversity: str = "distinct", c: float | None = None) -> CheckResult:
+    """Whether every group of rows sharing the released QI values has >= k rows (and is l-diverse).
+
+    Recursive (c, l)-diversity (Machanavajjhala et al.): with a group's value counts sorted r1 >= r2 >= ... >= rm,
+    r1 < c (rl + ... + rm); a group with fewer than l distinct values fails. `min_l` is then the smallest
+    c (rl + ... + rm) / r1 (above 1 when the group passes)."""
     missing = [c for c in list(quasi_identifiers) + ([sensitive] if sensitive else []) if c not in table.columns]
     if missing:
         return CheckResult(False, 0, 0.0, f"released table lacks column(s) {missing}")
@@ -56,11 +60,26 @@ def check_release(table: pd.DataFrame, quasi_identifiers: list[str], k: int, *, 
             min_l = float(np.exp(entropy.min()))
             if entropy.min() < math.log(l) - 1e-9:
                 problems.append(f"a group's entropy of {sensitive!r} is below log(l) (effective l {min_l:.3g} < {l})")
+        elif diversity == "recursive":
+            if c is None or not c > 0:
+                problems.append("recursive (c, l)-diversity needs c > 0")
+            else:
+                ranked = counts.sort_values(ascending=False, kind="stable")
+                rank = ranked.groupby(level="g").cumcount().to_numpy() + 1  # 1 = most frequent, same order
+                r1 = counts.groupby(level="g").max()
+                tail = ranked[rank >= l].groupby(level="g").sum().reindex(r1.index, fill_value=0)
+                margin = c * tail.to_numpy(dtype=float) / r1.to_numpy(dtype=float)
+                min_l = float(margin.min())
+                if not (margin > 1).all():
+                    n_bad = int((margin <= 1).sum())
+                    problems.append(f"{n_bad} group(s) are not recursive ({c:g}, {l})-diverse on {sensitive!r}: "
+                                    f"the most frequent value is not below c times the rest from the {l}th on")
         else:
             problems.append(f"unknown diversity {diversity!r}")
     if problems:
         return CheckResult(False, min_class, min_l, "; ".join(problems))
     msg = f"k-anonymous: every group has at least {k} rows (smallest {min_class})"
     if sensitive is not None and l is not None and l > 1:
-        msg += f"; {diversity} {l}-diverse on {sensitive!r}"
+        kind = f"recursive ({c:g}, {l})" if diversity == "recursive" else f"{diversity} {l}"
+        msg += f"; {kind}-diverse on {sensitive!r}"
     return CheckResult(True, min_class, min_l, msg)

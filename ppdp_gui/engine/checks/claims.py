@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.checks.anonymity import check_release
-from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, PublicSchema
+from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
+from ppdp_gui.engine.claims import (RECOUNTED, KAnonymity, LDiversity, PublicSchema, RiskBound, Suppression,
+                                    TCloseness)
 
 _COUNT = re.compile(r"^[0-9]+$")
 
@@ -52,12 +54,106 @@ def _check_k(table: pd.DataFrame, claim: KAnonymity, name: Callable[[str], str])
 
 
 def _check_l(table: pd.DataFrame, claim: LDiversity, name: Callable[[str], str]) -> ClaimCheck:
-    if claim.kind not in ("distinct", "entropy"):
-        return ClaimCheck(claim, False, f"the checker cannot recount {claim.kind} l-diversity yet")
+    if claim.kind not in ("distinct", "entropy", "recursive"):
+        return ClaimCheck(claim, False, f"the checker cannot recount {claim.kind} l-diversity")
     cols = [name(c) for c in claim.columns]
-    res = check_release(table, cols, 1, sensitive=name(claim.column), l=int(claim.l), diversity=claim.kind)
+    res = check_release(table, cols, 1, sensitive=name(claim.column), l=int(claim.l), diversity=claim.kind,
+                        c=claim.c)
     figures = {} if res.min_l == float("inf") else {"smallest l": res.min_l}
     return ClaimCheck(claim, res.ok, res.message, figures)
+
+
+def _groups(table: pd.DataFrame, cols: list[str]) -> np.ndarray:
+    """Group id of every row: rows sharing the text of every column in `cols`."""
+    if not cols:
+        return np.zeros(len(table), dtype=np.int64)
+    as_text = pd.DataFrame({c: table[c].astype(str).to_numpy() for c in cols})
+    return as_text.groupby(cols, sort=False).ngroup().to_numpy().astype(np.int64)
+
+
+def _check_t(table: pd.DataFrame, claim: TCloseness, name: Callable[[str], str], keep: np.ndarray) -> ClaimCheck:
+    cols = [name(c) for c in claim.columns]
+    missing = [c for c in cols + [name(claim.column)] if c not in table.columns]
+    if missing:
+        return ClaimCheck(claim, False, f"released table lacks column(s) {missing}")
+    dist, reason = closeness(table, _groups(table, cols), name(claim.column), claim.distance, name=name,
+                             order=claim.order, hierarchy=claim.hierarchy, keep=keep)
+    if reason:
+        return ClaimCheck(claim, False, f"t-closeness cannot be recounted: {reason}")
+    worst = float(dist.max()) if dist.size else 0.0
+    n_bad = int((dist > claim.t + TOLERANCE).sum())
+    if n_bad:
+        return ClaimCheck(claim, False, f"{n_bad} group(s) are farther than t = {claim.t:g} from the whole "
+                                        f"table's {claim.column!r} distribution (largest {worst:.4g})",
+                          {"largest distance": worst})
+    return ClaimCheck(claim, True, f"every group's {claim.column!r} distribution is within t = {claim.t:g} "
+                                   f"(largest {worst:.4g}, {claim.distance} distance)", {"largest distance": worst})
+
+
+def _check_risk(table: pd.DataFrame, claim: RiskBound, name: Callable[[str], str], keep: np.ndarray) -> ClaimCheck:
+    cols = [name(c) for c in claim.columns]
+    missing = [c for c in cols if c not in table.columns]
+    if missing:
+        return ClaimCheck(claim, False, f"released table lacks column(s) {missing}")
+    if claim.model not in ("highest", "average"):
+        return ClaimCheck(claim, False, f"unknown risk model {claim.model!r}")
+    group = _groups(table, cols)[keep]
+    if group.size == 0:
+        return ClaimCheck(claim, True, "no rows to link", {"highest risk": 0.0, "average risk": 0.0})
+    sizes = np.bincount(group)
+    sizes = sizes[sizes > 0]
+    highest, average = 1.0 / float(sizes.min()), sizes.size / float(sizes.sum())
+    value = highest if claim.model == "highest" else average
+    figures = {"highest risk": highest, "average risk": average}
+    if value > claim.threshold + TOLERANCE:
+        return ClaimCheck(claim, False, f"{claim.model} re-identification risk is {100 * value:.4g} %, above "
+                                        f"{100 * claim.threshold:g} %", figures)
+    return ClaimCheck(claim, True, f"{claim.model} re-identification risk {100 * value:.4g} % "
+                                   f"(at most {100 * claim.threshold:g} %)", figures)
+
+
+def _marker_rows(table: pd.DataFrame, claim: Suppression, name: Callable[[str], str]) -> np.ndarray | None:
+    """Rows showing the marker in every column of the claim (None: a column is missing)."""
+    cols = [name(c) for c in claim.columns]
+    if any(c not in table.columns for c in cols) or not cols:
+        return None
+    marker = name(claim.marker)
+    mask = np.ones(len(table), dtype=bool)
+    for c in cols:
+        mask &= table[c].astype(str).to_numpy() == marker
+    return mask
+
+
+def _check_suppression(table: pd.DataFrame, claim: Suppression, name: Callable[[str], str]) -> ClaimCheck:
+    mask = _marker_rows(table, claim, name)
+    if mask is None:
+        return ClaimCheck(claim, False, f"released table lacks some of the columns {list(claim.columns)}")
+    n, s = len(table), int(mask.sum())
+    if n and s == n:
+        return ClaimCheck(claim, True, "every row shows only the marker: the most general release, one group",
+                          {"suppressed rows": 0.0})
+    if s > claim.max_share * n + TOLERANCE:
+        return ClaimCheck(claim, False, f"{s:,} of {n:,} rows are suppressed, more than "
+                                        f"{100 * claim.max_share:g} %", {"suppressed rows": float(s)})
+    return ClaimCheck(claim, True, f"{s:,} of {n:,} rows suppressed (at most {100 * claim.max_share:g} %)",
+                      {"suppressed rows": float(s)})
+
+
+def suppressed_rows(table: pd.DataFrame, claims: Iterable, table_name: str = "table") -> np.ndarray:
+    """Rows of `table` that its Suppression claims mark as suppressed (for figures such as class sizes)."""
+    return _suppressed(table, [c for c in claims if getattr(c, "table", None) == table_name], _identity)
+
+
+def _suppressed(table: pd.DataFrame, claims: list, name: Callable[[str], str]) -> np.ndarray:
+    """Rows the table's Suppression claims mark as suppressed (left out of the other recounts); none when every
+    row shows the marker (the most general release is one group, recounted as such)."""
+    out = np.zeros(len(table), dtype=bool)
+    for claim in claims:
+        if isinstance(claim, Suppression):
+            mask = _marker_rows(table, claim, name)
+            if mask is not None and not mask.all():
+                out |= mask
+    return out
 
 
 def _check_schema(table: pd.DataFrame, claim: PublicSchema, name: Callable[[str], str]) -> ClaimCheck:
@@ -90,18 +186,28 @@ def check_claims(tables: Mapping[str, pd.DataFrame], claims: Iterable, *,
     """Recount each recountable claim on its table. `neutralise` maps a declared column name or label to the
     text the file holds (formula neutralisation); identity for tables in memory."""
     name = neutralise or _identity
+    claims = [c for c in claims if isinstance(c, RECOUNTED)]
     out = []
+    suppressed: dict[str, np.ndarray] = {}
     for claim in claims:
-        if not isinstance(claim, RECOUNTED):
-            continue
         table = tables.get(claim.table)
         if table is None:
             out.append(ClaimCheck(claim, False, f"the release has no table named {claim.table!r}"))
             continue
+        if claim.table not in suppressed:
+            suppressed[claim.table] = _suppressed(table, [c for c in claims if c.table == claim.table], name)
+        gone = suppressed[claim.table]
+        kept = table if not gone.any() else table[~gone]
         if isinstance(claim, KAnonymity):
-            out.append(_check_k(table, claim, name))
+            out.append(_check_k(kept, claim, name))
         elif isinstance(claim, LDiversity):
-            out.append(_check_l(table, claim, name))
+            out.append(_check_l(kept, claim, name))
+        elif isinstance(claim, TCloseness):
+            out.append(_check_t(table, claim, name, ~gone))
+        elif isinstance(claim, RiskBound):
+            out.append(_check_risk(table, claim, name, ~gone))
+        elif isinstance(claim, Suppression):
+            out.append(_check_suppression(table, claim, name))
         else:
             out.append(_check_schema(table, claim, name))
     return out

@@ -11,8 +11,10 @@ from ppdp_gui.engine.errors import ParameterError
 _ENTRIES: dict[str, str] = {
     "Laplace histogram": "ppdp_gui.engine.mechanisms.laplace:LaplaceHistogram",
     "DiffGen": "ppdp_gui.engine.mechanisms.diffgen:DiffGen",
-    "Mondrian": "ppdp_gui.engine.mechanisms.mondrian:Mondrian",
-    "TDS": "ppdp_gui.engine.mechanisms.tds:TDS",
+    "Mondrian": "ppdp_gui.engine.mechanisms.kanon.mondrian:Mondrian",
+    "TDS": "ppdp_gui.engine.mechanisms.kanon.tds:TDS",
+    "Global recoding": "ppdp_gui.engine.mechanisms.kanon.globalrec:GlobalRecoding",
+    "Local recoding": "ppdp_gui.engine.mechanisms.kanon.local:LocalRecoding",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
     "KRIMP synthetic": "ppdp_gui.engine.mechanisms.krimp:KrimpSynthetic",
 }

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ppdp_gui.engine.checks.claims import check_claims, failures
+from ppdp_gui.engine.checks.claims import check_claims, failures, suppressed_rows
 from ppdp_gui.engine.claims import KAnonymity, with_caveats
 from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
@@ -45,13 +45,17 @@ def test_seed() -> int | None:
 
 
 def class_sizes(release: Release) -> np.ndarray | None:
-    """Group sizes of the first k-anonymity claim's table (None for releases without one)."""
+    """Group sizes of the first k-anonymity claim's table (None for releases without one); suppressed rows (a
+    Suppression claim's marker in every quasi-identifier) are not a group."""
     for claim in release.claims:
         if isinstance(claim, KAnonymity):
             table = release.tables().get(claim.table)
             cols = [c for c in claim.columns if table is not None and c in table.columns]
             if table is None or not cols or table.empty:
                 return None
+            gone = suppressed_rows(table, release.claims, claim.table)
+            if gone.any():
+                table = table[~gone]
             return table.groupby(cols, dropna=False, sort=False, observed=True).size().to_numpy()
     return None
 

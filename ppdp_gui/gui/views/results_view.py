@@ -1,5 +1,6 @@
 """Results step: the released table (and any further tables), what the release is with its figures (figures_panel),
-a comparison of the releases made so far, and the simulation panel (utility against privacy, with advice)."""
+the candidates the mechanism searched (a Search tab, for any release that describes its search), a comparison of
+the releases made so far, and the simulation panel (utility against privacy, with advice)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QTabWidget, QVBoxLayout
 
 from ppdp_gui.engine import explain, glossary
+from ppdp_gui.engine.pipeline.candidates import search_of
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
 from ppdp_gui.gui.views.figures_panel import FiguresPanel
+from ppdp_gui.gui.views.search_panel import SearchPanel
 from ppdp_gui.gui.views.sweep_panel import SweepPanel
 
 
@@ -66,6 +69,7 @@ class ResultsView(StepView):
         self.compare.setModel(self.compare_model)
         self.compare.setAccessibleName("Releases compared")
         self.sweep = SweepPanel(session, runner)
+        self.search = SearchPanel(session, runner)
         self.tabs.addTab(self.table_tabs, "Released &table")
         self.tabs.addTab(self.figures, "&Figures")
         self.tabs.addTab(self.compare, "&Compare releases")
@@ -117,11 +121,23 @@ class ResultsView(StepView):
             w.deleteLater()
         self.figures.show_release(record)
         if record is None:
+            self._show_search(None)
             return
         rel = record.release
+        self._show_search(record)
         self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
         for name, frame in (rel.extra_tables or {}).items():
             self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
+
+    def _show_search(self, record) -> None:
+        """The Search tab, after Figures, only for a release that describes the candidates it searched."""
+        has = record is not None and search_of(record) is not None
+        at = self.tabs.indexOf(self.search)
+        if has and at < 0:
+            self.tabs.insertTab(2, self.search, "&Search (candidates)")
+        elif not has and at >= 0:
+            self.tabs.removeTab(at)
+        self.search.set_release(record if has else None)
 
     def state(self) -> tuple[str, str]:
         n, sweeps = len(self.session.releases), len(self.session.sweeps)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ppdp_gui.engine.mechanisms.fragmentation import enforce
 from ppdp_gui.engine.mechanisms.fragmentation.segments import segment
-from ppdp_gui.engine.mechanisms.mondrian_core import partition
+from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
 
 STRATEGIES = ("naive", "dependency graph", "ρ-selectivity")
 

@@ -21,9 +21,9 @@ from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, 
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
 from ppdp_gui.engine.mechanisms.fragmentation.anonymise import STRATEGIES, enforce_all, join_violations, partition_all
-from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, kanon_problems
-from ppdp_gui.engine.mechanisms.mondrian_core import is_l_diverse
-from ppdp_gui.engine.mechanisms.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems
+from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
+from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
 AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
 

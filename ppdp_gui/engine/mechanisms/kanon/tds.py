@@ -19,9 +19,9 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.mondrian import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
-                                                release_frame)
-from ppdp_gui.engine.mechanisms.qi_coding import QICode, code_quasi_identifier
+from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape,
+                                                    n_published_classes, release_frame)
+from ppdp_gui.engine.mechanisms.kanon.qi_coding import QICode, code_quasi_identifier
 
 
 def entropy_of_counts(counts: np.ndarray) -> np.ndarray:

@@ -1,9 +1,12 @@
 """Mondrian multidimensional partitioning (LeFevre, DeWitt, Ramakrishnan 2006), vectorised level by level.
 
-All partitions of one level are split at once: the active rows are kept in one array ordered so that each
-partition is a contiguous segment; sorting (partition, value code) orders every segment by its split dimension in a
-single argsort, and the medians / tie counts of all segments come from `searchsorted`. There is no Python loop over
-rows or over partitions, only over levels (about log2(n / k)) and over the d dimensions tried in turn.
+All partitions of one level are split at once. The active rows are kept in one array ordered so that each
+partition is a contiguous segment, together with their value codes (one contiguous row per dimension, permuted with
+the rows). To judge a dimension, the candidate rows' (partition, code) pairs are counted — a run-length view of
+every segment sorted by that dimension, as long as the number of distinct pairs, not of rows — and medians, tie
+counts, taxonomy boundaries and loss reductions are all read from those counts (`_Runs`). Rows are reordered only
+once per level, along the dimension each partition is actually cut on. There is no Python loop over rows or over
+partitions, only over levels (about log2(n / k)) and over the d dimensions tried in turn.
 
 Choice of dimension: without hierarchies, the widest normalised range (range of the partition / range of the whole
 table), then the next widest if that one cannot be split, as in the paper. With hierarchies (see `Hierarchy`) every
@@ -15,7 +18,8 @@ This looks one level ahead because a cut between groups of children gains nothin
 Strict mode: each distinct value goes to one side. The two thresholds nearest the median ("< m" and "<= m", m the
 lower median) are tried and the more balanced allowable one is taken; if neither leaves k rows on both sides no
 threshold on that dimension can. Relaxed mode: the sorted segment is cut at its middle position, so rows equal to
-the median may fall on both sides (children's ranges may touch).
+the median may fall on both sides (children's ranges may touch); which of the tied rows go left follows their
+current order.
 
 Hierarchies: a median cut inside a taxonomy group leaves both halves published as the same ancestor and gains
 nothing. For a dimension with a hierarchy, a partition is cut only between two of its values whose lowest common
@@ -76,50 +80,82 @@ def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, div
     return np.exp(h)
 
 
-def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.ndarray, k: int,
-                    uniques: list[np.ndarray], hier: Sequence[Hierarchy | None]
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class _Runs:
+    """The candidate rows of each segment sorted by one dimension, as runs of equal codes: `seg`, `code` and
+    `count` of every run in (segment, code) order, `end` its cumulative end position. Positions are those the rows
+    would have if the segments were sorted (`cstart` = each segment's first position)."""
+
+    def __init__(self, local: np.ndarray, code: np.ndarray, mult: int, csize: np.ndarray, n_codes: int):
+        n_seg = csize.size
+        if n_seg * n_codes <= 4 * code.size + 4096:  # few possible pairs: count them in place, already sorted
+            counts = np.bincount(local * n_codes + code, minlength=n_seg * n_codes)
+            key = np.flatnonzero(counts)
+            self.seg, self.code, self.count = key // n_codes, key % n_codes, counts[key]
+        else:
+            ids, uniq = pd.factorize(local * mult + code)
+            count = np.bincount(ids, minlength=len(uniq))
+            order = np.argsort(uniq, kind="stable")
+            key = uniq[order]
+            self.seg, self.code, self.count = key // mult, key % mult, count[order]
+        self.end = np.cumsum(self.count)
+        self.csize = csize
+        self.cstart = np.concatenate(([0], np.cumsum(csize)[:-1]))
+        self.total = int(self.end[-1]) if self.end.size else 0
+
+    def run_at(self, position: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.end, position, side="right")
+
+    def code_at(self, position: np.ndarray) -> np.ndarray:
+        """Code of the row at each sorted position."""
+        return self.code[self.run_at(position)]
+
+    def run_start(self, run: np.ndarray) -> np.ndarray:
+        return self.end[run] - self.count[run]
+
+
+def _hierarchy_cuts(runs: _Runs, seg_dim: np.ndarray, k: int, uniques: list[np.ndarray],
+                    hier: Sequence[Hierarchy | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per segment: left size of the best hierarchy-aligned cut, whether one leaves k rows on both sides, and the
     mean loss left once the children of the segment's common ancestor are separated (see `partition`).
 
-    `key` = segment * mult + code for the candidate rows, sorted, segments of sizes `csize` in order. Candidate
-    cuts are the changes of code inside a segment; a cut's depth is that of the lowest common ancestor of the codes
-    either side. Cost: depth first, then imbalance (ties right of the median, like the plain strict split)."""
+    Candidate cuts are the boundaries between runs of a segment; a cut's depth is that of the lowest common
+    ancestor of the codes either side. Cost: depth first, then imbalance (ties right of the median, like the plain
+    strict split)."""
+    csize, cstart = runs.csize, runs.cstart
     n_seg = csize.size
-    local = np.repeat(np.arange(n_seg), csize)
-    code = key % mult
-    chg = np.flatnonzero((local[1:] == local[:-1]) & (code[1:] != code[:-1])) + 1
-    seg = local[chg]
+    nxt = np.flatnonzero(runs.seg[1:] == runs.seg[:-1]) + 1  # runs that start a boundary inside their segment
+    seg = runs.seg[nxt]
     on = np.array([h is not None for h in hier])[seg_dim[seg]]
-    chg, seg = chg[on], seg[on]
+    nxt, seg = nxt[on], seg[on]
+    chg = runs.run_start(nxt)  # sorted position of the first row right of the boundary
     dims = seg_dim[seg]
     depth = np.zeros(chg.size, dtype=np.int64)
     for j in np.unique(dims):
         at = np.flatnonzero(dims == j)
-        depth[at] = hier[j].cover(uniques[j][code[chg[at] - 1]], uniques[j][code[chg[at]]])[0]
+        depth[at] = hier[j].cover(uniques[j][runs.code[nxt[at] - 1]], uniques[j][runs.code[nxt[at]]])[0]
     # loss left if the segment were cut between all children of its common ancestor (runs between its
     # shallowest boundaries): what following this dimension down one level could gain at most
     top = np.full(n_seg, np.iinfo(np.int64).max)
     np.minimum.at(top, seg, depth)
     bound = chg[depth == top[seg]]
-    cstart = np.cumsum(csize) - csize
     run_start = np.unique(np.concatenate([cstart, bound]))
-    run_end = np.r_[run_start[1:], key.size] - 1
-    rs = local[run_start]
+    run_end = np.r_[run_start[1:], runs.total] - 1
+    rs = runs.seg[runs.run_at(run_start)]
     run_loss = np.zeros(run_start.size)
     rdim = seg_dim[rs]
     for j in np.unique(rdim):
         if hier[j] is None:
             continue
         at = np.flatnonzero(rdim == j)
-        run_loss[at] = hier[j].cover(uniques[j][code[run_start[at]]], uniques[j][code[run_end[at]]])[1]
+        run_loss[at] = hier[j].cover(uniques[j][runs.code_at(run_start[at])], uniques[j][runs.code_at(run_end[at])])[1]
     # a child run smaller than k cannot stand alone: count it at the segment's own loss
     seg_loss = np.zeros(n_seg)
     for j in np.unique(seg_dim):
         if hier[j] is None:
             continue
         at = np.flatnonzero(seg_dim == j)
-        seg_loss[at] = hier[j].cover(uniques[j][code[cstart[at]]], uniques[j][code[cstart[at] + csize[at] - 1]])[1]
+        seg_loss[at] = hier[j].cover(uniques[j][runs.code_at(cstart[at])],
+                                     uniques[j][runs.code_at(cstart[at] + csize[at] - 1)])[1]
     small = (run_end - run_start + 1) < k
     run_loss[small] = seg_loss[rs[small]]
     child_loss = np.bincount(rs, weights=run_loss * (run_end - run_start + 1), minlength=n_seg) / csize
@@ -138,11 +174,11 @@ def _hierarchy_cuts(key: np.ndarray, mult: int, seg_dim: np.ndarray, csize: np.n
     return left, found, child_loss
 
 
-def _cut_gain(code: np.ndarray, cstart: np.ndarray, csize: np.ndarray, left: np.ndarray, dims: np.ndarray,
-              parent: np.ndarray, uniques: list[np.ndarray], span: np.ndarray,
-              hier: Sequence[Hierarchy | None]) -> np.ndarray:
+def _cut_gain(runs: _Runs, left: np.ndarray, dims: np.ndarray, parent: np.ndarray, uniques: list[np.ndarray],
+              span: np.ndarray, hier: Sequence[Hierarchy | None]) -> np.ndarray:
     """Loss reduction per row of cutting each sorted segment after `left` rows (plus a sliver of its width, so
     that among cuts gaining nothing at once the widest dimension still wins)."""
+    cstart, csize = runs.cstart, runs.csize
     ends = cstart + csize - 1
     cut = cstart + np.clip(left, 1, csize - 1)
     wl = np.zeros(csize.size)
@@ -150,12 +186,27 @@ def _cut_gain(code: np.ndarray, cstart: np.ndarray, csize: np.ndarray, left: np.
     for j in np.unique(dims):
         at = dims == j
         u = uniques[j]
-        a, b, c, e = u[code[cstart[at]]], u[code[cut[at] - 1]], u[code[cut[at]]], u[code[ends[at]]]
+        a, b = u[runs.code_at(cstart[at])], u[runs.code_at(cut[at] - 1)]
+        c, e = u[runs.code_at(cut[at])], u[runs.code_at(ends[at])]
         if hier[j] is None:
             wl[at], wr[at] = (b - a) / span[j], (e - c) / span[j]
         else:
             wl[at], wr[at] = hier[j].cover(a, b)[1], hier[j].cover(c, e)[1]
     return (csize * parent - left * wl - (csize - left) * wr) / csize + 1e-3 * parent
+
+
+def _left_side(runs: _Runs, local: np.ndarray, code: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """Whether each candidate row goes left when its segment is cut after `left` sorted rows: codes below the
+    cut's code, and of the rows tied at it the first ones in their current order."""
+    pos = runs.cstart + np.minimum(left, runs.csize - 1)
+    run = runs.run_at(pos)
+    cut_code = runs.code[run]
+    extra = pos - runs.run_start(run) + (left >= runs.csize)  # tied rows that still go left
+    tie = code == cut_code[local]
+    rank = np.cumsum(tie) - 1
+    first = np.flatnonzero(np.r_[True, local[1:] != local[:-1]])
+    before = np.repeat(rank[first] - tie[first] + 1, np.diff(np.r_[first, local.size]))
+    return (code < cut_code[local]) | (tie & (rank - before < extra[local]))
 
 
 def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
@@ -214,9 +265,11 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     codes, uniques = _code_columns(X)
     span = np.array([u[-1] - u[0] for u in uniques], dtype=float)
     span[span == 0] = np.inf  # a constant column never widens anything
-    mult = n + 1  # key = segment * mult + code, codes < n
+    mult = n + 1  # run key = segment * mult + code, codes < n
 
     active = np.arange(n, dtype=np.int64)  # rows of unfinished partitions, grouped by partition
+    acodes = codes.copy()  # their codes in the same order: contiguous reads, permuted with `active`
+    asens = s_codes.copy() if use_l else None
     pid = np.zeros(n, dtype=np.int64)  # partition id (0..P-1, nondecreasing along `active`)
     next_label = 0
     while active.size:
@@ -226,46 +279,57 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         # normalised width of every partition on every dimension
         width = np.empty((P, d))
         for j in range(d):
-            cj = codes[j][active]
-            lo = uniques[j][np.minimum.reduceat(cj, starts)]
-            hi = uniques[j][np.maximum.reduceat(cj, starts)]
+            lo = uniques[j][np.minimum.reduceat(acodes[j], starts)]
+            hi = uniques[j][np.maximum.reduceat(acodes[j], starts)]
             width[:, j] = (hi - lo) / span[j]
             if hier[j] is not None:  # loss of the common ancestor; the range only breaks ties
                 width[:, j] = hier[j].cover(lo, hi)[1] + 1e-6 * width[:, j]
         order = np.argsort(-width, axis=1, kind="stable")
         undecided = (sizes >= 2 * k) & (width.max(axis=1) > 0)
         left_count = np.zeros(P, dtype=np.int64)
+        cut_dim = np.zeros(P, dtype=np.int64)
         split = np.zeros(P, dtype=bool)
         best_score = np.full(P, -np.inf)
         best_dim = np.full(P, -1, dtype=np.int64)
-        passes = list(range(d)) + ([-1] if by_gain else [])
-        for r in passes:
-            if r == -1:
-                dim = np.maximum(best_dim, 0)
-                undecided = best_dim >= 0
-                cand = undecided.copy()
+        best_left = np.zeros(P, dtype=np.int64)
+        rank = np.empty((P, d), dtype=np.int64)  # position of each dimension in a partition's width order
+        rank[np.arange(P)[:, None], order] = np.arange(d)[None, :]
+        best_rank = np.full(P, d, dtype=np.int64)
+        # with hierarchies every dimension is scored (one dimension at a time: one gather, one count); without,
+        # the widest dimension first and the next only where it cannot be cut (pass r = r-th widest)
+        for r in range(d):
+            if by_gain:
+                dim = np.full(P, r, dtype=np.int64)
             else:
                 dim = order[:, r]
-                cand = undecided & (width[np.arange(P), dim] > 0)
+            cand = undecided & (width[np.arange(P), dim] > 0)
             if not cand.any():
-                if by_gain and r >= 0:
+                if by_gain:
                     continue
                 break
-            row_mask = cand[pid]
-            pos = np.flatnonzero(row_mask)  # positions in `active`, contiguous per partition
-            seg = pid[pos]
-            c = codes[dim[seg], active[pos]]
-            key = seg * mult + c
-            srt = np.argsort(key, kind="stable")
-            key = key[srt]
-            active[pos] = active[pos][srt]  # segments keep their places, now ordered by the split dimension
             cp = np.flatnonzero(cand)
             csize = sizes[cp]
-            cstart = np.concatenate(([0], np.cumsum(csize)[:-1]))
+            dd = dim[cp]
+            if cp.size == P:
+                pos = None
+                local = pid
+            else:
+                pos = np.flatnonzero(cand[pid])  # positions in `active`, contiguous per partition
+                local = (np.cumsum(cand) - 1)[pid[pos]]
+            if by_gain:
+                code = (acodes[r] if pos is None else acodes[r][pos]).astype(np.int64)
+            else:
+                code = np.empty(active.size if pos is None else pos.size, dtype=np.int64)
+                row_dim = dd[local]
+                for j in np.unique(dd):
+                    at = np.flatnonzero(row_dim == j)
+                    code[at] = acodes[j][at if pos is None else pos[at]]
+            runs = _Runs(local, code, mult, csize, int(max(len(uniques[j]) for j in np.unique(dd))))
+            cstart = runs.cstart
             if mode == "strict":
-                mkey = key[cstart + (csize - 1) // 2]
-                lt = np.searchsorted(key, mkey, "left") - cstart
-                le = np.searchsorted(key, mkey, "right") - cstart
+                mrun = runs.run_at(cstart + (csize - 1) // 2)
+                lt = runs.run_start(mrun) - cstart
+                le = runs.end[mrun] - cstart
                 ok_lt = (lt >= k) & (csize - lt >= k)
                 ok_le = (le >= k) & (csize - le >= k)
                 better_lt = ok_lt & (~ok_le | (np.abs(2 * lt - csize) < np.abs(2 * le - csize)))
@@ -274,31 +338,37 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
             else:
                 left = csize // 2
                 ok = left >= k
-            on_tree = is_hier[dim[cp]]
+            on_tree = is_hier[dd]
             if on_tree.any():
-                hl, found, child_loss = _hierarchy_cuts(key, mult, dim[cp], csize, k, uniques, hier)
+                hl, found, child_loss = _hierarchy_cuts(runs, dd, k, uniques, hier)
                 use = on_tree & (found | (mode == "strict"))
                 left = np.where(use, hl, left)
                 ok = np.where(on_tree, found | (mode != "strict"), ok)
             if use_l and ok.any():
-                local = np.repeat(np.arange(cp.size), csize)
-                offset = np.arange(pos.size) - cstart[local]
-                side = (offset >= left[local]).astype(np.int64)
-                div = _diversity(local * 2 + side, s_codes[active[pos]], 2 * cp.size, n_sens, diversity)
+                side = ~_left_side(runs, local, code, left)
+                div = _diversity(local * 2 + side, asens if pos is None else asens[pos], 2 * cp.size, n_sens,
+                                 diversity)
                 ok &= (div[0::2] >= l - 1e-9) & (div[1::2] >= l - 1e-9)
-            if by_gain and r >= 0:
-                dd = dim[cp]
-                score = _cut_gain(key % mult, cstart, csize, left, dd, width[cp, dd], uniques, span, hier)
+            if by_gain:
+                score = _cut_gain(runs, left, dd, width[cp, dd], uniques, span, hier)
                 if on_tree.any():
                     score = np.where(on_tree, width[cp, dd] * (1 + 1e-3) - child_loss, score)
-                better = ok & (score > best_score[cp])
+                # the best score wins; on a tie the wider dimension (tried first in width order)
+                rk = rank[cp, dd]
+                better = ok & ((score > best_score[cp]) | ((score == best_score[cp]) & (rk < best_rank[cp])))
                 best_score[cp[better]] = score[better]
                 best_dim[cp[better]] = dd[better]
+                best_left[cp[better]] = left[better]
+                best_rank[cp[better]] = rk[better]
                 continue
             done = cp[ok]
             split[done] = True
             left_count[done] = left[ok]
+            cut_dim[done] = dd[ok]
             undecided[done] = False
+        if by_gain:
+            split = best_dim >= 0
+            left_count, cut_dim = best_left, np.maximum(best_dim, 0)
         # partitions that could not split become classes, the others are replaced by their two halves
         fin = ~split
         n_fin = int(fin.sum())
@@ -309,10 +379,24 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
             next_label += n_fin
         if not split.any():
             break
-        new_base = (np.cumsum(split) - 1) * 2
+        # the one reordering of the level: rows of split partitions sorted by the dimension they are cut on
         keep = split[pid]
-        offset = np.arange(active.size) - starts[pid]
-        side = (offset >= left_count[pid]).astype(np.int64)
-        pid = (new_base[pid] + side)[keep]
-        active = active[keep]
+        pos = np.flatnonzero(keep)
+        seg = pid[pos]
+        row_dim = cut_dim[seg]
+        code = np.empty(pos.size, dtype=np.int64)
+        for j in np.unique(cut_dim[split]):
+            at = np.flatnonzero(row_dim == j)
+            code[at] = acodes[j][pos[at]]
+        srt = np.argsort(seg * mult + code, kind="stable")
+        pos = pos[srt]
+        seg = seg[srt]
+        new_base = (np.cumsum(split) - 1) * 2
+        offset = np.arange(pos.size) - (np.cumsum(np.r_[0, sizes[split]])[:-1])[(np.cumsum(split) - 1)[seg]]
+        side = (offset >= left_count[seg]).astype(np.int64)
+        pid = new_base[seg] + side
+        active = active[pos]
+        acodes = acodes[:, pos]
+        if use_l:
+            asens = asens[pos]
     return labels
