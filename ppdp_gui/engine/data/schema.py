@@ -111,8 +111,11 @@ class Dataset:
 
     # --- immutable updates ---------------------------------------------------------------------------------
     def with_column(self, name: str, **changes) -> "Dataset":
-        """A copy with one column's spec changed (role, kind or taxonomy)."""
+        """A copy with one column's spec changed (role, kind or taxonomy). A taxonomy is checked as it is attached
+        (`Taxonomy.check_labels`), so no mechanism ever starts — or charges ε — with a cyclic or ambiguous one."""
         self.spec(name)
+        if changes.get("taxonomy") is not None:
+            changes["taxonomy"].check_labels()
         schema = tuple(replace(c, **changes) if c.name == name else c for c in self.schema)
         return replace(self, schema=schema)
 
