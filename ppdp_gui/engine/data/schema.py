@@ -56,6 +56,9 @@ class SourceInfo:
     #: one 64-bit hash per raw row, before any missing-value policy, typing, role or column choice (see
     #: privacy/fingerprint.py): the ledger identifies the people in the file, not this reading of it. In memory only.
     row_hashes: "np.ndarray | None" = field(default=None, compare=False, repr=False)
+    #: what the custodian should know about how the file was read (formulas read as their stored values, merged
+    #: cells, the sheet chosen among several): shown by the window and `ppdp` when the table is loaded
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
