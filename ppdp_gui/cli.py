@@ -431,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from ppdp_gui.engine.data.leftovers import clean_leftovers
+    clean_leftovers()  # temporary files of writes a kill or power cut interrupted (never anything else)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

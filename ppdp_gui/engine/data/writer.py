@@ -1,7 +1,8 @@
 """Write releases and reports atomically, never over a protected file, with spreadsheet formulas neutralised.
 
 Every write goes to a temporary file in the target's folder and is then renamed over the target (os.replace), so
-a crash or a full disk leaves either the old file or the new one, never half a file, and no temporary behind.
+a crash or a full disk leaves either the old file or the new one, never half a file. A failed write removes its
+temporary file; one left by a kill or a power cut is registered and removed at the next start (leftovers.py).
 `stage` / `commit` split that in two so the publish path can read each temporary file back and recount its
 claims *on the bytes written* before any of them is renamed into place.
 
@@ -24,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable
@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.data.leftovers import register, temporary_name, unregister
 from ppdp_gui.engine.data.schema import SourceInfo
 from ppdp_gui.engine.errors import DataError
 
@@ -88,17 +89,19 @@ class Staged:
     tmp: Path
     fmt: str
     sha256: str = ""
+    entry: Path | None = None  # its in-flight registration (leftovers.py)
 
     def discard(self) -> None:
         self.tmp.unlink(missing_ok=True)
+        unregister(self.entry)
 
 
 def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Staged:
     """Write `frame` to a temporary file in `path`'s folder (fsynced); `commit` renames it, `discard` drops it."""
     target = _target(path, source, protected)
     fmt = table_format(target)
-    tmp = _write_temporary(target, _table_writer(frame, fmt, target))
-    return Staged(target, tmp, fmt, _sha256(tmp))
+    tmp, entry = _write_temporary(target, _table_writer(frame, fmt, target))
+    return Staged(target, tmp, fmt, _sha256(tmp), entry)
 
 
 def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
@@ -111,6 +114,7 @@ def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) ->
         staged.discard()
         raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
                         path=str(staged.target)) from None
+    unregister(staged.entry)
     return staged.target
 
 
@@ -187,8 +191,12 @@ def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
 # ---- plain files -------------------------------------------------------------------------------------------
 def write_text_atomic(text: str, path, *, encoding: str = "utf-8", protected=()) -> Path:
     """Replace `path` with `text` in one step (never a protected file)."""
+    return write_bytes_atomic(text.encode(encoding), path, protected=protected)
+
+
+def write_bytes_atomic(data: bytes, path, *, protected=()) -> Path:
+    """Replace `path` with `data` in one step (never a protected file)."""
     target = _target(path, None, protected)
-    data = text.encode(encoding)
     return _atomic(target, lambda tmp: Path(tmp).write_bytes(data))
 
 
@@ -259,10 +267,17 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _temporary(target: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    return Path(name)
+def _temporary(target: Path) -> tuple[Path, Path | None]:
+    """A new empty file (0600) with a recognisable name beside `target`, registered before it is created so that
+    an interrupted write's leftover is removed at the next start (leftovers.py); and its registration."""
+    tmp = temporary_name(target)
+    entry = register(tmp)
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        unregister(entry)
+        raise
+    return tmp, entry
 
 
 def _fsync(path: Path) -> None:
@@ -285,29 +300,38 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_temporary(target: Path, write: Callable[[Path], object]) -> Path:
+def _write_temporary(target: Path, write: Callable[[Path], object]) -> tuple[Path, Path | None]:
     """`write` into a fresh temporary file beside `target`, fsynced; on any failure nothing is left behind."""
-    tmp = _temporary(target)
+    try:
+        tmp, entry = _temporary(target)
+    except OSError as exc:
+        raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed", path=str(target)) from None
     try:
         write(tmp)
         _fsync(tmp)
     except DataError:
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise
     except Exception as exc:  # disk full, permissions, a library error: report, leave nothing behind
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise DataError(f"could not be written ({type(exc).__name__}: {exc}); nothing was changed",
                         path=str(target)) from None
-    return tmp
+    return tmp, entry
+
+
+def _drop(tmp: Path, entry: Path | None) -> None:
+    tmp.unlink(missing_ok=True)
+    unregister(entry)
 
 
 def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
-    tmp = _write_temporary(target, write)
+    tmp, entry = _write_temporary(target, write)
     try:
         _publishable(tmp)
         os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
                         path=str(target)) from None
+    unregister(entry)
     return target
