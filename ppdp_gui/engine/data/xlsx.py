@@ -541,7 +541,8 @@ def _date_texts(texts: pa.Array, span: np.ndarray, epoch_1904: bool) -> pa.Array
     from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900, from_excel
 
     epoch = CALENDAR_MAC_1904 if epoch_1904 else CALENDAR_WINDOWS_1900
-    keyed = pc.binary_join_element_wise(pa.array(np.where(span, "d", "t")), texts, ":")
+    keyed = pc.binary_join_element_wise(pa.array(np.where(span, "d", "t"), pa.large_string()),
+                                        texts.cast(pa.large_string()), pa.scalar(":", pa.large_string()))
     encoded = pc.dictionary_encode(keyed)
     shown = []
     for key in encoded.dictionary.to_pylist():
