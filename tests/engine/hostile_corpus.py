@@ -151,7 +151,7 @@ def _tables(add, heavy: bool) -> None:
     add("formula_cells", b"name,note\nann,=1+1\nbob,@SUM(A1)\ncid,+cmd|' /C calc'!A0\n", ".csv", "load")
     add("huge_number", b"a,b\n1e400,x\n-1e400,y\n", ".csv", "load")
     add("long_cell", b"a,b\n" + b"x" * 5_000_000 + b",1\n", ".csv", "load")
-    add("many_distinct", b"id,v\n" + b"".join(b"%d,c%d\n" % (i, i) for i in range(300_000)), ".csv", "load")
+    add("many_distinct", b"id,v\n" + b"".join(b"%d,c%d\n" % (i, i) for i in range(100_000)), ".csv", "load")
     add("wide_20k", _wide(20_000, rows=1), ".csv", "load")
     add("wide_100k", _wide(100_000, rows=1), ".csv", "refuse", "100,000 columns")
     add("wide_1m", _wide(1_000_000, rows=1), ".csv", "refuse", "1,000,000 columns")
@@ -253,9 +253,9 @@ def _workbooks(add, heavy: bool) -> None:
                                     b"<sheetData>" + _simple_sheet() + b"</sheetData></worksheet>"]),
         ".xlsx", "refuse", "declared")
     add("xlsx_sparse_wide", xlsx([_row(1, [_s("A1", "a"), _s("XFD1", "z")]) + b"".join(
-        _row(r, [_n(f"A{r}", r % 5), f'<c r="XFD{r}"><v>1</v></c>']) for r in range(2, 60_000))]), ".xlsx", "load")
+        _row(r, [_n(f"A{r}", r % 5), f'<c r="XFD{r}"><v>1</v></c>']) for r in range(2, 20_000))]), ".xlsx", "load")
     add("xlsx_sparse_no_header", xlsx([_row(1, [_s("A1", "a")]) + b"".join(
-        _row(r, [_n(f"A{r}", r % 5), f'<c r="XFD{r}"><v>1</v></c>']) for r in range(2, 60_000))]), ".xlsx",
+        _row(r, [_n(f"A{r}", r % 5), f'<c r="XFD{r}"><v>1</v></c>']) for r in range(2, 20_000))]), ".xlsx",
         "refuse", "no name")
     add("xlsx_diagonal", xlsx([_row(1, [_s("A1", "a")]) + b"".join(
         _row(r, [f'<c r="{_letters(1 + r % 16384)}{r * 60}"><v>1</v></c>']) for r in range(2, 16_000))]),
@@ -356,7 +356,7 @@ def _taxonomies(add) -> None:
     tax("bomb", b"a;b;*\n" * (12 << 20), "refuse", "bomb", gz=True)
     tax("gz_damaged", gzip.compress(b"flu;x;*\n")[:-6], "refuse", "gzip")
     tax("deep", ";".join(["flu"] + [f"l{i}" for i in range(3000)] + ["*"]) + "\n", "load")
-    tax("wide", "".join(f"v{i};g{i % 100};*\n" for i in range(50_000)), "load", column="diagnosis")
+    tax("wide", "".join(f"v{i};g{i % 100};*\n" for i in range(20_000)), "load", column="diagnosis")
 
 
 def _projects(add, folder: Path) -> None:

@@ -453,7 +453,8 @@ class _Cells:
 
     def _formulas(self, has_f: np.ndarray, inner: pa.Array, values: pa.Array, rows, cols) -> None:
         self.n_formulas += int(has_f.sum())
-        unknown = has_f & ~pc.is_valid(values).to_numpy(zero_copy_only=False)
+        stored = pc.greater(pc.utf8_length(values), 0).fill_null(False).to_numpy(zero_copy_only=False)
+        unknown = has_f & ~stored  # no <v>, or an empty one (what openpyxl and other writers that do not compute leave)
         fpos = np.flatnonzero(unknown if unknown.any() else has_f)[:5]
         texts = _inner(inner.take(pa.array(fpos)), "f").to_pylist()
         shown = [(f"{_col_letters(int(cols[i]))}{rows[i]}", (t or "")[:60]) for i, t in zip(fpos, texts)]
