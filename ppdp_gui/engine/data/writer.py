@@ -62,6 +62,7 @@ def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path
         table = frame.copy()
         table.columns = [str(c) for c in table.columns]
         return lambda tmp: table.to_parquet(tmp, index=False)
+    _refuse_infinities(frame, target)
     safe = neutralise_formulas(frame)
     if fmt == "xlsx":
         if len(safe) > EXCEL_MAX_ROWS or safe.shape[1] > EXCEL_MAX_COLS:
@@ -72,6 +73,17 @@ def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path
     sep = "\t" if fmt == "tsv" else ","
     # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too
     return lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n", encoding="utf-8")
+
+
+def _refuse_infinities(frame: pd.DataFrame, target: Path) -> None:
+    """A spreadsheet has no infinite number: CSV would hold '-inf' (read as a formula, =-inf) and Excel cannot
+    store it (openpyxl leaves the cell empty), so such a table is refused for CSV/TSV/XLSX, naming the column."""
+    for pos in range(frame.shape[1]):
+        col = frame.iloc[:, pos]
+        if pd.api.types.is_float_dtype(col.dtype) and np.isinf(col.to_numpy(dtype=float, na_value=np.nan)).any():
+            raise DataError(f"column {frame.columns[pos]!r} holds infinite values, which a spreadsheet cannot hold as "
+                            "numbers (CSV would show '-inf' as a formula); export Parquet instead, or remove them",
+                            path=str(target), column=str(frame.columns[pos]))
 
 
 def export_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Path:
