@@ -177,5 +177,6 @@ def run_kills(kind: str, runs: int, folder: Path, *, seed: int = 1, source_rows:
         after = set(folder.iterdir())
         report.leftovers_after_clean += len([p for p in after if p.name.endswith(".ppdp-tmp")])
         report.removed_other += len(others - after)
-    report.leftovers_after_clean += len(list(registry_dir().glob("*.json")))  # no entry may stay behind
+    if registry_dir().exists():
+        report.leftovers_after_clean += len(list(registry_dir().iterdir()))  # no registry entry may stay behind
     return report

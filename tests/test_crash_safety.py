@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from crash_kill import KINDS, run_kills  # noqa: E402  (tests/ is on sys.path under pytest's rootdir)
+from crash_kill import KINDS, run_kills  # tests/ is on sys.path under pytest's rootdir
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not sys.platform.startswith("linux"),
                                 reason="kills forked writers (Linux)")
@@ -34,19 +34,19 @@ def test_clean_leftovers_removes_only_registered_temporaries_of_dead_processes(t
     dead, live = leftovers.temporary_name(target), leftovers.temporary_name(target)
     for path in (dead, live):
         path.write_text("partial")
-    entry = leftovers.register(dead)
-    info = __import__("json").loads(entry.read_text())
-    info["pid"] = 2**22 + 12345  # no such process
-    entry.write_text(__import__("json").dumps(info))
+    def as_dead(entry):  # the same entry, as if written by a process that no longer exists
+        gone = entry.with_name(f"{2**22 + 12345}-0-{entry.name.split('-', 2)[2]}")
+        entry.rename(gone)
+
+    as_dead(leftovers.register(dead))
     leftovers.register(live)
     stranger = tmp_path / f".release.csv.{'0' * 16}.ppdp-tmp"  # right pattern, never registered
     stranger.write_text("user's")
     user = tmp_path / "notes.txt"
     user.write_text("user's")
-    link_entry = leftovers.register(tmp_path / "link")
+    as_dead(leftovers.register(tmp_path / "link"))  # registered, but a link to a user's file, not a temporary
     (tmp_path / "link").symlink_to(user)
-    info = __import__("json").loads(link_entry.read_text())
-    info["pid"] = 2**22 + 12346
-    link_entry.write_text(__import__("json").dumps(info))
+    torn = leftovers.registry_dir() / "123-0-abc.json"
+    torn.write_text("{")  # half an entry (the JSON fallback): no temporary can belong to it
     assert leftovers.clean_leftovers() == [dead]
     assert not dead.exists() and live.exists() and stranger.exists() and user.exists() and (tmp_path / "link").exists()

@@ -5,9 +5,9 @@ file beside its target and renamed over it (writer.py). A kill -9 or a power cut
 temporary file behind — a partial copy of a release, perhaps. So each temporary file
 
 - has a name no user file has: ``.<target name>.<16 hex digits>.ppdp-tmp``;
-- is registered *before* it is created, by a small entry in ``<app data folder>/in-flight/`` (the folder of the
-  budget ledger, `default_ledger_path`) naming its path and the writing process, and unregistered once renamed
-  or removed.
+- is registered *before* it is created, by an entry in ``<app data folder>/in-flight/`` (the folder of the
+  budget ledger, `default_ledger_path`) naming its path and the writing process (a symbolic link made in one
+  system call, so a kill never leaves half an entry), and unregistered once renamed or removed.
 
 `clean_leftovers()` — called by `ppdp` and by the window at start — removes the temporary files of entries whose
 process is gone. It never deletes anything that is not such a registered file with such a name (a regular file,
@@ -71,21 +71,38 @@ def _alive(pid: int, started: str | None, written: float) -> bool:
 
 
 def register(tmp: Path) -> Path | None:
-    """Record that this process is about to create `tmp`; the entry's path, or None if it cannot be recorded."""
+    """Record that this process is about to create `tmp`; the entry's path, or None if it cannot be recorded.
+
+    On POSIX the entry is a symbolic link to `tmp` whose name holds the process id and start time: made by one
+    system call, so a kill can never leave half an entry. Elsewhere it is a small JSON file."""
     try:
         folder = registry_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        entry = folder / f"{os.getpid()}-{secrets.token_hex(8)}.json"
-        data = json.dumps({"path": str(Path(tmp).absolute()), "pid": os.getpid(),
-                           "started": _process_start(os.getpid())}).encode()
+        pid, started = os.getpid(), _process_start(os.getpid()) or "0"
+        target = str(Path(tmp).absolute())
+        if os.name == "posix":
+            entry = folder / f"{pid}-{started}-{secrets.token_hex(8)}.link"
+            os.symlink(target, entry)
+            return entry
+        entry = folder / f"{pid}-{started}-{secrets.token_hex(8)}.json"
         fd = os.open(entry, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, data)
+            os.write(fd, json.dumps({"path": target}).encode())
         finally:
             os.close(fd)
         return entry
     except OSError:
         return None
+
+
+def _entry(entry: Path) -> tuple[int, str | None, Path]:
+    """(process id, its start time or None, temporary path) of a registry entry; ValueError if unreadable."""
+    pid_text, started, _token = entry.stem.split("-", 2)
+    if entry.is_symlink():
+        path = Path(os.readlink(entry))
+    else:
+        path = Path(json.loads(entry.read_text())["path"])
+    return int(pid_text), (None if started == "0" else started), path
 
 
 def unregister(entry: Path | None) -> None:
@@ -109,18 +126,17 @@ def clean_leftovers() -> list[Path]:
     docstring for what is, and is never, removed). Never raises: a start must not fail because of this."""
     removed: list[Path] = []
     try:
-        entries = sorted(registry_dir().glob("*.json"))
+        entries = sorted(registry_dir().glob("*-*-*.*"))
     except OSError:
         return removed
     for entry in entries:
         try:
-            info = json.loads(entry.read_text())
-            pid, started, path = int(info["pid"]), info.get("started"), Path(info["path"])
-            written = entry.stat().st_mtime
+            pid, started, path = _entry(entry)
+            written = entry.lstat().st_mtime
         except (OSError, ValueError, KeyError, TypeError):
             # a torn entry: written by a process killed while writing it, before its temporary file existed
             try:
-                if time.time() - entry.stat().st_mtime > 60:
+                if time.time() - entry.lstat().st_mtime > 60:
                     entry.unlink()
             except OSError:
                 pass
