@@ -28,7 +28,7 @@ from ppdp_gui.engine.errors import DataError
 #: than this is a generated or hostile file, and each column costs memory and time in every view.
 MAX_COLUMNS = 50_000
 #: cells (rows x columns) a compressed source (XLSX, Parquet) may always stand for (about 35 bytes of memory each
-#: while typed), and half its size on disk when that is more: a plain CSV never has more cells than that
+#: while typed), and two per byte of the file when that is more (a plain CSV has at most one per two bytes)
 MAX_CELLS = 20_000_000
 #: expanded bytes any compressed source may always reach (about 1.4 GB of memory for the worst-shaped text) ...
 EXPAND_FLOOR = 128 << 20
@@ -40,23 +40,31 @@ MAX_ZIP_MEMBERS = 10_000
 
 @dataclass(frozen=True)
 class Limits:
-    """What a file of `disk_bytes` may expand to (see the module docstring)."""
+    """What a file of `disk_bytes` may expand to (see the module docstring). `max_bytes` (the caller's limit on
+    the file) may raise the expansion limit but never lowers it below the floor. `trusted`: a file this process
+    has just written (export reads its own release back) is not limited, only the source the custodian opens."""
 
     disk_bytes: int
     max_bytes: int
+    trusted: bool = False
 
     @property
     def cells(self) -> int:
-        return max(MAX_CELLS, self.disk_bytes // 2)
+        return _UNLIMITED if self.trusted else max(MAX_CELLS, 2 * self.disk_bytes)
 
     @property
     def expanded(self) -> int:
-        return min(self.max_bytes, max(EXPAND_FLOOR, EXPAND_RATIO * self.disk_bytes))
+        if self.trusted:
+            return _UNLIMITED
+        return min(max(self.max_bytes, EXPAND_FLOOR), max(EXPAND_FLOOR, EXPAND_RATIO * self.disk_bytes))
 
     def too_big(self, what: str) -> str:
         return (f"{what} to more than {_mb(self.expanded)}: a small file that stands for a huge table is how "
                 "'decompression bombs' look, so it was not expanded. If the table really is that large, save it "
                 "as a plain (uncompressed) CSV and open that")
+
+
+_UNLIMITED = 1 << 62
 
 
 def _mb(n: int) -> str:

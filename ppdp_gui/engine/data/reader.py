@@ -48,15 +48,17 @@ _NOT_BLANK = re.compile(rb"\S")
 def read_table(path, *, na_policy: NAPolicy = NAPolicy(), kinds: dict[str, str] | None = None,
                roles: dict[str, Role] | None = None, sheet: str | int | None = None,
                delimiter: str | None = None, encoding: str | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> Dataset:
+               max_bytes: int = DEFAULT_MAX_BYTES, own_file: bool = False) -> Dataset:
     """Read a table file completely into a Dataset, or raise one DataError.
 
     The first non-blank line is the header. The delimiter is sniffed among , ; tab | unless given. Text must be
     UTF-8 (a BOM is fine) unless `encoding` names another. Values are stripped of surrounding spaces. Anything
     the custodian should know about the reading (formulas, merged cells, other sheets) is in `source.notes`.
+    `own_file`: the file was just written by this app (the export's read-back), so the limits that protect
+    against hostile files (guards.py) do not apply to it.
     """
     return _read(path, na_policy=na_policy, kinds=kinds, roles=roles, sheet=sheet, delimiter=delimiter,
-                 encoding=encoding, max_bytes=max_bytes)[0]
+                 encoding=encoding, max_bytes=max_bytes, own_file=own_file)[0]
 
 
 def inspect_table(path, *, na_policy: NAPolicy = NAPolicy(action="category"), **options
@@ -67,7 +69,7 @@ def inspect_table(path, *, na_policy: NAPolicy = NAPolicy(action="category"), **
 
 
 def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, sheet=None, delimiter=None,
-          encoding=None, max_bytes: int = DEFAULT_MAX_BYTES, profile: bool = False):
+          encoding=None, max_bytes: int = DEFAULT_MAX_BYTES, profile: bool = False, own_file: bool = False):
     p = Path(os.path.expanduser(str(path)))
     where = str(p)
     notes: list[str] = []
@@ -75,7 +77,7 @@ def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, she
         raw = _read_bytes(p, max_bytes)
         sha256 = hashlib.sha256(raw).hexdigest()
         fmt = _file_format(p, raw)
-        limits = Limits(len(raw), max_bytes)
+        limits = Limits(len(raw), max_bytes, trusted=own_file)
         delim = None
         if fmt == "xlsx":
             sheet_read = read_xlsx(raw, where, sheet, limits)
