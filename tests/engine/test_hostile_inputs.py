@@ -229,8 +229,9 @@ def test_a_cyclic_taxonomy_is_refused_before_any_mechanism_runs(tmp_path, mechan
 def test_limits_scale_with_the_file_and_never_bind_the_apps_own_files():
     from ppdp_gui.engine.data.guards import EXPAND_FLOOR, EXPAND_RATIO, MAX_CELLS, Limits
 
-    small = Limits(1000, 1001)  # export's read-back passes max_bytes = its size + 1: the floor still holds
+    small = Limits(1000, 1 << 30)
     assert small.expanded == EXPAND_FLOOR and small.cells == MAX_CELLS
+    assert Limits(1000, 5000).expanded == 5000  # the caller's limit holds for what the file expands to
     big = Limits(50 << 20, 1 << 30)
     assert big.expanded == EXPAND_RATIO * (50 << 20) and big.cells == 2 * (50 << 20)
     assert Limits(1 << 30, 1 << 30).expanded == 1 << 30  # never past the caller's limit once above the floor

@@ -40,9 +40,9 @@ MAX_ZIP_MEMBERS = 10_000
 
 @dataclass(frozen=True)
 class Limits:
-    """What a file of `disk_bytes` may expand to (see the module docstring). `max_bytes` (the caller's limit on
-    the file) may raise the expansion limit but never lowers it below the floor. `trusted`: a file this process
-    has just written (export reads its own release back) is not limited, only the source the custodian opens."""
+    """What a file of `disk_bytes` may expand to (see the module docstring), never more than `max_bytes` (the
+    caller's limit holds for the file and for what it expands to). `trusted`: a file this process has just
+    written (export reads its own release back) is not limited, only the source the custodian opens."""
 
     disk_bytes: int
     max_bytes: int
@@ -56,7 +56,7 @@ class Limits:
     def expanded(self) -> int:
         if self.trusted:
             return _UNLIMITED
-        return min(max(self.max_bytes, EXPAND_FLOOR), max(EXPAND_FLOOR, EXPAND_RATIO * self.disk_bytes))
+        return min(self.max_bytes, max(EXPAND_FLOOR, EXPAND_RATIO * self.disk_bytes))
 
     def too_big(self, what: str) -> str:
         return (f"{what} to more than {_mb(self.expanded)}: a small file that stands for a huge table is how "
