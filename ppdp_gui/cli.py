@@ -186,25 +186,43 @@ def _say_published(published, exported) -> None:
 
 # ---- commands -----------------------------------------------------------------------------------------------
 def cmd_inspect(args) -> int:
-    from ppdp_gui.engine.data import NAPolicy, kind_rule_text, read_table, role_rule_text
+    """Describe a table: one line per column, its kind, guessed role, distinct and missing values.
+
+    The counts come from the reading itself (`inspect_table`), so a table 20,000 columns wide is described in
+    about a second instead of half a minute of per-column pandas work; all lines are printed in one write."""
+    from ppdp_gui.engine.data import NAPolicy, kind_rule_text, role_rule_text
+    from ppdp_gui.engine.data.reader import inspect_table
     policy = NAPolicy(action="category")
-    data = read_table(args.file, na_policy=policy)
-    frame, src = data.frame, data.source
-    _say(f"{src.path}: {src.file_format}, {src.n_rows_read:,} rows, {frame.shape[1]} columns")
+    data, counts = inspect_table(args.file, na_policy=policy)
+    src = data.source
+    for note in src.notes:
+        _warn(note)
     width = max([len(c.name) for c in data.schema] + [6])
-    _say(f"  {'column':<{width}}  {'kind':<11}  {'guessed role':<16}  {'distinct':>8}  {'missing':>7}")
-    any_missing = None
-    for spec in data.schema:
-        col = frame[spec.name]
-        miss = col.isna() if spec.kind == "numeric" else (col.astype(str) == policy.category_label)
-        any_missing = miss if any_missing is None else (any_missing | miss)
-        distinct = int(col[~miss].nunique())
-        _say(f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {int(miss.sum()):>7,}")
-    dropped = 0 if any_missing is None else int(any_missing.sum())
-    _say(f"rows with a missing value (dropped by the default policy): {dropped:,}")
+    lines = [f"{src.path}: {src.file_format}, {src.n_rows_read:,} rows, {len(data.schema)} columns",
+             f"  {'column':<{width}}  {'kind':<11}  {'guessed role':<16}  {'distinct':>8}  {'missing':>7}"]
+    lines += [f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {missing:>7,}"
+              for spec, (distinct, missing) in zip(data.schema, counts)]
+    _say("\n".join(lines))
+    with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts) if missing]
+    _say(f"rows with a missing value (dropped by the default policy): {_rows_with_missing(data, with_missing, policy):,}")
     _say("\nHow kinds are decided:\n" + kind_rule_text())
     _say("\n" + role_rule_text())
     return 0
+
+
+def _rows_with_missing(data, specs, policy) -> int:
+    """Rows that the default policy would drop: a missing number (NaN) or the missing-value category in one of
+    the columns `specs` (those with missing values)."""
+    import numpy as np
+    frame = data.frame
+    numeric = [c.name for c in specs if c.kind == "numeric"]
+    text = [c.name for c in specs if c.kind != "numeric"]
+    hit = np.zeros(len(frame), dtype=bool)
+    if numeric:
+        hit |= frame[numeric].isna().to_numpy().any(axis=1)
+    if text:
+        hit |= (frame[text] == policy.category_label).to_numpy().any(axis=1)
+    return int(hit.sum())
 
 
 def _describe_param(p) -> str:
@@ -427,6 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from ppdp_gui.engine.data.leftovers import clean_leftovers
+    clean_leftovers()  # temporary files of writes a kill or power cut interrupted (never anything else)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -9,6 +9,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from ppdp_gui.engine.data.leftovers import clean_leftovers
+    clean_leftovers()  # temporary files of writes a kill or power cut interrupted (never anything else)
     argv = list(sys.argv if argv is None else argv)
     QCoreApplication.setOrganizationName("ppdp_gui")
     QCoreApplication.setApplicationName("ppdp_gui")

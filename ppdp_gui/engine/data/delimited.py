@@ -7,13 +7,15 @@ module that knows physical line numbers, so the user is told "line 5: expected 3
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
-import pandas as pd
+
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ppdp_gui.engine.data.guards import check_columns
 from ppdp_gui.engine.errors import DataError
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -36,7 +38,10 @@ def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
     enc = encoding or "utf-8"
     utf8 = enc.lower().replace("_", "-") in ("utf-8", "utf8")
     try:
-        text = data.decode("utf-8-sig" if utf8 else enc)  # validates; the str itself is dropped at once if UTF-8
+        if utf8:
+            _validate_utf8(data)
+        else:
+            text = data.decode(enc)
     except UnicodeDecodeError as exc:
         line, col = _line_col_of_byte(data, exc.start)
         bad = data[exc.start:exc.start + 1].hex()
@@ -48,8 +53,21 @@ def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
         raise DataError(f"unknown text encoding {encoding!r}", path=path) from None
     if not utf8:
         return text.encode("utf-8")
-    del text
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _validate_utf8(data: bytes, block: int = 1 << 24) -> None:
+    """Raise UnicodeDecodeError (offsets in `data`) unless `data` is UTF-8; decodes in blocks, so memory stays at
+    one block's text rather than up to four times the file."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data), block):
+        pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous block
+        try:
+            decoder.decode(view[start:start + block], final=start + block >= len(data))
+        except UnicodeDecodeError as exc:
+            offset = start - pending + exc.start
+            raise UnicodeDecodeError("utf-8", data, offset, offset + 1, exc.reason) from None
 
 
 def head_text(data: bytes, size: int = 1 << 20) -> str:
@@ -148,14 +166,14 @@ def line_of_record(data: bytes, delimiter: str, record: int) -> int | None:
     return None
 
 
-def parse_delimited(data: bytes, delimiter: str, path: str
-                    ) -> tuple[list[str], int, pd.DataFrame]:
-    """Header names and line, and a frame of strings (RangeIndex = record number; see `line_of_record`).
+def parse_delimited(data: bytes, delimiter: str, path: str) -> tuple[list[str], int, pa.Table]:
+    """Header names and line, and an Arrow table of strings, one row per record (see `line_of_record`).
 
-    `data` is UTF-8 without BOM (see `to_utf8`).
+    `data` is UTF-8 without BOM (see `to_utf8`). The width is checked on the header, before any parsing.
     """
     header_line, header = header_fields(data, delimiter, path)
     n = len(header)
+    check_columns(n, path, header_line)
     table = None
     for block, threads in ((_BLOCK_SIZE, True), (max(len(data), 1) + 1, False)):
         invalid: list = []
@@ -195,6 +213,4 @@ def parse_delimited(data: bytes, delimiter: str, path: str
             raise problem
     if table.num_rows <= 1:
         raise DataError(f"has a header on line {header_line} but no data rows", path=path, line=header_line + 1)
-    frame = table.slice(1).to_pandas()
-    frame.columns = range(n)
-    return header, header_line, frame
+    return header, header_line, table.slice(1)

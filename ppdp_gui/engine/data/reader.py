@@ -19,11 +19,15 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
+from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
 from ppdp_gui.engine.data.roles import guess_roles
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
+from ppdp_gui.engine.data.xlsx import read_xlsx
 from ppdp_gui.engine.errors import DataError
 from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
 
@@ -44,41 +48,75 @@ _NOT_BLANK = re.compile(rb"\S")
 def read_table(path, *, na_policy: NAPolicy = NAPolicy(), kinds: dict[str, str] | None = None,
                roles: dict[str, Role] | None = None, sheet: str | int | None = None,
                delimiter: str | None = None, encoding: str | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> Dataset:
+               max_bytes: int = DEFAULT_MAX_BYTES, own_file: bool = False) -> Dataset:
     """Read a table file completely into a Dataset, or raise one DataError.
 
     The first non-blank line is the header. The delimiter is sniffed among , ; tab | unless given. Text must be
-    UTF-8 (a BOM is fine) unless `encoding` names another. Values are stripped of surrounding spaces.
+    UTF-8 (a BOM is fine) unless `encoding` names another. Values are stripped of surrounding spaces. Anything
+    the custodian should know about the reading (formulas, merged cells, other sheets) is in `source.notes`.
+    `own_file`: the file was just written by this app (the export's read-back), so the limits that protect
+    against hostile files (guards.py) do not apply to it.
     """
+    return _read(path, na_policy=na_policy, kinds=kinds, roles=roles, sheet=sheet, delimiter=delimiter,
+                 encoding=encoding, max_bytes=max_bytes, own_file=own_file)[0]
+
+
+def inspect_table(path, *, na_policy: NAPolicy = NAPolicy(action="category"), **options
+                  ) -> tuple[Dataset, list[tuple[int, int]]]:
+    """`read_table` plus (distinct values, missing values) per column, counted while typing (`ppdp inspect`),
+    so that a table thousands of columns wide is described without touching each column again."""
+    return _read(path, na_policy=na_policy, profile=True, **options)
+
+
+def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, sheet=None, delimiter=None,
+          encoding=None, max_bytes: int = DEFAULT_MAX_BYTES, profile: bool = False, own_file: bool = False):
     p = Path(os.path.expanduser(str(path)))
     where = str(p)
+    notes: list[str] = []
     try:
         raw = _read_bytes(p, max_bytes)
         sha256 = hashlib.sha256(raw).hexdigest()
         fmt = _file_format(p, raw)
+        limits = Limits(len(raw), max_bytes, trusted=own_file)
         delim = None
-        if fmt in ("xlsx", "parquet"):
-            frame, line_of_row, header_line = _read_xlsx(raw, where, sheet) if fmt == "xlsx" else (
-                _read_parquet(raw, where), None, None)
+        if fmt == "xlsx":
+            sheet_read = read_xlsx(raw, where, sheet, limits)
+            header, arrays, header_line = sheet_read.header, sheet_read.columns, sheet_read.header_row
+            excel_rows = sheet_read.row_numbers
+            notes += sheet_read.notes
+            line_of_row = (lambda row: int(excel_rows[row]) if 0 <= row < len(excel_rows) else header_line)
+        elif fmt == "parquet":
+            frame = _read_parquet(raw, where, limits)
+            header, arrays, header_line, line_of_row = list(frame.columns), None, None, None
         else:
-            data = _text_bytes(raw, fmt, where, encoding, max_bytes)
+            data = _text_bytes(raw, fmt, where, encoding, limits)
             delim = delimiter or ("\t" if fmt.startswith("tsv") else sniff_delimiter(head_text(data)))
-            header, header_line, frame = parse_delimited(data, delim, where)
-            frame = _drop_empty_unnamed(frame, header)
+            header, header_line, table = parse_delimited(data, delim, where)
+            header, arrays = _drop_empty_unnamed(header, [table.column(i) for i in range(table.num_columns)])
+            del table
             line_of_row = _reloading_line_lookup(p, fmt, encoding, max_bytes, delim)
             del data
         del raw  # the bytes are not kept while typing: error messages re-read the file
-        n_read = len(frame)
-        cols = _columns(frame, where, header_line)
-        row_hashes = canonical_row_hashes(frame)  # the raw rows, before any policy: what the ledger identifies
-        del frame  # _build consumes `cols`, so each original column is freed once converted
-        frame, schema, dropped = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
-                                        na_policy=na_policy, line_of_row=line_of_row, path=where)
+        names = check_names(header, where, header_line)
+        if arrays is None:
+            n_read = len(frame)
+            cols = {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
+            row_hashes = canonical_row_hashes(frame)  # the raw rows, before any policy: what the ledger identifies
+            del frame
+        else:
+            n_read = len(arrays[0]) if arrays else 0
+            cols = dict(zip(names, arrays))
+            row_hashes = canonical_row_hashes(pa.table(cols))
+            del arrays
+        frame, schema, dropped, counts = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
+                                                na_policy=na_policy, line_of_row=line_of_row, path=where,
+                                                profile=profile)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
     source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=dropped,
-                        na_policy=na_policy, delimiter=delim, file_format=fmt, row_hashes=row_hashes)
-    return Dataset(frame=frame, schema=schema, source=source)
+                        na_policy=na_policy, delimiter=delim, file_format=fmt, row_hashes=row_hashes,
+                        notes=tuple(notes))
+    return Dataset(frame=frame, schema=schema, source=source), counts
 
 
 def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = None,
@@ -92,8 +130,10 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     where = source.path if source else None
-    out, schema, dropped = _build(_columns(frame, where, None), len(frame), kinds=kinds, roles=roles,
-                                  taxonomies=taxonomies, na_policy=na_policy, line_of_row=None, path=where)
+    names = check_names(list(frame.columns), where, None)
+    cols = {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
+    out, schema, dropped, _ = _build(cols, len(frame), kinds=kinds, roles=roles, taxonomies=taxonomies,
+                                     na_policy=na_policy, line_of_row=None, path=where)
     if source is None:
         source = SourceInfo(n_rows_read=len(frame), n_rows_dropped=dropped, na_policy=na_policy)
     elif dropped:
@@ -148,8 +188,8 @@ def _file_format(p: Path, raw: bytes) -> str:
     return TEXT_FORMATS.get(last, "csv")
 
 
-def _text_bytes(raw: bytes, fmt: str, where: str, encoding: str | None, max_bytes: int) -> bytes:
-    data = _gunzip(raw, where, max_bytes) if fmt.endswith(".gz") else raw
+def _text_bytes(raw: bytes, fmt: str, where: str, encoding: str | None, limits: Limits) -> bytes:
+    data = _gunzip(raw, where, limits) if fmt.endswith(".gz") else raw
     data = to_utf8(data, where, encoding)
     if not _NOT_BLANK.search(data):
         raise DataError("the file is empty", path=where, line=1)
@@ -160,172 +200,221 @@ def _reloading_line_lookup(p: Path, fmt: str, encoding: str | None, max_bytes: i
     """Row -> line for error messages; reads the file again (error path only) instead of keeping its bytes."""
     def line_of_row(row: int) -> int | None:
         try:
-            return line_of_record(_text_bytes(_read_bytes(p, max_bytes), fmt, str(p), encoding, max_bytes),
-                                  delim, row)
+            raw = _read_bytes(p, max_bytes)
+            return line_of_record(_text_bytes(raw, fmt, str(p), encoding, Limits(len(raw), max_bytes)), delim, row)
         except DataError:
             return None
     return line_of_row
 
 
-def _gunzip(raw: bytes, where: str, max_bytes: int) -> bytes:
+def _gunzip(raw: bytes, where: str, limits: Limits) -> bytes:
+    """Expand a gzip, streaming, and stop as soon as it passes `limits.expanded` (a bomb is never expanded)."""
+    cap = limits.expanded
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-            data = gz.read(max_bytes + 1)
+            data = gz.read(cap + 1)
     except (OSError, EOFError, zlib.error) as exc:
         raise DataError(f"is not a complete gzip file ({exc})", path=where) from None
-    if len(data) > max_bytes:
-        raise DataError(f"unpacks to more than the limit of {max_bytes / 2**20:,.0f} MB", path=where)
+    if len(data) > cap:
+        raise DataError(limits.too_big("unpacks"), path=where)
     return data
 
 
-def _read_xlsx(raw: bytes, where: str, sheet: str | int | None) -> tuple[pd.DataFrame, LineOfRow, int]:
-    """First row = header; Excel row numbers are the 'lines' in messages."""
-    import openpyxl  # lazy: only needed for workbooks
-
-    try:
-        book = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many types for damaged files
-        raise DataError(f"cannot be read as an Excel workbook ({type(exc).__name__}: {exc})", path=where) from None
-    try:
-        names = book.sheetnames
-        if sheet is None:
-            ws = book[names[0]]
-        elif isinstance(sheet, int):
-            if not 0 <= sheet < len(names):
-                raise DataError(f"has no sheet number {sheet + 1}; its sheets are {names}", path=where)
-            ws = book[names[sheet]]
-        elif sheet in names:
-            ws = book[sheet]
-        else:
-            raise DataError(f"has no sheet named {sheet!r}; its sheets are {names}", path=where)
-        rows = [list(r) for r in ws.iter_rows(values_only=True)]
-    except DataError:
-        raise
-    except Exception as exc:
-        raise DataError(f"cannot be read as an Excel workbook ({type(exc).__name__}: {exc})", path=where) from None
-    finally:
-        book.close()
-    filled = [i for i, r in enumerate(rows) if any(v is not None and str(v).strip() != "" for v in r)]
-    if not filled:
-        raise DataError(f"sheet {ws.title!r} is empty", path=where, line=1)
-    first = filled[0]
-    width = max(len(r) for r in rows)
-    header = rows[first] + [None] * (width - len(rows[first]))
-    body = [r + [None] * (width - len(r)) for r in (rows[i] for i in filled[1:])]
-    body_lines = [i + 1 for i in filled[1:]]  # Excel row numbers
-    if not body:
-        raise DataError(f"sheet {ws.title!r} has a header on row {first + 1} but no data rows", path=where,
-                        line=first + 2)
-    frame = pd.DataFrame(body, columns=range(width), dtype=object)
-    keep = [j for j in range(width) if _cell_text(header[j]) or frame[j].notna().any()]
-    frame = frame[keep].apply(_excel_text)
-    frame.columns = [_cell_text(header[j]) for j in keep]
-    return frame, (lambda row: body_lines[row] if 0 <= row < len(body_lines) else first + 1), first + 1
-
-
-def _cell_text(value) -> str:
-    return "" if value is None else _excel_text(pd.Series([value])).iloc[0]
-
-
-def _excel_text(col: pd.Series) -> pd.Series:
-    """Cells as the text a user sees: 39.0 stored by Excel reads as '39', dates as 2020-01-02."""
-    def one(v):
-        if v is None:
-            return None
-        if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
-            return str(int(v))
-        if hasattr(v, "isoformat"):
-            text = v.isoformat(sep=" ") if hasattr(v, "hour") and hasattr(v, "date") else v.isoformat()
-            return text[:-9] if text.endswith(" 00:00:00") else text
-        return str(v)
-    return col.map(one).astype("str")
-
-
-def _read_parquet(raw: bytes, where: str) -> pd.DataFrame:
+def _read_parquet(raw: bytes, where: str, limits: Limits) -> pd.DataFrame:
+    """A Parquet file's columns, after its declared shape and decoded size are checked (it is not expanded
+    first): nested columns are refused, binary ones must hold UTF-8 text, each naming the column."""
     import pyarrow.parquet as pq
 
     try:
-        frame = pq.read_table(io.BytesIO(raw)).to_pandas()
+        pf = pq.ParquetFile(io.BytesIO(raw))
+        meta, schema = pf.metadata, pf.schema_arrow
     except Exception as exc:  # pyarrow raises several types for damaged files
         raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
-    if frame.shape[1] == 0:
+    if len(schema) == 0:
         raise DataError("the Parquet file has no columns", path=where)
-    if len(frame) == 0:
+    check_columns(len(schema), where)
+    check_cells(meta.num_rows, len(schema), limits, where)
+    if meta.num_rows == 0:
         raise DataError("the Parquet file has columns but no rows", path=where)
+    text_like = []
+    for pos, fld in enumerate(schema, start=1):
+        t = fld.type.value_type if pa.types.is_dictionary(fld.type) else fld.type
+        if pa.types.is_nested(t) or pa.types.is_union(t):
+            raise DataError(f"column {fld.name!r} holds {t} values (lists or records inside a cell); this app reads "
+                            "flat tables: flatten or drop that column", path=where, column=pos)
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or \
+                pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+            text_like.append(fld.name)
+    try:  # text stays dictionary-encoded until its decoded size is known
+        table = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text_like).read(use_pandas_metadata=True)
+    except Exception as exc:
+        raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
+    decoded = 0
+    for name in text_like:
+        col = table.column(name).combine_chunks()
+        lengths = pc.binary_length(col.dictionary).fill_null(0).to_numpy(zero_copy_only=False)
+        decoded += int(lengths[col.indices.fill_null(0).to_numpy(zero_copy_only=False)].sum()) if len(lengths) else 0
+        if decoded > limits.expanded:
+            raise DataError(limits.too_big("its text columns expand"), path=where)
+    for pos, name in enumerate(table.column_names, start=1):
+        if name in text_like:
+            i = table.column_names.index(name)
+            text = _parquet_text(table.column(i).combine_chunks(), name, pos, where)
+            table = table.set_column(i, pa.field(name, text.type), text)
+    try:
+        frame = table.to_pandas()
+    except Exception as exc:  # an extension or timestamp pandas cannot hold
+        raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
     return frame.reset_index(drop=True)
 
 
+def _parquet_text(col: pa.DictionaryArray, name: str, pos: int, where: str) -> pa.Array:
+    """A string or binary column as text; binary must be UTF-8 (error names the row of the first bad value)."""
+    values = col.dictionary
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        try:
+            values = values.cast(pa.large_binary()).cast(pa.large_string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            bad = next(i for i, v in enumerate(values.to_pylist()) if v is not None and not _is_utf8(v))
+            rows = np.flatnonzero(col.indices.fill_null(-1).to_numpy(zero_copy_only=False) == bad)
+            raise DataError(f"column {name!r} holds binary data, not text (row {int(rows[0]) + 1 if len(rows) else '?'}"
+                            " is not UTF-8); this app reads tables of text and numbers: drop or convert that column",
+                            path=where, column=pos) from None
+    return values.take(col.indices)
+
+
+def _is_utf8(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 # ---- typing, missing values, roles -----------------------------------------------------------------------
-def _drop_empty_unnamed(frame: pd.DataFrame, header: list[str]) -> pd.DataFrame:
-    """Name the columns; drop those with a blank name and no value at all (a trailing delimiter on every line)."""
-    frame.columns = header
+def _drop_empty_unnamed(header: list[str], arrays: list) -> tuple[list[str], list]:
+    """Drop columns with a blank name and no value at all (a trailing delimiter on every line)."""
     blank = [j for j, name in enumerate(header) if not str(name).strip()]
-    empty = [j for j in blank if not coltypes.has_text(frame.iloc[:, j])]
-    if empty:
-        frame = frame.iloc[:, [j for j in range(len(header)) if j not in set(empty)]]
-    return frame
+    empty = {j for j in blank if not pc.any(pc.match_substring_regex(arrays[j], r"\S")).as_py()}
+    if not empty:
+        return header, arrays
+    keep = [j for j in range(len(header)) if j not in empty]
+    return [header[j] for j in keep], [arrays[j] for j in keep]
 
 
-def _columns(frame: pd.DataFrame, path: str | None, header_line: int | None) -> dict[str, pd.Series]:
-    names = _check_names(list(frame.columns), path, header_line)
-    return {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
+def _batches(names: list[str], n: int) -> list[list[str]]:
+    """Consecutive columns holding about `BATCH_CELLS` cells together (at least one column each)."""
+    per = max(1, coltypes.BATCH_CELLS // max(n, 1))
+    return [names[i:i + per] for i in range(0, len(names), per)]
 
 
-def _build(cols: dict[str, pd.Series], n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
-           line_of_row: LineOfRow | None, path: str | None) -> tuple[pd.DataFrame, tuple[ColumnSpec, ...], int]:
-    """Missing values, kinds, conversion and roles. Consumes `cols` (replaced column by column, to save memory)."""
+def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy, line_of_row: LineOfRow | None,
+           path: str | None, profile: bool = False):
+    """Missing values, kinds, conversion and roles -> (frame, schema, rows dropped, per-column counts or None).
+
+    Text columns (Arrow arrays, or pandas text Series) are typed in batches (`coltypes.TextBatch`): one
+    dictionary encoding per batch, no per-column pandas work, so 20,000 columns cost what 20,000 cells do.
+    Already typed columns (Parquet numbers, dates, a frame's numbers) keep their per-column path. Consumes `cols`.
+    """
     names = list(cols)
     kinds, roles, taxonomies = _check_options(names, kinds, roles, taxonomies, path)
     if na_policy.action not in ("drop", "category"):
         raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
     tokens = list(na_policy.tokens)
-    missing: dict[str, np.ndarray] = {}
+    text: dict[str, pa.Array] = {}
+    typed: dict[str, pd.Series] = {}
     for name in names:
-        col = cols[name]
+        col = cols.pop(name)
+        if isinstance(col, (pa.Array, pa.ChunkedArray)):
+            text[name] = col
+            continue
         if isinstance(col.dtype, pd.CategoricalDtype):
             col = col.astype(col.cat.categories.dtype)
         if coltypes.is_text_dtype(col.dtype):
-            col = col.astype("str")
-            if coltypes.has_outer_space(col):  # strip only when needed: saves a copy of the column
-                col = col.str.strip()
-            miss = col.isna().to_numpy() | col.isin(tokens).to_numpy()
+            text[name] = coltypes.text_array(col)
         else:
-            miss = col.isna().to_numpy()
-        cols[name], missing[name] = col, miss
+            typed[name] = col.reset_index(drop=True)
+    batches = [(group, coltypes.TextBatch([text.pop(c) for c in group], n, tokens))
+               for group in _batches([c for c in names if c in text], n)]
+    text_miss = [b.cell_missing() for _, b in batches]
+    typed_miss = {name: col.isna().to_numpy() for name, col in typed.items()}
+    keep = None
     dropped = 0
     if na_policy.action == "drop" and names:
-        any_missing = np.logical_or.reduce([missing[c] for c in names])
+        any_missing = np.zeros(n, dtype=bool)
+        for miss in text_miss:
+            any_missing |= miss.any(axis=0)
+        for miss in typed_miss.values():
+            any_missing |= miss
         dropped = int(any_missing.sum())
         if dropped and dropped == n:
             raise DataError(f"every one of the {n} rows has a missing value ({', '.join(map(repr, tokens))}); "
                             "keep missing values as a category instead", path=path)
         if dropped:
-            keep = ~any_missing
-            for name in names:
-                cols[name] = cols[name][keep]
-                missing[name] = missing[name][keep]
+            keep = np.flatnonzero(~any_missing)
+            text_miss = [m[:, keep] for m in text_miss]
+            for (_, batch) in batches:
+                batch.keys = batch.keys[:, keep]
+            typed = {c: col.iloc[keep].reset_index(drop=True) for c, col in typed.items()}
+            typed_miss = {c: m[keep] for c, m in typed_miss.items()}
+    m = n - dropped
     final_kinds: dict[str, str] = {}
-    for name in names:
-        col, miss = cols[name], missing[name]
-        text = coltypes.is_text_dtype(col.dtype)
+    out: dict[str, object] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    for (group, batch), miss in zip(batches, text_miss):
+        inferred = batch.kinds(miss) if any(c not in kinds for c in group) else [None] * len(group)
+        distinct = batch.distinct_counts(miss).tolist() if profile else None
+        n_missing = miss.sum(axis=1).tolist() if profile else None
+        texts = None
+        for j, name in enumerate(group):
+            kind = kinds.get(name) or inferred[j]
+            final_kinds[name] = kind
+            if kind == "numeric":
+                out[name] = _text_numbers(batch, j, miss[j], name, line_of_row, keep)
+                if profile:
+                    present = out[name].to_numpy()[~miss[j]]
+                    counts[name] = (len(np.unique(present)), n_missing[j])
+            else:
+                if texts is None:
+                    texts = batch.texts(na_policy.category_label)
+                out[name] = coltypes.str_array(texts[j])
+                if profile:
+                    counts[name] = (distinct[j], n_missing[j])
+        del batch.keys
+    for name, col in typed.items():
+        miss = typed_miss[name]
         present = col[~miss] if miss.any() else col
-        kind = kinds.get(name) or (coltypes.infer_text_kind(present) if text else coltypes.infer_typed_kind(present))
+        kind = kinds.get(name) or coltypes.infer_typed_kind(present)
         final_kinds[name] = kind
-        cols[name] = _convert(col, miss, kind, text, name, na_policy, line_of_row)
-    out = pd.DataFrame(cols).reset_index(drop=True) if names else pd.DataFrame(index=range(n - dropped))
-    cols.clear()
-    guessed = guess_roles(out, final_kinds)
+        out[name] = _convert(col, miss, kind, name, na_policy)
+        if profile:
+            counts[name] = (int(present.nunique()), int(miss.sum()))
+    frame = pd.DataFrame({name: out.pop(name) for name in names}, index=pd.RangeIndex(m), copy=False) \
+        if names else pd.DataFrame(index=range(m))
+    guessed = guess_roles(frame, final_kinds)
     guessed.update(roles)
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
                    for c in names)
-    return out, schema, dropped
+    return frame, schema, dropped, ([counts[c] for c in names] if profile else None)
 
 
-def _convert(col: pd.Series, miss: np.ndarray, kind: str, text: bool, name: str, na_policy: NAPolicy,
-             line_of_row: LineOfRow | None) -> pd.Series:
+def _text_numbers(batch: coltypes.TextBatch, j: int, miss: np.ndarray, name: str, line_of_row: LineOfRow | None,
+                  keep: np.ndarray | None) -> pd.Series:
+    """A text column declared or typed numeric: its numbers; a DataError names the first cell that is not one."""
+    values = batch.number[batch.keys[j]]
+    present = values[~miss] if miss.any() else values
+    if np.isnan(present).any():  # error path: the per-column rule finds the cell and its line
+        texts = coltypes.str_array(batch.texts(None)[j])
+        series = pd.Series(texts)
+        if keep is not None:
+            series.index = keep
+        return coltypes.text_to_numeric(series, miss, name, line_of_row).reset_index(drop=True)
+    return coltypes.numbers_to_column(present, miss, pd.RangeIndex(len(values)))
+
+
+def _convert(col: pd.Series, miss: np.ndarray, kind: str, name: str, na_policy: NAPolicy) -> pd.Series:
+    """An already typed column (numbers, booleans, dates) as numbers or as text."""
     if kind == "numeric":
-        if text:
-            return coltypes.text_to_numeric(col, miss, name, line_of_row)
         if pd.api.types.is_bool_dtype(col.dtype) or coltypes.is_number_dtype(col.dtype):
             values = (col[~miss] if miss.any() else col).to_numpy(dtype=float)
             if not np.isfinite(values).all():
@@ -333,26 +422,10 @@ def _convert(col: pd.Series, miss: np.ndarray, kind: str, text: bool, name: str,
             return coltypes.numbers_to_column(values, miss, col.index)
         raise DataError(f"column {name!r} holds {col.dtype} values, which cannot be numeric; make it categorical",
                         column=name)
-    out = col if text else coltypes.typed_to_text(col)
+    out = coltypes.typed_to_text(col)
     if miss.any():
         out = out.where(~miss, other=na_policy.category_label)
     return out.astype("str")
-
-
-def _check_names(names: list, path: str | None, header_line: int | None) -> list[str]:
-    if not names:
-        raise DataError("the table has no columns", path=path, line=header_line)
-    clean = [str(n).strip() if n is not None else "" for n in names]
-    seen: dict[str, int] = {}
-    for j, name in enumerate(clean, start=1):
-        if not name or name.lower() == "nan":
-            raise DataError(f"column {j} has no name in the header; give every column a name", path=path,
-                            line=header_line, column=j)
-        if name in seen:
-            raise DataError(f"column {j} is named {name!r} like column {seen[name]}; column names must be unique",
-                            path=path, line=header_line, column=j)
-        seen[name] = j
-    return clean
 
 
 def _check_options(names, kinds, roles, taxonomies, path):

@@ -53,10 +53,11 @@ def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None) -> dic
     kinds = kinds or {}
     roles: dict[str, Role] = {}
     have_class = False
+    short = len(frame) < UNIQUE_ID_MIN_ROWS  # no column can be a unique code: skip the per-column lookup
     for name in frame.columns:
         words = name_words(name)
         kind = kinds.get(name, "categorical")
-        if words & IDENTIFIER_WORDS or _is_unique_code(frame[name], kind):
+        if words & IDENTIFIER_WORDS or (short is False and _is_unique_code(frame[name], kind)):
             role = Role.IDENTIFIER
         elif words & CLASS_WORDS:
             role = Role.SENSITIVE if have_class else Role.CLASS

@@ -56,6 +56,9 @@ class SourceInfo:
     #: one 64-bit hash per raw row, before any missing-value policy, typing, role or column choice (see
     #: privacy/fingerprint.py): the ledger identifies the people in the file, not this reading of it. In memory only.
     row_hashes: "np.ndarray | None" = field(default=None, compare=False, repr=False)
+    #: what the custodian should know about how the file was read (formulas read as their stored values, merged
+    #: cells, the sheet chosen among several): shown by the window and `ppdp` when the table is loaded
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,11 @@ class Dataset:
 
     # --- immutable updates ---------------------------------------------------------------------------------
     def with_column(self, name: str, **changes) -> "Dataset":
-        """A copy with one column's spec changed (role, kind or taxonomy)."""
+        """A copy with one column's spec changed (role, kind or taxonomy). A taxonomy is checked as it is attached
+        (`Taxonomy.check_labels`), so no mechanism ever starts — or charges ε — with a cyclic or ambiguous one."""
         self.spec(name)
+        if changes.get("taxonomy") is not None:
+            changes["taxonomy"].check_labels()
         schema = tuple(replace(c, **changes) if c.name == name else c for c in self.schema)
         return replace(self, schema=schema)
 

@@ -1,7 +1,8 @@
 """Write releases and reports atomically, never over a protected file, with spreadsheet formulas neutralised.
 
 Every write goes to a temporary file in the target's folder and is then renamed over the target (os.replace), so
-a crash or a full disk leaves either the old file or the new one, never half a file, and no temporary behind.
+a crash or a full disk leaves either the old file or the new one, never half a file. A failed write removes its
+temporary file; one left by a kill or a power cut is registered and removed at the next start (leftovers.py).
 `stage` / `commit` split that in two so the publish path can read each temporary file back and recount its
 claims *on the bytes written* before any of them is renamed into place.
 
@@ -24,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable
@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.data.leftovers import register, temporary_name, unregister
 from ppdp_gui.engine.data.schema import SourceInfo
 from ppdp_gui.engine.errors import DataError
 
@@ -61,6 +62,7 @@ def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path
         table = frame.copy()
         table.columns = [str(c) for c in table.columns]
         return lambda tmp: table.to_parquet(tmp, index=False)
+    _refuse_infinities(frame, target)
     safe = neutralise_formulas(frame)
     if fmt == "xlsx":
         if len(safe) > EXCEL_MAX_ROWS or safe.shape[1] > EXCEL_MAX_COLS:
@@ -71,6 +73,17 @@ def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path
     sep = "\t" if fmt == "tsv" else ","
     # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too
     return lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n", encoding="utf-8")
+
+
+def _refuse_infinities(frame: pd.DataFrame, target: Path) -> None:
+    """A spreadsheet has no infinite number: CSV would hold '-inf' (read as a formula, =-inf) and Excel cannot
+    store it (openpyxl leaves the cell empty), so such a table is refused for CSV/TSV/XLSX, naming the column."""
+    for pos in range(frame.shape[1]):
+        col = frame.iloc[:, pos]
+        if pd.api.types.is_float_dtype(col.dtype) and np.isinf(col.to_numpy(dtype=float, na_value=np.nan)).any():
+            raise DataError(f"column {frame.columns[pos]!r} holds infinite values, which a spreadsheet cannot hold as "
+                            "numbers (CSV would show '-inf' as a formula); export Parquet instead, or remove them",
+                            path=str(target), column=str(frame.columns[pos]))
 
 
 def export_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Path:
@@ -88,17 +101,19 @@ class Staged:
     tmp: Path
     fmt: str
     sha256: str = ""
+    entry: Path | None = None  # its in-flight registration (leftovers.py)
 
     def discard(self) -> None:
         self.tmp.unlink(missing_ok=True)
+        unregister(self.entry)
 
 
 def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, protected=()) -> Staged:
     """Write `frame` to a temporary file in `path`'s folder (fsynced); `commit` renames it, `discard` drops it."""
     target = _target(path, source, protected)
     fmt = table_format(target)
-    tmp = _write_temporary(target, _table_writer(frame, fmt, target))
-    return Staged(target, tmp, fmt, _sha256(tmp))
+    tmp, entry = _write_temporary(target, _table_writer(frame, fmt, target))
+    return Staged(target, tmp, fmt, _sha256(tmp), entry)
 
 
 def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
@@ -111,6 +126,7 @@ def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) ->
         staged.discard()
         raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
                         path=str(staged.target)) from None
+    unregister(staged.entry)
     return staged.target
 
 
@@ -263,10 +279,17 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _temporary(target: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    return Path(name)
+def _temporary(target: Path) -> tuple[Path, Path | None]:
+    """A new empty file (0600) with a recognisable name beside `target`, registered before it is created so that
+    an interrupted write's leftover is removed at the next start (leftovers.py); and its registration."""
+    tmp = temporary_name(target)
+    entry = register(tmp)
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        unregister(entry)
+        raise
+    return tmp, entry
 
 
 def _fsync(path: Path) -> None:
@@ -289,29 +312,38 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_temporary(target: Path, write: Callable[[Path], object]) -> Path:
+def _write_temporary(target: Path, write: Callable[[Path], object]) -> tuple[Path, Path | None]:
     """`write` into a fresh temporary file beside `target`, fsynced; on any failure nothing is left behind."""
-    tmp = _temporary(target)
+    try:
+        tmp, entry = _temporary(target)
+    except OSError as exc:
+        raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed", path=str(target)) from None
     try:
         write(tmp)
         _fsync(tmp)
     except DataError:
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise
     except Exception as exc:  # disk full, permissions, a library error: report, leave nothing behind
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise DataError(f"could not be written ({type(exc).__name__}: {exc}); nothing was changed",
                         path=str(target)) from None
-    return tmp
+    return tmp, entry
+
+
+def _drop(tmp: Path, entry: Path | None) -> None:
+    tmp.unlink(missing_ok=True)
+    unregister(entry)
 
 
 def _atomic(target: Path, write: Callable[[Path], object]) -> Path:
-    tmp = _write_temporary(target, write)
+    tmp, entry = _write_temporary(target, write)
     try:
         _publishable(tmp)
         os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        _drop(tmp, entry)
         raise DataError(f"could not be written ({exc.strerror or exc}); nothing was changed",
                         path=str(target)) from None
+    unregister(entry)
     return target

@@ -95,7 +95,8 @@ def read_back(staged: Staged, columns) -> pd.DataFrame:
     names = [str(c) if staged.fmt == "parquet" else neutral_text(str(c)) for c in columns]
     try:
         data = read_table(staged.tmp, na_policy=NAPolicy(tokens=(), action="category"), delimiter=sep,
-                          max_bytes=staged.tmp.stat().st_size + 1, kinds={n: "categorical" for n in names})
+                          max_bytes=staged.tmp.stat().st_size + 1, kinds={n: "categorical" for n in names},
+                          own_file=True)
     except DataError as exc:
         raise CheckError(f"{staged.target.name}: the written file could not be read back ({exc.reason})") from None
     return data.frame

@@ -34,6 +34,7 @@ def load(recipe: Recipe, *, max_bytes: int | None = None) -> Loaded:
     data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
                       roles=recipe.roles or None, **kwargs)
     out = Loaded(data)
+    out.notes += list(data.source.notes)  # how the file was read (formulas, merged cells, the sheet chosen)
     if recipe.source_sha256 and source_changed(recipe):
         out.notes.append("The table file has changed since this project was saved: check the roles, domains and "
                          "taxonomies before releasing.")

@@ -12,16 +12,17 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import os
 import re
-import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.errors import DataError, TaxonomyError
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 _ENCODINGS = ("utf-8", "cp1252", "latin-1")
+#: a hierarchy file (and what a .gz one unpacks to) may be at most this big: ARX's largest real ones are ~1 MB
+MAX_HIERARCHY_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -130,14 +131,21 @@ def read_arx_hierarchy(path, column: str | None = None) -> Taxonomy:
     """Read an ARX hierarchy (.csv or .csv.gz). `column` defaults to the name in 'x_hierarchy_<column>.csv'."""
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_HIERARCHY_BYTES:
+            raise TaxonomyError(f"{path}: {path.stat().st_size / 2**20:,.0f} MB is too large for a hierarchy file "
+                                f"(at most {MAX_HIERARCHY_BYTES >> 20} MB)")
         data = path.read_bytes()
     except OSError as exc:
         raise TaxonomyError(f"cannot read {path}: {exc.strerror or exc}") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        try:  # streamed and capped: a small gzip is never expanded past the limit (a decompression bomb)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(MAX_HIERARCHY_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as exc:
             raise TaxonomyError(f"{path}: damaged gzip file ({exc})") from None
+        if len(data) > MAX_HIERARCHY_BYTES:
+            raise TaxonomyError(f"{path}: unpacks to more than {MAX_HIERARCHY_BYTES >> 20} MB, too large for a "
+                                "hierarchy (a decompression bomb?); it was not expanded")
     text, encoding, bom = _decode(data, path)
     newline, final_newline = _sniff_layout(text)
     delimiter = ";"
@@ -175,21 +183,8 @@ def write_arx_hierarchy(tax: Taxonomy, path) -> Path:
     data = arx_bytes(tax)
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)
-    folder = path.parent if str(path.parent) else Path(".")
+    from ppdp_gui.engine.data.writer import write_bytes_atomic
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise TaxonomyError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise TaxonomyError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+        return write_bytes_atomic(data, path)
+    except DataError as exc:
+        raise TaxonomyError(f"cannot write {path}: {exc.reason}") from None

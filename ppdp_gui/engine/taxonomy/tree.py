@@ -62,6 +62,7 @@ class Taxonomy:
             raise TaxonomyError(f"taxonomy of {column!r}: rows end in different roots {sorted(roots)[:5]}")
         tax = cls(column, root_label=roots.pop())
         index: dict[tuple[str, ...], int] = {(): 0}
+        where = [(1, len(paths[0]))]  # (row, column) where each node first appears, for messages
         for row_no, path in enumerate(paths, start=1):
             if any(cell == "" for cell in path):
                 raise TaxonomyError(f"taxonomy of {column!r}, row {row_no}: empty label")
@@ -72,8 +73,10 @@ class Taxonomy:
                 key = key + (label,)
                 if key not in index:
                     index[key] = tax.add_node(label, parent)
+                    where.append((row_no, len(path) - 1 - depth))
                 elif depth == len(top_down) - 1 and tax._children[index[key]]:
                     raise TaxonomyError(f"taxonomy of {column!r}, row {row_no}: {label!r} is both a value and a group")
+        tax.check_labels(where)
         tax._register_leaves()
         return tax
 
@@ -85,6 +88,43 @@ class Taxonomy:
         tax = cls.from_paths(column, [[v, root_label] for v in values])
         tax.origin = origin
         return tax
+
+    def check_labels(self, where: Sequence[tuple[int, int]] | None = None) -> None:
+        """Refuse a tree in which one label stands for two different things; TaxonomyError says where.
+
+        Generalising writes labels, not node ids, so two nodes with one label must be the same group: the nodes
+        that carry a label have to form one unbroken chain, each the parent of the next. That allows ARX's
+        padding (a value repeated on the levels above it: ``x;x;G;*``) and refuses
+        - a cycle: a label that is its own ancestor through another label (``a;b;a;*``), which would make a cut
+          hold one label twice (DiffGen then failed after ε was charged, Mondrian merged two groups silently);
+        - mixed levels: one label on two branches or levels (``x;G;K;*`` and ``y;H;G;*``), the same ambiguity.
+        `where` gives (row, column) of each node in the file, when the tree was read from rows.
+        """
+        labels, parent = self._labels, self._parent
+        depth = [0] * len(labels)
+        for node in range(1, len(labels)):  # a parent always has a smaller id than its children (add_node)
+            depth[node] = depth[parent[node]] + 1
+        by_label: dict[str, list[int]] = {}
+        for node, label in enumerate(labels):
+            by_label.setdefault(label, []).append(node)
+        for label, nodes in by_label.items():
+            if len(nodes) < 2:
+                continue
+            nodes.sort(key=depth.__getitem__)
+            for upper, lower in zip(nodes, nodes[1:]):
+                if parent[lower] == upper:
+                    continue
+                at = (lambda n: f" (row {where[n][0]}, column {where[n][1]})" if where else f" (level {depth[n]})")
+                chain = self.ancestors(lower)
+                if upper in chain:
+                    path = " < ".join(repr(labels[n]) for n in chain[:chain.index(upper) + 1])
+                    raise TaxonomyError(f"taxonomy of {self.column!r}: label {label!r}{at(lower)} is its own "
+                                        f"ancestor ({path}); a group cannot contain itself: rename one of them")
+                if where and where[lower][0] < where[upper][0]:
+                    upper, lower = lower, upper  # name them in file order
+                raise TaxonomyError(f"taxonomy of {self.column!r}: label {label!r} names two different groups"
+                                    f"{at(upper)} and{at(lower)}, under {labels[parent[upper]]!r} and "
+                                    f"{labels[parent[lower]]!r}; a label must mean one group: rename one of them")
 
     # ---- queries --------------------------------------------------------------------------------------------
     def _check(self, node: int) -> None:
