@@ -177,17 +177,7 @@ class Ledger:
             with self._read() as db:
                 if self._n_datasets(db):
                     return
-            try:
-                fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass  # another process created it this instant: use theirs
-            except OSError as exc:
-                raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
-            else:
-                with os.fdopen(fd, "w") as handle:
-                    handle.write(secrets.token_hex(32) + "\n")
-                    handle.flush()
-                    os.fsync(handle.fileno())
+            self._create_key_file()
             check = self._check_value(self._read_key())
             with self._write() as db:
                 if self._n_datasets(db):  # registered meanwhile by a process using this same new key
@@ -204,6 +194,30 @@ class Ledger:
         if stored is None:
             with self._write() as db:
                 db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
+
+    def _create_key_file(self) -> None:
+        """Write a new key to a private temporary file, fsync it, then link it to the key's name: the key file
+        appears complete or not at all (a kill can never leave an empty key), and of two processes creating it
+        at once the first link wins and both use that key."""
+        import tempfile
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.key_path.name}.", suffix=".new", dir=self.key_path.parent)
+        except OSError as exc:
+            raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
+        try:
+            os.chmod(tmp, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_hex(32) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                os.link(tmp, self.key_path)
+            except FileExistsError:
+                pass  # another process created it this instant: use theirs
+            except OSError as exc:
+                raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
+        finally:
+            Path(tmp).unlink(missing_ok=True)
 
     def _read_key(self) -> bytes:
         text = ""
