@@ -45,7 +45,7 @@ def test_cancel_leaves_no_file_and_no_temporary(released, qtbot, tmp_path):
     qtbot.mouseClick(view.export_button, Qt.LeftButton)
     assert view.busy and view.cancel_button.isEnabled() and view.progress.isVisibleTo(view)
     # the worker has written the staged file and says so
-    qtbot.waitUntil(lambda: any(p.endswith(".tmp") for p in leftovers(tmp_path, "release.csv")), timeout=60000)
+    qtbot.waitUntil(lambda: any(p.endswith(".ppdp-tmp") for p in leftovers(tmp_path, "release.csv")), timeout=60000)
     qtbot.waitUntil(lambda: "Writing release.csv" in view.stage.text(), timeout=10000)
     qtbot.mouseClick(view.cancel_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
@@ -82,14 +82,16 @@ def test_a_veto_before_renaming_removes_every_temporary(released, tmp_path):
 
 
 def test_only_this_exports_temporaries_are_removed(tmp_path):
-    old = tmp_path / ".release.csv.abc123.tmp"
+    old = tmp_path / ".release.csv.abc123abc123abc1.ppdp-tmp"
     old.write_text("someone else's")
     past = time.time() - 3600
     os.utime(old, (past, past))
     since = time.time()
-    mine = tmp_path / ".release.csv.def456.tmp"
+    mine = tmp_path / ".release.csv.def456def456def4.ppdp-tmp"
     mine.write_text("half written")
-    other = tmp_path / ".other.csv.ghi789.tmp"
+    other = tmp_path / ".other.csv.9a7894567890abcd.ppdp-tmp"
     other.write_text("another target")
+    users = tmp_path / ".release.csv.notours.tmp"  # not a name the writer gives: never touched
+    users.write_text("a user's file")
     assert discard_temporaries([tmp_path / "release.csv"], since) == [mine]
-    assert old.exists() and other.exists() and not mine.exists()
+    assert old.exists() and other.exists() and users.exists() and not mine.exists()

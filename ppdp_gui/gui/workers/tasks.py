@@ -139,17 +139,20 @@ def export_targets(published, path, note_path=None) -> list:
 
 
 def discard_temporaries(targets, since: float) -> list:
-    """Remove the temporary files an export terminated mid-write left beside its targets (the writer names them
-    '.<target name>.<random>.tmp'); only those made since `since` (epoch seconds), so that no other export's are
-    touched. Returns what was removed."""
+    """Remove the temporary files an export terminated mid-write left beside its targets: the writer's own
+    recognisable names (engine.data.leftovers: '.<target name>.<16 hex>.ppdp-tmp'), made since `since` (epoch
+    seconds), so that no other export's are touched; their in-flight registrations go with them (the engine's
+    `clean_leftovers` removes those of every process that is gone). Returns what was removed."""
     import glob
     from pathlib import Path
-    removed = []
+
+    from ppdp_gui.engine.data.leftovers import SUFFIX, clean_leftovers, is_temporary
+    removed = [Path(p) for p in clean_leftovers()]
     for target in targets:
         target = Path(target).expanduser()
-        for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        for tmp in target.parent.glob(f".{glob.escape(target.name)}.*{SUFFIX}"):
             try:
-                if tmp.stat().st_mtime >= since - 2:
+                if is_temporary(tmp) and tmp.stat().st_mtime >= since - 2:
                     tmp.unlink()
                     removed.append(tmp)
             except OSError:
