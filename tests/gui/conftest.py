@@ -9,6 +9,16 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _collect_in_the_gui_thread(qtbot):
+    """After each window test, collect the test's garbage (windows, dialogs) here, in the GUI thread, so that a
+    later collection in a worker thread never has Qt objects to destroy."""
+    import gc
+    yield
+    qtbot.wait(1)
+    gc.collect()
+
+
 @pytest.fixture
 def make_window(qtbot, tmp_path, monkeypatch):
     """Factory: a shown MainWindow whose ledger and QSettings live in tmp_path (closed by qtbot at the end)."""

@@ -8,6 +8,8 @@ as `failed(exc, traceback_text)`: a failing run can never take the window down.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 import time
 import traceback
@@ -16,6 +18,31 @@ from typing import Any, Callable, Iterator
 from PySide6.QtCore import QObject, QThread, Signal
 
 from ppdp_gui.engine.mechanisms.base import Progress
+
+
+_GC_LOCK = threading.Lock()
+_GC_PAUSES = 0
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause Python's cyclic garbage collector while a job runs in a thread.
+
+    A collection runs in whichever thread happens to allocate; if that is a worker thread and the garbage holds
+    wrappers of Qt objects (a closed dialog, a replaced view), Qt would destroy them off the GUI thread and can
+    crash. Reference counting still frees almost everything meanwhile; the window collects cycles itself, in the
+    GUI thread, when a job finishes (JobRunner._finished)."""
+    global _GC_PAUSES
+    with _GC_LOCK:
+        _GC_PAUSES += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES -= 1
+            if _GC_PAUSES == 0:
+                gc.enable()
 
 
 class JobThread(QThread):
@@ -41,6 +68,10 @@ class JobThread(QThread):
         return self._cancel.is_set()
 
     def run(self) -> None:  # runs in the worker thread
+        with gc_paused():
+            self._drive()
+
+    def _drive(self) -> None:
         gen = None
         try:
             gen = self._make_gen()
@@ -120,6 +151,8 @@ class JobRunner(QObject):
     def _finished(self, job) -> None:
         self._jobs.discard(job)
         job.deleteLater()
+        if not _GC_PAUSES:
+            gc.collect()  # cycles freed here, in the GUI thread (see gc_paused)
         self.busy_changed.emit(bool(self._jobs))
 
     @property
