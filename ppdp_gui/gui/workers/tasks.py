@@ -1,4 +1,4 @@
-"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep.
+"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, the self-check.
 
 Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
 without a window. They only call the engine's publish path (load → plan → run_release), exactly as `ppdp` does;
@@ -61,3 +61,10 @@ def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], rep
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
     from ppdp_gui.engine.pipeline.sweep import run_sweep
     yield from run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed)
+
+
+def verify_job(mechanism: str, size: str = "quick", seed: int = 0) -> Iterator[Any]:
+    """The statistical self-check of a DP mechanism on its built-in audit tables (engine.verify): yields Progress,
+    then the Verdict. Touches neither the custodian's data nor the ledger."""
+    from ppdp_gui.engine.verify import verify
+    yield from verify(mechanism, size=size, seed=seed)
