@@ -43,6 +43,11 @@ SIZES = ("smoke", "quick", "full")
 Allowed = Callable[[dict[str, Any], Fraction, int], tuple[float, str]]
 
 
+def _frac(q: Fraction) -> str:
+    """'2' for a whole number, '5/3 ≈ 1.667' otherwise."""
+    return str(q) if q.denominator == 1 else f"{q} ≈ {float(q):.4g}"
+
+
 def whole(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
     if distance == 1:
         return float(eps), f"the claimed ε = {float(eps):g} for the whole release"
@@ -52,19 +57,19 @@ def whole(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, st
 
 def counts_share(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
     share = Fraction(str(note["note/details/epsilon counts"]))
-    return float(share), (f"the note's ε for the counts, {share} = {float(share):g}: the cut cannot depend on the "
-                          "data here (one candidate per choice), so only the counts can tell the tables apart")
+    return float(share), (f"the note's ε for the counts, {_frac(share)}: the cut cannot depend on the data here "
+                          "(one candidate per choice), so only the counts can tell the tables apart")
 
 
 def monotone_call(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
     prime = Fraction(str(note["note/details/epsilon prime"]))
-    return float(prime / 2), (f"ε'/2 = {float(prime / 2):g} for one exponential-mechanism call (the note's "
-                              f"ε' = {prime}) with Max, a score adding a record never lowers")
+    return float(prime / 2), (f"ε'/2 = {_frac(prime / 2)} for one exponential-mechanism call (the note's "
+                              f"ε' = {_frac(prime)}) with Max, a score adding a record never lowers")
 
 
 def one_call(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
     prime = Fraction(str(note["note/details/epsilon prime"]))
-    return float(prime), f"the note's ε' = {prime} = {float(prime):g} for one exponential-mechanism call"
+    return float(prime), f"the note's ε' = {_frac(prime)} for one exponential-mechanism call"
 
 
 @dataclass
