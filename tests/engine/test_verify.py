@@ -3,6 +3,7 @@ DP mechanism passes its quick audit (the planted bugs it must catch are in test_
 
 import inspect
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -182,6 +183,14 @@ def test_source_scan_finds_randomness_outside_engine_noise():
     found = scan_source(code, "m")
     assert [f.split(": ", 1)[1] for f in found] == ["import random", "import secrets", "np.random", "os.urandom"]
     assert scan_source("rng.integers(0, 3)\n", "m") == []
+
+
+def test_no_mechanism_source_reaches_for_randomness_outside_engine_noise():
+    import ppdp_gui.engine.mechanisms as package
+    root = Path(package.__file__).parent
+    found = [f for path in sorted(root.rglob("*.py"))
+             for f in scan_source(path.read_text(encoding="utf-8"), str(path.relative_to(root)))]
+    assert found == []
 
 
 class GlobalRandomLaplace(registry.get("Laplace histogram")):
