@@ -172,9 +172,9 @@ def diffgen_scenarios() -> list[Scenario]:
                   [_cat("a", ("a1", "a2"), taxonomy=True), _cat("b", ("b1", "b2"), taxonomy=True), outcome])
     gains = {"a": info_gain(gain.frame, "a", "outcome"), "b": info_gain(gain.frame, "b", "outcome")}
     return [
-        Scenario("class majority flipped", "a patient who ties the outcome of a ward: only the counts can tell",
+        Scenario("class majority flipped", "a patient who decides a ward's tied outcome: only the counts can tell",
                  counts, add_record(counts, class_flip(counts, ["ward"], "outcome"),
-                                    "one patient added to ward w1 with the outcome that ties its majority"),
+                                    "one patient (ward w1, outcome no) added: w1's 5–5 tie becomes a 'no' majority"),
                  {"epsilon": 4.0, "h": 1}, {"smoke": 40, "quick": 800, "full": 8000}, allowed=counts_share,
                  constant=("note/details/cut", "note/details/history")),
         Scenario("extreme age added", "a patient at the top of the public age range: moves any bound or split "
