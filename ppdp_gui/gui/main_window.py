@@ -2,6 +2,7 @@
 
 Data → Taxonomies → Mechanism → Run → Results → Export. Files open by menu, recent list, command line or
 drag-and-drop; projects save and restore the whole session. Long work runs in the shared JobRunner.
+Tools → Self-check runs the statistical privacy audit of the chosen DP mechanism (engine.verify) in the worker.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ppdp_gui.gui.views.run_view import RunView
 from ppdp_gui.gui.views.taxonomy_view import TaxonomyView
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers import JobRunner
+from ppdp_gui.gui.workers.tasks import verify_job
 
 TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.gz *.xlsx *.xlsm *.parquet *.pq);;All files (*)"
 PROJECT_FILTER = f"ppdp projects (*{projects.SUFFIX} *.json)"
@@ -43,6 +45,9 @@ class MainWindow(QMainWindow):
         self.runner = JobRunner(self)
         self.session = Session(ledger=ledger, parent=self)
         self.previous_releases: list[dict] = []
+        self.self_check_size = "quick"  # tests use "smoke"
+        self.self_check_box: QMessageBox | None = None
+        self._self_check_job = None
 
         self.data_view = DataView(self.session, self.runner)
         self.taxonomy_view = TaxonomyView(self.session, self.runner)
@@ -133,6 +138,11 @@ class MainWindow(QMainWindow):
                      "Ctrl+PgDown")
         self._action(go, "&Previous step", lambda: self.steps.setCurrentRow(max(0, self.steps.currentRow() - 1)),
                      "Ctrl+PgUp")
+        tools = self.menuBar().addMenu("&Tools")
+        self.self_check_action = self._action(
+            tools, "&Self-check…", self.self_check, tip="Test the chosen differentially private mechanism: release "
+            "two small tables that differ in one patient thousands of times and check the results cannot be told "
+            "apart more than ε allows (about half a minute; your data is not used)")
         help_menu = self.menuBar().addMenu("&Help")
         self.guide_action = self._action(help_menu, "&User guide", self.open_guide, QKeySequence.HelpContents,
                                          "The six steps, what the guarantees mean, the release note, the ledger")
@@ -152,6 +162,59 @@ class MainWindow(QMainWindow):
         """The user guide, at the section of the step shown."""
         from ppdp_gui.gui.help import open_guide
         return open_guide(self, f"step-{self.steps.currentRow() + 1}" if self.steps.currentRow() >= 0 else "")
+
+    # -- self-check ----------------------------------------------------------------------------------------------
+    def self_check(self) -> None:
+        """The quick statistical audit of the mechanism chosen in the Mechanism step, in the worker process."""
+        if self._self_check_job is not None:
+            self.statusBar().showMessage("The self-check is already running.", 5000)
+            return
+        from ppdp_gui.engine.mechanisms import registry
+        name = self.mechanism_view.combo.currentText()
+        try:
+            cls = registry.get(name)
+            cost = cls().privacy_cost(**cls.resolve_params())
+        except PpdpError as exc:
+            show_error(self, exc, context="The self-check could not start.")
+            return
+        if not cost.is_dp:
+            self._show_self_check(QMessageBox.Information, "Self-check",
+                                  f"The self-check tests differentially private mechanisms (those with an ε). "
+                                  f"{name} gives {cost.describe(with_note=False)} instead: choose the Laplace "
+                                  "histogram or DiffGen in the Mechanism step to test it.")
+            return
+        self.self_check_action.setEnabled(False)
+        self.statusBar().showMessage(f"Self-check of {name} started…")
+        self._self_check_job = self.runner.start_process(
+            verify_job, (name, self.self_check_size, 0), on_done=self._self_check_done,
+            on_error=self._self_check_failed,
+            on_progress=lambda f, msg: self.statusBar().showMessage(f"Self-check: {msg} ({f:.0%})"),
+            on_cancelled=self._self_check_ended)
+
+    def _self_check_ended(self) -> None:
+        self._self_check_job = None
+        self.self_check_action.setEnabled(True)
+
+    def _self_check_done(self, verdict) -> None:
+        self._self_check_ended()
+        self.statusBar().showMessage("Self-check " + ("passed" if verdict.passed else "FAILED"), 15000)
+        self._show_self_check(QMessageBox.Information if verdict.passed else QMessageBox.Warning,
+                              "Self-check passed" if verdict.passed else "Self-check failed",
+                              verdict.plain_words(), "\n".join(verdict.lines()))
+
+    def _self_check_failed(self, exc, details: str) -> None:
+        self._self_check_ended()
+        show_error(self, exc, details, context="The self-check could not finish.")
+
+    def _show_self_check(self, icon, title: str, text: str, details: str = "") -> None:
+        box = QMessageBox(icon, title, text, QMessageBox.Ok, self)
+        box.setObjectName("self_check_dialog")
+        box.setAccessibleName(title)
+        if details:
+            box.setDetailedText(details)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()  # window-modal but not blocking: the event loop (and tests) keep running
+        self.self_check_box = box
 
     def _about(self) -> None:
         QMessageBox.about(self, "About ppdp", "ppdp_gui: publish privacy-preserving versions of sensitive tables. "

@@ -17,6 +17,7 @@ from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, Numeri
 from ppdp_gui.engine.mechanisms.diffgen.scores import info_gain, max_score, sensitivity
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.taxonomy import Taxonomy
+from ppdp_gui.engine.verify.noise import with_factor
 
 JOB = Taxonomy.from_paths("job", [["Engineer", "Professional", "Any_Job"], ["Lawyer", "Professional", "Any_Job"],
                                   ["Dancer", "Artist", "Any_Job"], ["Writer", "Artist", "Any_Job"]])
@@ -54,13 +55,13 @@ def synthetic(n=400, seed=0) -> Dataset:
                            ColumnSpec("y", "categorical", Role.CLASS, domain=Domain(categories=("no", "yes")))))
 
 
-class NoiseFree(DiffGen):
-    """Noise scale ~0: the counts are the exact counts of the generalised data (to check the bookkeeping)."""
-    _noise_factor = 1e-9
+NOISE_FREE = 1e-9  # every noise scale × this: the counts are the exact counts of the generalised data
 
 
-def run(mech, data, seed=0, **params):
-    return run_to_release(mech.run(data, rng=NoiseSource.for_tests(seed), **params))
+def run(mech, data, seed=0, noise_factor=1.0, **params):
+    """One release; `noise_factor` wraps the noise source (engine.verify.ScaledNoise) to check the bookkeeping."""
+    rng = with_factor(NoiseSource.for_tests(seed), noise_factor)
+    return run_to_release(mech.run(data, rng=rng, **params))
 
 
 # ---- protocol ---------------------------------------------------------------------------------------------------
@@ -152,7 +153,7 @@ def test_missing_class_and_values_outside_taxonomy_are_errors():
 # ---- the release ---------------------------------------------------------------------------------------------
 def test_cut_is_valid_and_counts_are_the_generalised_counts_without_noise():
     data = synthetic()
-    release = run(NoiseFree(), data, epsilon=1, h=5)
+    release = run(DiffGen(), data, noise_factor=NOISE_FREE, epsilon=1, h=5)
     meta = release.note
     assert meta["quasi_identifiers"] == ["a", "b", "x"]  # identifier, insensitive column and class left out
     assert list(release.table.columns) == ["a", "b", "x", "y", "count"]
@@ -175,7 +176,7 @@ def test_cut_is_valid_and_counts_are_the_generalised_counts_without_noise():
 
 def test_apply_to_maps_training_records_to_released_leaves():
     data = synthetic()
-    release = run(NoiseFree(), data, epsilon=2, h=6)
+    release = run(DiffGen(), data, noise_factor=NOISE_FREE, epsilon=2, h=6)
     general = release.apply_to(data.frame)
     assert general.notna().all().all()
     keys = set(map(tuple, release.table[["a", "b", "x", "y"]].astype(str).to_numpy()))

@@ -17,6 +17,7 @@ from ppdp_gui.engine.mechanisms.diffgen.partition import NumericAttr, taxonomy_i
 from ppdp_gui.engine.mechanisms.diffgen.scores import max_score
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.taxonomy import Taxonomy
+from ppdp_gui.engine.verify.noise import ScaledNoise
 
 LABEL = re.compile(r"^\[(-?[\d.]+), (-?[\d.]+)([)\]])$")
 
@@ -29,8 +30,7 @@ def one_numeric(x, y, root: str, n_values=None) -> Dataset:
                            ColumnSpec("y", "categorical", Role.CLASS, Taxonomy.flat("y", ["no", "yes"]))))
 
 
-class NoiseFree(DiffGen):
-    _noise_factor = 1e-9
+NOISE_FREE = 1e-9  # every noise scale × this (engine.verify.ScaledNoise): exact counts
 
 
 def run(data, seed=0, **params):
@@ -138,7 +138,8 @@ def test_fractional_values_in_an_integer_domain_are_counted_where_apply_to_puts_
     x = np.round(rng.uniform(0, 20, 400) * 2) / 2  # halves: 0, 0.5, …, 20
     data = one_numeric(x, np.where(x > 8, "yes", "no"), "[0, 20]", n_values=0)
     for seed in range(5):
-        release = run_to_release(NoiseFree().run(data, rng=NoiseSource.for_tests(seed), epsilon=4, h=8))
+        rng = ScaledNoise(NoiseSource.for_tests(seed), NOISE_FREE)
+        release = run_to_release(DiffGen().run(data, rng=rng, epsilon=4, h=8))
         assert release.note["cut"]["x"]["integer"]
         general = release.apply_to(data.frame).astype(str)
         expected = general.groupby(["x", "y"]).size().to_dict()

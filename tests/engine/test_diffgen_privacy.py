@@ -1,17 +1,21 @@
-"""Statistical ε-DP test of DiffGen on neighbouring tables (one record added), and proof that it can fail.
+"""Statistical ε-DP test of DiffGen's parts on neighbouring tables (one record added), and proof that it can fail.
 
-For an output event E, ε-DP requires P[E | D] ≤ e^ε · P[E | D'] both ways. Over many seeded runs we count how
-often E happens on D and on D', and take Clopper–Pearson bounds: log(lower(P_D) / upper(P_D')) is a lower
-confidence bound on the privacy loss of E. The test passes when no event's bound exceeds the budget of the
-part that produced it, and the twin test shows that halving every noise scale (a private multiplier that only
-tests set) makes the same check fail.
+For an output event E, ε-DP requires P[E | D] ≤ e^ε · P[E | D'] both ways. Over many seeded runs the verifier's
+statistics (engine.verify.stats.audit) choose the events on one half of the runs and bound them on the other
+with Clopper–Pearson intervals and a Bonferroni correction, so trying many events (every threshold of a count,
+every one of 64 split points) does not make the bound optimistic. Each test holds the bound to the budget of
+the part that produced it; its twin halves every noise scale (engine.verify.ScaledNoise, from outside the
+mechanism) and shows the same check fails.
 
 - Counts: the group holding the added record has true count 10 on D, 11 on D' whatever the cut; its released
-  count is charged ε/2, and the loss of {count ≤ t} is exactly ε/2 for t ≤ 10, so a halved scale shows ε.
+  count is charged ε/2, and the loss of {count ≥ t} is exactly ε/2 for t ≥ 11, so a halved scale shows ε.
 - Specialisations: the exponential mechanism is charged ε' per call. Max is monotone (adding a record never
   lowers a score), for which the mechanism's loss is at most ε'/2; the tables below are built so that the loss
   approaches that bound, and the test holds the measured loss to ε'/2 (and so to the charge ε'). With a halved
-  scale the same events show a loss near ε'.
+  scale the same events show a loss near ε'. Split values are released as numbers: every one of up to 64
+  thresholds is a candidate event, not 4 coarse bins.
+- InfoGain: its sensitivity is log2 K (the paper); with ln K the choice is sharper than ε' allows. The odds of
+  choosing the informative column over a useless one give a lower bound on the ε' really used.
 """
 
 from dataclasses import replace
@@ -19,37 +23,28 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import beta
 
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.mechanisms.base import run_to_release
 from ppdp_gui.engine.mechanisms.diffgen import DiffGen
+from ppdp_gui.engine.mechanisms.diffgen import algorithm
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import specialise
 from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.taxonomy import Taxonomy
+from ppdp_gui.engine.verify.noise import with_factor
+from ppdp_gui.engine.verify.scenarios import info_gain
+from ppdp_gui.engine.verify.stats import audit, choice_calibration
 
-ALPHA = 1e-3  # per bound; the runs are seeded, so the outcome is fixed
-
-
-def loss_lower_bound(hits_d: np.ndarray, hits_d2: np.ndarray, runs: int) -> float:
-    """Largest lower confidence bound on |log P_D(E) − log P_D'(E)| over the events (columns of hits)."""
-    def lower(k):
-        return 0.0 if k == 0 else beta.ppf(ALPHA, k, runs - k + 1)
-
-    def upper(k):
-        return 1.0 if k == runs else beta.ppf(1 - ALPHA, k + 1, runs - k)
-
-    worst = -np.inf
-    for k1, k2 in zip(hits_d, hits_d2):
-        for a, b in ((k1, k2), (k2, k1)):
-            if lower(a) > 0:
-                worst = max(worst, np.log(lower(a) / upper(b)))
-    return float(worst)
+ALPHA = 1e-3  # for all events of one test together; the runs are seeded, so the outcome is fixed
 
 
-class HalvedNoise(DiffGen):
-    _noise_factor = 0.5
+def loss_lower_bound(values_d, values_d2) -> float:
+    """Lower confidence bound on the privacy loss of the released value (a number or a label) between D and D'."""
+    return audit([{"value": v} for v in values_d], [{"value": v} for v in values_d2], alpha=ALPHA).epsilon_lb
+
+
+HALVED = 0.5  # every noise scale halved from outside the mechanism (engine.verify.ScaledNoise)
 
 
 # ---- counts (whole mechanism, 30 rows) ------------------------------------------------------------------------
@@ -72,8 +67,9 @@ def count_table(extra: bool) -> Dataset:
         ColumnSpec("y", "categorical", Role.CLASS, Taxonomy.flat("y", ["no", "yes"]))))
 
 
-def count_of_x(mech: DiffGen, data: Dataset, seed: int) -> int:
-    release = run_to_release(mech.run(data, rng=NoiseSource.for_tests(seed), epsilon=2.0, h=2))
+def count_of_x(mech: DiffGen, data: Dataset, seed: int, noise_factor: float = 1.0) -> int:
+    rng = with_factor(NoiseSource.for_tests(seed), noise_factor)
+    release = run_to_release(mech.run(data, rng=rng, epsilon=2.0, h=2))
     key = release.apply_to(pd.DataFrame({"a": ["a1"], "b": ["b1"], "x": [50], "y": ["yes"]})).iloc[0]
     table = release.table
     match = np.ones(len(table), dtype=bool)
@@ -82,14 +78,10 @@ def count_of_x(mech: DiffGen, data: Dataset, seed: int) -> int:
     return int(table.loc[match, "count"].sum())
 
 
-def counts_loss(mech: DiffGen, runs: int = 500) -> float:
-    thresholds = np.arange(7, 14)
-    hits = []
-    for extra in (False, True):
-        data = count_table(extra)
-        c = np.array([count_of_x(mech, data, 10_000 * extra + s) for s in range(runs)])
-        hits.append([(c <= t).sum() for t in thresholds])
-    return loss_lower_bound(np.array(hits[0]), np.array(hits[1]), runs)
+def counts_loss(mech: DiffGen, runs: int = 500, noise_factor: float = 1.0) -> float:
+    counts = [[float(count_of_x(mech, count_table(extra), 10_000 * extra + s, noise_factor)) for s in range(runs)]
+              for extra in (False, True)]
+    return loss_lower_bound(*counts)
 
 
 def test_noisy_counts_stay_within_their_half_of_epsilon():
@@ -97,7 +89,7 @@ def test_noisy_counts_stay_within_their_half_of_epsilon():
 
 
 def test_noisy_counts_test_fails_with_halved_noise_scale():
-    assert counts_loss(HalvedNoise()) > 2.0 / 2
+    assert counts_loss(DiffGen(), noise_factor=HALVED) > 2.0 / 2
 
 
 # ---- specialisations (the exponential mechanism through `specialise`) -------------------------------------------
@@ -145,35 +137,33 @@ def _drain(gen):
 
 def selection_loss(noise_factor: float, runs: int = 5000) -> tuple[float, float]:
     """(loss bound, ε'/2) for the choice between a and b; ε = 8, no numeric attribute, h = 1: ε' = 2."""
-    hits = []
+    chosen = []
     for extra in (False, True):
         base = candidate_attrs(extra)
-        chose_a = 0
+        columns = []
         for s in range(runs):
             attrs = [replace(a, cut=[0]) for a in base]
-            out = _drain(specialise(attrs, 2, epsilon=8.0, h=1, utility="Max", rng=NoiseSource.for_tests(s),
-                                    noise_factor=noise_factor))
-            chose_a += out.specialisations[0]["column"] == "a"
-        hits.append([chose_a, runs - chose_a])
-    return loss_lower_bound(np.array(hits[0]), np.array(hits[1]), runs), 2.0 / 2
+            out = _drain(specialise(attrs, 2, epsilon=8.0, h=1, utility="Max",
+                                    rng=with_factor(NoiseSource.for_tests(s + 100_000 * extra), noise_factor)))
+            columns.append(out.specialisations[0]["column"])
+        chosen.append(columns)
+    return loss_lower_bound(*chosen), 2.0 / 2
 
 
 def split_loss(noise_factor: float, runs: int = 5000, grid: str = "real") -> tuple[float, float]:
     """(loss bound, ε'/2) for where the root split of x falls; ε = 12, one numeric attribute, h = 1: ε' = 2.
-    The split is released as a grid value (lo + g·step); the events are the four bins it can fall in."""
-    bins = _on(grid, [0.0, 2.0, 4.0, 6.0, 8.0])
-    hits = []
+    The split is released as a grid value (lo + g·step); every threshold (up to 64) is a candidate event."""
+    splits = []
     for extra in (False, True):
         base = numeric_attr(extra, grid)
         first = []
         for s in range(runs):
             attr = replace(base, splits=[])
-            out = _drain(specialise([attr], 2, epsilon=12.0, h=1, utility="Max", rng=NoiseSource.for_tests(s),
-                                    noise_factor=noise_factor))
-            first.append(out.specialisations[0]["split"])
-        which = np.digitize(first, bins[1:-1], right=True)
-        hits.append(np.bincount(which, minlength=4))
-    return loss_lower_bound(hits[0], hits[1], runs), 2.0 / 2
+            out = _drain(specialise([attr], 2, epsilon=12.0, h=1, utility="Max",
+                                    rng=with_factor(NoiseSource.for_tests(s + 100_000 * extra), noise_factor)))
+            first.append(float(out.specialisations[0]["split"]))
+        splits.append(first)
+    return loss_lower_bound(*splits), 2.0 / 2
 
 
 def integer_split_loss(noise_factor: float) -> tuple[float, float]:
@@ -198,3 +188,36 @@ def test_specialisations_stay_within_their_budget(loss):
 def test_specialisation_test_fails_with_halved_noise_scale(loss):
     measured, bound = loss(0.5)
     assert measured > bound
+
+
+# ---- InfoGain's sensitivity (log2 K, not ln K) -----------------------------------------------------------------
+def gain_attrs() -> tuple[list, dict[str, float]]:
+    """a predicts the class perfectly (InfoGain 1 bit), b not at all (0 bits); K = 2 classes."""
+    frame = pd.DataFrame({"a": ["a1"] * 4 + ["a2"] * 4, "b": ["b1", "b2"] * 4, "y": ["yes"] * 4 + ["no"] * 4})
+    y = (frame["y"] == "yes").to_numpy().astype(np.int64)
+    attrs = [CategoricalAttr.build(c, Taxonomy.flat(c, [f"{c}1", f"{c}2"]), frame[c], y, 2) for c in "ab"]
+    return attrs, {c: info_gain(frame, c, "y") for c in "ab"}
+
+
+def infogain_epsilon(runs: int = 2000) -> tuple[float, float]:
+    """(lower bound on the ε' the choice used, the ε' charged): ε = 8, two attributes, h = 1, so ε' = 2 and
+    P(a) should be 1/(1 + e^(−ε'·1/(2·log2 2))) = 0.731."""
+    base, gains = gain_attrs()
+    chose_a = []
+    for s in range(runs):
+        attrs = [replace(a, cut=[0]) for a in base]
+        out = _drain(specialise(attrs, 2, epsilon=8.0, h=1, utility="InfoGain", rng=NoiseSource.for_tests(s)))
+        chose_a.append(out.specialisations[0]["column"] == "a")
+    lb, _ = choice_calibration(np.array(chose_a), gains["a"] - gains["b"], 1.0, ALPHA)
+    return lb, 2.0
+
+
+def test_infogain_choice_uses_no_more_than_its_epsilon_prime():
+    measured, charged = infogain_epsilon()
+    assert measured <= charged
+
+
+def test_infogain_test_fails_with_sensitivity_ln_k(monkeypatch):
+    monkeypatch.setattr(algorithm, "sensitivity", lambda utility, k: float(np.log(k)))
+    measured, charged = infogain_epsilon()
+    assert measured > charged

@@ -296,17 +296,14 @@ class LaplaceHistogram(Mechanism):
                            note="discrete Laplace noise, sensitivity 1 (one record added or removed)")
 
     # -- the run --------------------------------------------------------------------------------------------
-    def _add_noise(self, counts: np.ndarray, epsilon: float, rng) -> np.ndarray:
-        """Integer noise of scale Δ/ε on every cell (tests override this to prove a wrong scale is caught)."""
-        return rng.geometric_noise_counts(counts, epsilon, sensitivity=SENSITIVITY)
-
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         yield Progress(0.05, "building the domain")
         axes, problems = build_axes(data, params)
         yield Progress(0.2, "counting")
         true = true_counts(data.frame, axes)
         yield Progress(0.5, f"adding noise to {true.size:,} cells")
-        noisy = self._add_noise(true, params["epsilon"], rng)
+        # integer noise of scale Δ/ε on every cell; a wrong scale is planted by wrapping `rng` (engine.verify)
+        noisy = rng.geometric_noise_counts(true, params["epsilon"], sensitivity=SENSITIVITY)
         del true  # nothing below may depend on the exact counts
         released = post_process(noisy, non_negative=params["non_negative"], consistency=params["consistency"])
         count_name = "count" if "count" not in params["columns"] else "noisy count"

@@ -1,4 +1,5 @@
-"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, an export.
+"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, an export, the
+self-check.
 
 Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
 without a window. They only call the engine's publish path (load → plan → run_release), exactly as `ppdp` does;
@@ -158,3 +159,10 @@ def discard_temporaries(targets, since: float) -> list:
             except OSError:
                 pass
     return removed
+
+
+def verify_job(mechanism: str, size: str = "quick", seed: int = 0) -> Iterator[Any]:
+    """The statistical self-check of a DP mechanism on its built-in audit tables (engine.verify): yields Progress,
+    then the Verdict. Touches neither the custodian's data nor the ledger."""
+    from ppdp_gui.engine.verify import verify
+    yield from verify(mechanism, size=size, seed=seed)

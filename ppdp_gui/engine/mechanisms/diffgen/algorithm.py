@@ -77,14 +77,14 @@ def _draw_split(attr: NumericAttr, a: int, b: int, utility: str, eps: float, del
 
 
 def specialise(attrs: list, n_classes: int, *, epsilon: float, h: int, utility: str, rng,
-               noise_factor: float = 1.0, max_cells: int = MAX_CELLS) -> Iterator[Progress]:
+               max_cells: int = MAX_CELLS) -> Iterator[Progress]:
     """Push the cut of every attribute down h times (in place); returns an Outcome (generator return value).
 
-    `noise_factor` multiplies every noise scale (the exponential mechanism's 2Δ/ε' included); it exists only so
-    that the privacy test can prove it catches a wrong scale. Mechanisms always use 1.
+    Every random draw goes through `rng`; tests and the verifier plant a wrong noise scale by wrapping it
+    (`engine.verify.ScaledNoise`), so the mechanism itself carries no test hook.
     """
     n_numeric = sum(isinstance(a, NumericAttr) for a in attrs)
-    eps = epsilon_prime(epsilon, n_numeric, h) / noise_factor
+    eps = epsilon_prime(epsilon, n_numeric, h)
     delta = sensitivity(utility, n_classes)
     candidates: list[Candidate] = []
 
@@ -147,14 +147,14 @@ def leaf_cells(attrs: list) -> tuple[np.ndarray, tuple[int, ...]]:
     return np.ravel_multi_index(codes, shape).astype(np.int64), shape
 
 
-def noisy_counts(cells: np.ndarray, y: np.ndarray, n_cells: int, n_classes: int, *, epsilon: float, rng,
-                 noise_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def noisy_counts(cells: np.ndarray, y: np.ndarray, n_cells: int, n_classes: int, *, epsilon: float,
+                 rng) -> tuple[np.ndarray, np.ndarray]:
     """(flat index cell·K + class, noisy count) of every group whose noisy count is positive (line 12).
 
     Every group of the domain is noised, in chunks so a large grid never needs several full-size arrays.
     """
     true = np.bincount(cells * n_classes + y, minlength=n_cells * n_classes)
-    scale = 2.0 / float(epsilon) * noise_factor
+    scale = 2.0 / float(epsilon)
     keep_idx, keep_val = [], []
     for start in range(0, true.size, _CHUNK):
         part = true[start:start + _CHUNK] + rng.discrete_laplace(scale, size=min(_CHUNK, true.size - start))

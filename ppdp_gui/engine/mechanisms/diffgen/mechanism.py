@@ -195,8 +195,6 @@ class DiffGen(Mechanism):
                        "count times."),
     )
 
-    _noise_factor = 1.0  # multiplies every noise scale; only the privacy test changes it (to prove it can fail)
-
     # -- checks and cost ------------------------------------------------------------------------------------
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         try:
@@ -273,12 +271,11 @@ class DiffGen(Mechanism):
             else:
                 attrs.append(CategoricalAttr.build(col, plan.taxonomies[col], frame[col], y, k))
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],
-                                        utility=params["utility"], rng=rng, noise_factor=self._noise_factor)
+                                        utility=params["utility"], rng=rng)
         yield Progress(0.95, "noisy counts")
         cells, shape = leaf_cells(attrs)
         n_cells = int(np.prod(shape, dtype=np.int64))
-        idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=params["epsilon"], rng=rng,
-                                   noise_factor=self._noise_factor)
+        idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=params["epsilon"], rng=rng)
         del cells, y
         transform = CutTransform(tuple(ColumnCut.of(a) for a in attrs), plan.class_column)
         count_name = "count" if "count" not in plan.columns and plan.class_column != "count" else "noisy count"
