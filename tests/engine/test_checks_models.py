@@ -83,11 +83,12 @@ def test_emd_formulas_equal_linear_programming(seed):
     m = len(leaves)
     p = rng.dirichlet(np.ones(m) * 0.5)
     q = rng.dirichlet(np.ones(m))
-    assert emd_hierarchical(p[None], q[None], leaves, PATHS)[0] == pytest.approx(_lp_emd(p, q, tree), abs=1e-9)
+    # the LP solver (HiGHS) is exact only to about 1e-8
+    assert emd_hierarchical(p[None], q[None], leaves, PATHS)[0] == pytest.approx(_lp_emd(p, q, tree), abs=1e-7)
     idx = np.arange(m)
     assert emd_ordered(p[None], q[None])[0] == pytest.approx(
         wasserstein_distance(idx, idx, p, q) / (m - 1), abs=1e-9)
-    assert emd_equal(p[None], q[None])[0] == pytest.approx(_lp_emd(p, q, 1.0 - np.eye(m)), abs=1e-9)
+    assert emd_equal(p[None], q[None])[0] == pytest.approx(_lp_emd(p, q, 1.0 - np.eye(m)), abs=1e-7)
 
 
 def _salary_table():
