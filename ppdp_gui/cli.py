@@ -259,6 +259,8 @@ def cmd_run(args) -> int:
     for w in published.warnings:
         _warn(w)
     _say_published(published, exported)
+    for kept in exported.kept_notes:
+        _say(f"  the release note of an earlier release found there was kept as {kept}")
     return 0
 
 
