@@ -67,6 +67,11 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
     return problems
 
 
+def passed_through(data: Dataset) -> list[str]:
+    """The columns `release_frame` publishes as they are: everything but identifiers and quasi-identifiers."""
+    return [c.name for c in data.schema if c.role not in (Role.IDENTIFIER, Role.QUASI_IDENTIFIER)]
+
+
 def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np.ndarray) -> pd.DataFrame:
     """The table to export: identifiers dropped, QIs replaced by their published labels, rows in `order`."""
     cols = {}
@@ -122,6 +127,9 @@ class Mondrian(Mechanism):
                 problems.append(Problem(f"the whole table is not {params['l']}-diverse on {sens!r}; lower l",
                                         param="l"))
         return problems
+
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        return passed_through(data)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)

@@ -19,7 +19,8 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.mondrian import GRID_PARAM, K_PARAM, kanon_problems, n_published_classes, release_frame
+from ppdp_gui.engine.mechanisms.mondrian import (GRID_PARAM, K_PARAM, kanon_problems, n_published_classes,
+                                                 passed_through, release_frame)
 from ppdp_gui.engine.mechanisms.qi_coding import QICode, code_quasi_identifier
 
 
@@ -181,6 +182,9 @@ class TDS(Mechanism):
             problems.append(Problem(f"{cls!r} is a quasi-identifier; the class column must not be one",
                                     param="class_column"))
         return problems
+
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        return passed_through(data)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         return PrivacyCost(k=self.resolve_params(**params)["k"])
