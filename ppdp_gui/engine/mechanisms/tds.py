@@ -22,6 +22,7 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, P
 from ppdp_gui.engine.mechanisms.mondrian import (GRID_PARAM, K_PARAM, kanon_problems, n_published_classes,
                                                  passed_through, release_frame)
 from ppdp_gui.engine.mechanisms.qi_coding import QICode, code_quasi_identifier
+from ppdp_gui.engine.taxonomy.order import natural_key
 
 
 def entropy_of_counts(counts: np.ndarray) -> np.ndarray:
@@ -230,7 +231,7 @@ class TDS(Mechanism):
                 out[name] = texts
             return out
 
-        cut = {col.code.name: sorted(intervals[col.code.name]) for col in columns}
+        cut = {col.code.name: sorted(intervals[col.code.name], key=natural_key) for col in columns}
         note = {"quasi_identifiers": list(qnames), "k": k, "groups": n_published_classes(table, list(qnames)),
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}
