@@ -283,7 +283,9 @@ def column_texts(values) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     out = np.empty(len(arr), dtype=object)
-    kinds = pd.factorize(np.fromiter(map(type, arr), dtype=object, count=len(arr)))[0] if len(arr) else []
+    kinds, types = pd.factorize(np.fromiter(map(type, arr), dtype=object, count=len(arr))) if len(arr) else ([], [])
+    if len(types) == 1 and types[0] is str:
+        return arr  # text reads as itself: no conversion (most columns of a release)
     for k in np.unique(kinds):
         rows = np.flatnonzero(kinds == k)
         codes, uniques = pd.factorize(arr[rows], use_na_sentinel=False)
