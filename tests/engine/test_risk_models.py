@@ -146,3 +146,23 @@ def test_population_input_checks():
         M.population_uniqueness(np.array([1, 2]))
     with pytest.raises(ParameterError, match="cannot be smaller"):
         M.population_uniqueness(np.array([1, 2]), population_size=2)
+
+
+def test_before_and_after_a_mondrian_release():
+    from clinical_helpers import diabetes_like
+
+    from ppdp_gui.engine.data import Role, dataset_from_frame
+    from ppdp_gui.engine.noise import NoiseSource
+    from ppdp_gui.engine.pipeline import plan, run_release
+
+    data = dataset_from_frame(diabetes_like(3000), roles={"time_in_hospital": Role.QUASI_IDENTIFIER,
+                                                           "payer_code": Role.QUASI_IDENTIFIER})
+    published = list(run_release(plan(data, "Mondrian", {"k": 10}), rng=NoiseSource.for_tests(2), seed=2))[-1]
+    reports = M.before_and_after(data, published.table, sampling_fraction=0.05)
+    before, after = reports["input"], reports["release"]
+    assert after.prosecutor.highest_risk <= 1 / 10 < before.prosecutor.highest_risk
+    assert after.prosecutor.success_rate < before.prosecutor.success_rate
+    assert after.population.dankar <= before.population.dankar
+    figures = M.report_figures(after)
+    assert figures["prosecutor: highest risk %"] <= 10 and figures["records"] == 3000
+    assert any(k.startswith("population uniques (Dankar") for k in figures)
