@@ -171,3 +171,17 @@ def test_an_unrelated_file_is_never_replaced_by_a_note(tmp_path):
     with pytest.raises(DataError, match="not a release note"):
         export(_release(1), tmp_path / "r.csv", note_path=mine)
     assert mine.read_text() == '{"my": "own file"}' and not (tmp_path / "r.csv").exists()
+
+
+def test_no_zip64_records_in_ordinary_files(tmp_path):
+    """Excel has refused workbooks with needless ZIP64 records: an ordinary release has none."""
+    path = tmp_path / "r.xlsx"
+    write_xlsx(pd.DataFrame({"a": np.arange(2000), "b": ["x"] * 2000}), path)
+    raw = path.read_bytes()
+    assert b"PK\x06\x06" not in raw and b"PK\x06\x07" not in raw  # ZIP64 end records
+    with zipfile.ZipFile(path) as book:
+        infos = book.infolist()
+    assert infos[0].filename == "[Content_Types].xml"
+    for info in infos:  # the local headers' extra-field length (bytes 28-29) is 0: no ZIP64 field
+        header = raw[info.header_offset: info.header_offset + 30]
+        assert header[:4] == b"PK\x03\x04" and int.from_bytes(header[28:30], "little") == 0, info.filename

@@ -216,6 +216,8 @@ def write_xlsx(frame: pd.DataFrame, path, *, sheet_name: str = SHEET_NAME,
     letters = [f'<c r="{column_letters(j)}' for j in range(len(names))]
     n = len(frame)
     last = f"{column_letters(max(len(names), 1) - 1)}{n + 1}"
+    # ZIP64 only when the sheet could pass 2 GiB: Excel has refused files with needless ZIP64 records
+    big = (n + 1) * sum(20 + max((len(t) for t in tails), default=2) for _codes, tails in columns) > 1_500_000_000
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as book:
         _put(book, "[Content_Types].xml", _CONTENT_TYPES)
         _put(book, "_rels/.rels", _ROOT_RELS)
@@ -223,7 +225,7 @@ def write_xlsx(frame: pd.DataFrame, path, *, sheet_name: str = SHEET_NAME,
              f'<sheet name="{sheet_name}" sheetId="1" r:id="rId1"/></sheets></workbook>')
         _put(book, "xl/_rels/workbook.xml.rels", _BOOK_RELS)
         _put(book, "xl/styles.xml", _STYLES)
-        with book.open(_entry("xl/worksheets/sheet1.xml"), "w", force_zip64=True) as sheet:
+        with book.open(_entry("xl/worksheets/sheet1.xml"), "w", force_zip64=big) as sheet:
             sheet.write((_HEAD + f'<worksheet xmlns="{_MAIN_NS}"><dimension ref="A1:{last}"/>'
                          '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" '
                          'activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><sheetData>'
@@ -235,7 +237,7 @@ def write_xlsx(frame: pd.DataFrame, path, *, sheet_name: str = SHEET_NAME,
                 if progress is not None:
                     progress(stop / n)
             sheet.write(b"</sheetData></worksheet>")
-        with book.open(_entry("xl/sharedStrings.xml"), "w", force_zip64=True) as sst:
+        with book.open(_entry("xl/sharedStrings.xml"), "w", force_zip64=big) as sst:
             for part in strings.xml_parts():
                 sst.write(part.encode("utf-8"))
     if progress is not None and n == 0:
