@@ -97,3 +97,10 @@ def test_id_like_words_follow_the_count_of_values():
         roles = guess_roles(frame, {f"many_{word}": "numeric", f"few_{word}": "numeric"})
         assert roles == {f"many_{word}": I, f"few_{word}": N}, word
     assert f"{R.MANY_VALUES:,}" in text and f"{100 * R.NEAR_UNIQUE:.0f} %" in text
+
+
+def test_many_values_are_counted_exactly_on_large_tables():
+    n = 100_000
+    frame = pd.DataFrame({"visit_nr": np.arange(n) % 1_100, "ward_code": np.arange(n) % 40})
+    roles = guess_roles(frame, {"visit_nr": "numeric", "ward_code": "numeric"})
+    assert roles == {"visit_nr": I, "ward_code": N}  # 1,100 values: a number, even where a sample sees fewer

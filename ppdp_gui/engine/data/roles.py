@@ -74,12 +74,12 @@ def name_words(name: str) -> set[str]:
     return words | {joined}
 
 
-def _distinct(series: pd.Series) -> tuple[int, int]:
-    """(distinct values, rows) among the present values; a strided sample first, so that columns that are far
-    from distinct (most of them) cost little."""
+def _distinct(series: pd.Series, exact: bool = True) -> tuple[int, int]:
+    """(distinct values, rows) among the present values. Not `exact`: a strided sample decides first, enough to
+    tell that a column is far from distinct (most columns; the reader guesses on every table it reads)."""
     present = series.dropna()
     n = len(present)
-    if n > 20_000:
+    if not exact and n > 20_000:
         sample = present.iloc[:: n // 5_000]
         if sample.nunique() < 0.5 * len(sample):
             return int(sample.nunique()), len(sample)  # far from distinct: the sample's share is enough
@@ -178,7 +178,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
         if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
-            count, rows = distinct()
+            count, rows = counted if counted is not None else _distinct(series, exact=False)
             if rows and count >= NEAR_UNIQUE * rows:
                 role = Role.IDENTIFIER
                 reason = (f"it has a different value in {_share(count, rows)} of rows, so a value points to one "
