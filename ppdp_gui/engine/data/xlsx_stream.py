@@ -298,8 +298,10 @@ def column_texts(values) -> np.ndarray:
 
 
 def read_xlsx_text(path) -> pd.DataFrame:
-    """The first sheet of a workbook as text: the first row names the columns, every further row is a record
-    (empty rows included, so row counts match what was written). Empty cells read as ''."""
+    """The first sheet of a workbook as text: the first row names the columns, every further row is a record.
+    Empty cells read as ''; empty rows inside the table are kept, but the parser ends the sheet at its last
+    non-empty row, so a table whose last rows are entirely empty reads back shorter (the export then refuses it;
+    no mechanism releases such rows)."""
     rows = _sheet_rows(Path(path))
     if not rows:
         raise DataError("the sheet is empty", path=str(path), line=1)
