@@ -148,7 +148,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False):
+            show_progress=False, pdf=False, confirmed=()):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -157,7 +157,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     if not recipe.mechanism:
         raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
-                   allow_data_domains=recipe.allow_data_domains, separate_dataset=separate)
+                   allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
+                   confirmed_columns=tuple(confirmed or ()))
     if planned.errors:
         raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
     if planned.over_budget:
@@ -276,10 +277,12 @@ def cmd_run(args) -> int:
         ledger.set_cap(identity, parse_fraction(args.cap))
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf)
+                                  pdf=args.pdf, confirmed=args.publish_as_is or ())
     for w in published.warnings:
         _warn(w)
     _say_published(published, exported)
+    for kept in exported.kept_notes:
+        _say(f"  the release note of an earlier release found there was kept as {kept}")
     return 0
 
 
@@ -426,6 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "always kept in the ledger's folder)")
     p.add_argument("--pdf", action="store_true",
                    help="also write the release note and the custodian record as PDF (beside their JSON)")
+    p.add_argument("--publish-as-is", action="append", metavar="COLUMN",
+                   help="confirm that COLUMN may be published unchanged although nearly every row has its own value "
+                        "(kept in the custodian record); without it such a column stops the release")
     p.add_argument("--allow-data-domains", action="store_true",
                    help="take missing domains from the data; the release is then NOT ε-DP and says so")
     p.add_argument("--separate-dataset", action="store_true",

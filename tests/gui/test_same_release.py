@@ -41,7 +41,7 @@ def test_cli_and_window_make_byte_identical_releases(make_window, qtbot, tmp_pat
     (tmp_path / "cli").mkdir()
     (tmp_path / "gui").mkdir()
     code = main(["run", "--recipe", str(recipe), "-o", str(tmp_path / "cli" / "release.csv"), "--report",
-                 str(tmp_path / "cli" / "release.release-note.json"), "--ledger", str(tmp_path / "cli.sqlite")])
+                 str(tmp_path / "cli" / "release.csv.release-note.json"), "--ledger", str(tmp_path / "cli.sqlite")])
     assert code == 0, capsys.readouterr().err
 
     w = make_window()
@@ -58,9 +58,9 @@ def test_cli_and_window_make_byte_identical_releases(make_window, qtbot, tmp_pat
     qtbot.mouseClick(w.export_view.export_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not w.export_view._busy, timeout=60000)
 
-    for name in ("release.csv", "release.release-note.json"):
+    for name in ("release.csv", "release.csv.release-note.json"):
         cli, gui = (tmp_path / "cli" / name).read_bytes(), (tmp_path / "gui" / name).read_bytes()
         assert cli == gui, name
-    note = json.loads((tmp_path / "gui" / "release.release-note.json").read_text())
+    note = json.loads((tmp_path / "gui" / "release.csv.release-note.json").read_text())
     assert note["seeded for a test"] is True and note["guarantee"]["holds"]
     assert note["details"]["bounds source"] == {"age": "taxonomy"}  # the hierarchy beside the table, in both

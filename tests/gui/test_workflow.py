@@ -102,7 +102,7 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
         pd.testing.assert_frame_equal(back.frame.astype(str).reset_index(drop=True),
                                       table.astype(str).reset_index(drop=True), check_dtype=False)
         assert check_release(back.frame, qis, 20).ok
-    note = json.loads((tmp_path / "release.release-note.json").read_text())
+    note = json.loads((tmp_path / "release.csv.release-note.json").read_text())
     assert note["mechanism"]["name"] == K_MECHANISM and note["files"][0]["rows"] == 30162
     assert all(c["ok"] for c in note["checked on the written file"])
     assert "Release note (publish it with the file)" in w.export_view.result.text()

@@ -1,85 +1,217 @@
-"""First guess of each column's privacy role from its name (and, for identifiers, its uniqueness).
+"""First guess of each column's privacy role from its name and its values, with the reason for each guess.
 
-The guess only pre-fills the Data view: the custodian confirms or changes every role. The rules are plain word
-lists so that `role_rule_text()` can show them and a wrong guess is easy to understand.
+The guess only pre-fills the Data view: the custodian confirms or changes every role, and the Data view shows the
+reason beside each guess. The guess is tuned to fail safe on hospital tables: a column that could point to one
+patient (a record or patient number, a column with a different value in nearly every row) is guessed an
+identifier — identifiers are left out of every release — rather than published as is; few-valued code columns
+whose names merely contain 'id' (admission_type_id, 8 codes) are not. The rules are plain word lists, applied in
+the order `role_rule_text()` shows, so a wrong guess is easy to understand.
 """
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data.schema import Role
 
+#: direct identifiers by their nature, whatever their values
 IDENTIFIER_WORDS = frozenset({
-    "id", "ids", "identifier", "name", "names", "firstname", "lastname", "surname", "forename", "fullname",
-    "ssn", "nhs", "mrn", "nir", "passport", "email", "mail", "phone", "telephone", "mobile", "fax", "address",
-    "street", "uuid", "guid", "record", "patientid", "recordid", "iban", "account", "licence", "license",
+    "firstname", "lastname", "surname", "forename", "fullname", "ssn", "nhs", "mrn", "nir", "passport", "email",
+    "mail", "phone", "telephone", "mobile", "fax", "address", "street", "uuid", "guid", "patientid", "recordid",
+    "iban", "url", "ip",
 })
-CLASS_WORDS = frozenset({"class", "label", "target", "outcome", "income", "salary", "y"})
+#: words of record numbers: an identifier when the column has many values, a code when it has few
+ID_LIKE_WORDS = frozenset({
+    "id", "ids", "identifier", "nbr", "nr", "number", "no", "patient", "encounter", "visit", "case", "record",
+    "account", "key", "serial", "name", "names", "licence", "license", "code",
+})
+#: of those, the words of codes: few values make the column a code (admission_type_id: 8 codes)
+CODE_WORDS = frozenset({"id", "ids", "identifier", "code", "key"})
+#: a column whose name starts with one of these counts something (num_medications, number_diagnoses):
+#: its name says nothing about sensitivity
+COUNT_WORDS = frozenset({"num", "number", "count", "n", "total", "nb"})
+CLASS_WORDS = frozenset({
+    "class", "label", "target", "outcome", "readmitted", "readmission", "readmit", "died", "death", "deceased",
+    "mortality", "survival", "survived", "income", "salary",
+})
+#: whole names that are a class (a word inside a longer name would match too often: 'y_coordinate')
+CLASS_NAMES = frozenset({"y"})
+#: several words together that name an outcome ('vital status')
+CLASS_PHRASES = (frozenset({"vital", "status"}), frozenset({"discharge", "status"}))
 SENSITIVE_WORDS = frozenset({
-    "diagnosis", "diagnoses", "disease", "illness", "condition", "treatment", "medication", "drug", "drugs",
-    "hiv", "cancer", "icd", "icd10", "procedure", "therapy", "symptom", "symptoms", "religion", "sexuality",
+    "diagnosis", "diagnoses", "diag", "dx", "disease", "illness", "condition", "treatment", "medication",
+    "medications", "med", "meds", "drug", "drugs", "prescription", "hiv", "cancer", "icd", "icd9", "icd10",
+    "procedure", "procedures", "surgery", "therapy", "symptom", "symptoms", "pregnancy", "psychiatric",
+    "religion", "sexuality",
 })
 QUASI_IDENTIFIER_WORDS = frozenset({
-    "age", "sex", "gender", "zip", "zipcode", "postcode", "postal", "race", "ethnicity", "ethnic", "marital",
-    "education", "birth", "birthdate", "dob", "born", "yob", "native", "country", "nationality", "citizenship",
-    "occupation", "job", "profession", "workclass", "employment", "relationship", "city", "town", "county",
-    "region", "district", "state", "language",
+    "age", "sex", "gender", "zip", "zipcode", "zip3", "zip5", "postcode", "postal", "plz", "race", "ethnicity",
+    "ethnic", "marital", "education", "birth", "birthdate", "dob", "born", "yob", "date", "dates", "year",
+    "native", "country", "nationality", "citizenship", "occupation", "job", "profession", "workclass",
+    "employment", "relationship", "city", "town", "county", "region", "district", "state", "language",
 })
-#: a text or whole-number column with a different value in every row (and at least this many rows) is an identifier
+#: tables smaller than this are not judged by how distinct a column is (small tables are distinct by chance)
 UNIQUE_ID_MIN_ROWS = 100
+#: a column whose values differ in at least this share of rows is guessed an identifier
+NEAR_UNIQUE = 0.9
+#: an id-like name with at least this share of distinct values (or MANY_VALUES of them) is a record number
+ID_LIKE_SHARE = 0.5
+MANY_VALUES = 1000
+#: 'num' as the last column with at most this many values is a class (the UCI heart-disease tables)
+NUM_CLASS_MAX = 10
 
 
 def name_words(name: str) -> set[str]:
-    """Lower-case words of a column name: 'marital-status' -> {marital, status}; 'PatientID' -> {patient, id}."""
+    """Lower-case words of a column name: 'marital-status' -> {marital, status}; 'PatientID' -> {patient, id};
+    'diag_1' -> {diag, 1, diag1}. The whole name without separators is a word too."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name))
+    spaced = re.sub(r"([A-Za-z])([0-9])", r"\1 \2", spaced)
     words = {w for w in re.split(r"[^0-9A-Za-z]+", spaced.lower()) if w}
     joined = re.sub(r"[^0-9a-z]+", "", str(name).lower())
     return words | {joined}
 
 
-def _is_unique_code(series: pd.Series, kind: str) -> bool:
-    if len(series) < UNIQUE_ID_MIN_ROWS:
-        return False
-    if kind == "numeric" and not pd.api.types.is_integer_dtype(series.dtype):
-        return False
-    return bool(series.nunique(dropna=False) == len(series))
+def _distinct(series: pd.Series, exact: bool = True) -> tuple[int, int]:
+    """(distinct values, rows) among the present values. Not `exact`: a strided sample decides first, enough to
+    tell that a column is far from distinct (most columns; the reader guesses on every table it reads)."""
+    present = series.dropna()
+    n = len(present)
+    if not exact and n > 20_000:
+        sample = present.iloc[:: n // 5_000]
+        if sample.nunique() < 0.5 * len(sample):
+            return int(sample.nunique()), len(sample)  # far from distinct: the sample's share is enough
+    return int(present.nunique()), n
+
+
+def _is_whole(series: pd.Series, kind: str) -> bool:
+    """Text, or numbers that are all whole (record numbers are; measurements with decimals are not)."""
+    if kind != "numeric":
+        return True
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return True
+    values = series.dropna().to_numpy(dtype=float, na_value=np.nan)
+    return bool(values.size) and bool(np.all(np.mod(values, 1) == 0))
+
+
+def _hit(words: set[str], vocabulary: frozenset) -> str | None:
+    found = sorted(words & vocabulary)
+    return found[0] if found else None
+
+
+def _share(count: int, rows: int) -> str:
+    return f"{100 * count / max(rows, 1):.0f} %"
+
+
+def guess_roles_with_reasons(frame: pd.DataFrame,
+                             kinds: dict[str, str] | None = None) -> dict[str, tuple[Role, str]]:
+    """{column: (role, reason in plain words)} by the rules of `role_rule_text()`, in that order."""
+    kinds = kinds or {}
+    out: dict[str, tuple[Role, str]] = {}
+    have_class = False
+    columns = list(frame.columns)
+    for position, name in enumerate(columns):
+        words = name_words(name)
+        kind = kinds.get(name, "categorical")
+        series = frame[name]
+        counted: tuple[int, int] | None = None
+
+        def distinct() -> tuple[int, int]:
+            nonlocal counted
+            if counted is None:
+                counted = _distinct(series)
+            return counted
+
+        role, reason = None, ""
+        word = _hit(words, IDENTIFIER_WORDS)
+        if word:
+            role = Role.IDENTIFIER
+            reason = f"its name mentions '{word}', which directly identifies a person: it is left out of the release"
+        if role is None:
+            word = _hit(words, CLASS_WORDS) or next(("/".join(sorted(p)) for p in CLASS_PHRASES if p <= words), None)
+            if word is None and str(name).strip().lower() in CLASS_NAMES:
+                word = str(name).strip().lower()
+            if word is None and str(name).strip().lower() == "num" and position == len(columns) - 1 \
+                    and distinct()[0] <= NUM_CLASS_MAX:
+                word = "num"
+            if word:
+                if have_class:
+                    role = Role.SENSITIVE
+                    reason = (f"its name suggests an outcome ('{word}'), but another column is already the class: "
+                              "sensitive")
+                else:
+                    role = Role.CLASS
+                    reason = (f"its name suggests the outcome ('{word}'): the class, the value a data user wants "
+                              "to predict")
+                have_class = True
+        first = re.split(r"[^0-9a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name)).lower())[0]
+        is_count = first in COUNT_WORDS and len(words) > 2  # "num_medications", not "num" alone
+        if role is None and not is_count:
+            word = _hit(words, SENSITIVE_WORDS)
+            if word:
+                role = Role.SENSITIVE
+                reason = f"its name mentions '{word}' (health information about a person): sensitive"
+        if role is None:
+            word = _hit(words, QUASI_IDENTIFIER_WORDS)
+            if word:
+                role = Role.QUASI_IDENTIFIER
+                reason = (f"its name mentions '{word}', which others can know or look up and link: "
+                          "quasi-identifier")
+        if role is None:
+            word = _hit(words, ID_LIKE_WORDS)
+            if word:
+                count, rows = distinct()
+                if count >= MANY_VALUES or (rows and count >= ID_LIKE_SHARE * rows and rows >= 20):
+                    role = Role.IDENTIFIER
+                    reason = (f"its name mentions '{word}' and it has {count:,} different values "
+                              f"({_share(count, rows)} of rows): a record or patient number, left out of the "
+                              "release")
+                elif word in CODE_WORDS:
+                    role = Role.INSENSITIVE
+                    reason = (f"its name mentions '{word}' but it has only {count:,} different values: a code, "
+                              "published as is" + (" (set its kind to categorical: its numbers are codes, not "
+                                                   "amounts)" if kind == "numeric" else ""))
+                else:
+                    role = Role.INSENSITIVE
+                    reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
+                              "a record number: published as is")
+        if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
+            count, rows = counted if counted is not None else _distinct(series, exact=False)
+            if rows and count >= NEAR_UNIQUE * rows:
+                role = Role.IDENTIFIER
+                reason = (f"it has a different value in {_share(count, rows)} of rows, so a value points to one "
+                          "record: left out of the release")
+        if role is None:
+            role, reason = Role.INSENSITIVE, "nothing in its name or values suggests a role: published as is"
+        out[name] = (role, reason)
+    return out
 
 
 def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None) -> dict[str, Role]:
-    """A role per column by `role_rule_text()`; the first class-like column is the class, later ones sensitive."""
-    kinds = kinds or {}
-    roles: dict[str, Role] = {}
-    have_class = False
-    short = len(frame) < UNIQUE_ID_MIN_ROWS  # no column can be a unique code: skip the per-column lookup
-    for name in frame.columns:
-        words = name_words(name)
-        kind = kinds.get(name, "categorical")
-        if words & IDENTIFIER_WORDS or (short is False and _is_unique_code(frame[name], kind)):
-            role = Role.IDENTIFIER
-        elif words & CLASS_WORDS:
-            role = Role.SENSITIVE if have_class else Role.CLASS
-            have_class = True
-        elif words & SENSITIVE_WORDS:
-            role = Role.SENSITIVE
-        elif words & QUASI_IDENTIFIER_WORDS:
-            role = Role.QUASI_IDENTIFIER
-        else:
-            role = Role.INSENSITIVE
-        roles[name] = role
-    return roles
+    """A role per column by `role_rule_text()` (the reasons: `guess_roles_with_reasons`)."""
+    return {name: role for name, (role, _reason) in guess_roles_with_reasons(frame, kinds).items()}
 
 
 def role_rule_text() -> str:
-    """How roles were guessed, in plain words, for the GUI."""
+    """How roles were guessed, in plain words, for the GUI and `ppdp inspect` (the rules in order)."""
+    def words(vocabulary):
+        return ", ".join(sorted(vocabulary))
     return (
-        "Roles are a first guess from the column names; please check each one.\n"
-        f"  Identifier: names containing {', '.join(sorted(IDENTIFIER_WORDS - {'ids', 'names'}))}, or a column "
-        f"with a different value in every row (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
-        f"  Class (the first such column; later ones become sensitive): {', '.join(sorted(CLASS_WORDS))}.\n"
-        f"  Sensitive: {', '.join(sorted(SENSITIVE_WORDS))}.\n"
-        f"  Quasi-identifier: {', '.join(sorted(QUASI_IDENTIFIER_WORDS))}.\n"
-        "  Everything else: insensitive."
+        "Roles are a first guess from the column names and values; please check each one. The first rule that "
+        "fits decides:\n"
+        f"  1. Identifier (left out of every release): names containing {words(IDENTIFIER_WORDS)}.\n"
+        f"  2. Class (the first such column; later ones become sensitive): {words(CLASS_WORDS)}, 'vital status', "
+        f"'discharge status', a column named {words(CLASS_NAMES)}, or 'num' as the last column with at most "
+        f"{NUM_CLASS_MAX} values.\n"
+        f"  3. Sensitive: {words(SENSITIVE_WORDS)} (not for names starting with "
+        f"{words(COUNT_WORDS)}: those are counts).\n"
+        f"  4. Quasi-identifier: {words(QUASI_IDENTIFIER_WORDS)}.\n"
+        f"  5. Names containing {words(ID_LIKE_WORDS)}: an identifier (a record or patient number) when the column "
+        f"has at least {MANY_VALUES:,} different values, or as many as {100 * ID_LIKE_SHARE:.0f} % of its rows; "
+        "otherwise a code, published as is (number codes are best set to categorical).\n"
+        f"  6. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
+        f"rows (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
+        "  7. Everything else: insensitive (published as is)."
     )

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ppdp_gui.engine.data.leftovers import register, temporary_name, unregister
 from ppdp_gui.engine.data.schema import SourceInfo
+from ppdp_gui.engine.data.xlsx_stream import write_xlsx
 from ppdp_gui.engine.errors import DataError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".xlsx": "xlsx", ".parquet": "parquet"}
@@ -178,26 +179,10 @@ def neutral_text(text: str) -> str:
     return text
 
 
-def _write_xlsx(frame: pd.DataFrame, tmp: Path) -> None:
-    import openpyxl  # lazy: only needed for workbooks
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-
-    columns = []
-    for pos in range(frame.shape[1]):
-        col = frame.iloc[:, pos]
-        if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-            bad = col.astype("str").str.contains(ILLEGAL_CHARACTERS_RE.pattern, regex=True).fillna(False)
-            if bad.any():
-                row = int(np.flatnonzero(bad.to_numpy(dtype=bool))[0]) + 1
-                raise DataError(f"column {frame.columns[pos]!r} row {row} holds a control character that Excel "
-                                "cannot store; export CSV or Parquet instead", column=str(frame.columns[pos]))
-        columns.append(col.astype(object).where(col.notna(), None).tolist())
-    book = openpyxl.Workbook(write_only=True)  # created only once the values are known to fit
-    sheet = book.create_sheet("release")
-    sheet.append(list(frame.columns))
-    for row in zip(*columns):
-        sheet.append(list(row))
-    book.save(tmp)
+def _write_xlsx(frame: pd.DataFrame, tmp: Path, progress: Callable[[float], None] | None = None) -> None:
+    """One sheet named 'release' by the streaming writer (data/xlsx_stream.py: per distinct value, not per cell;
+    about as fast as CSV). `progress(fraction)` is called as rows are written; raising in it stops the write."""
+    write_xlsx(frame, tmp, progress=progress)
 
 
 # ---- plain files -------------------------------------------------------------------------------------------

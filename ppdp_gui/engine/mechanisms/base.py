@@ -249,6 +249,12 @@ class Mechanism:
         unless the custodian opts in (and the release is then labelled not ε-DP)."""
         return []
 
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        """The columns a release would publish with their values unchanged (not generalised, not noised), for
+        the publish path's check for identifying columns (pipeline/plan.py). Default: none — right for
+        mechanisms that publish only noisy counts or generalised values; record-level mechanisms override it."""
+        return []
+
     def run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         """Validate, then delegate to `_run`. Refuses to start if validation finds an error."""
         problems = [p for p in self.validate(data, **params) if p.level == "error"]

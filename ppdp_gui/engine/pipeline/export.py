@@ -16,6 +16,8 @@ nothing). The window uses both for its progress bar and its Cancel button.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +25,9 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
-from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
 from ppdp_gui.engine.data.writer import (Staged, commit, json_text, neutral_text, stage_table, table_format,
                                          write_text_atomic)
 from ppdp_gui.engine.errors import CheckError, DataError
@@ -43,6 +46,9 @@ class Exported:
     checks: list[ClaimCheck] = field(default_factory=list)
     note_doc: dict = field(default_factory=dict)
     pdf: bool = False  # a PDF was written beside each JSON document
+    #: an earlier release's note found where this note was written, kept under its release id (see
+    #: `check_note_target`); the window and `ppdp` should say so
+    kept_notes: list[Path] = field(default_factory=list)
 
 
 def table_paths(published: Published, path) -> dict[str, Path]:
@@ -59,8 +65,45 @@ def table_paths(published: Published, path) -> dict[str, Path]:
 
 
 def default_note_path(path) -> Path:
+    """'release.csv' -> 'release.csv.release-note.json': one note per exported file, so exporting one release
+    as CSV and as XLSX into one folder keeps both notes (each lists its own file's sha256)."""
     p = Path(path).expanduser()
-    return p.with_name(p.stem + NOTE_SUFFIX)
+    return p.with_name(p.name + NOTE_SUFFIX)
+
+
+def check_note_target(note_path, release_id: str | None) -> Path | None:
+    """Where an earlier release's note at `note_path` will be kept, or None; refuses to replace other files.
+
+    A note names the release it describes. Writing a new release's note over another release's note would lose
+    that release's description, so the earlier note is kept aside under its release id
+    ('release.csv.release-note.<id>.json') and the expected name then holds the note of the file beside it.
+    Refusing instead was rejected: a re-run of the same command (a monthly script) should still work, and a
+    versioned name for the *new* note would leave the old note under the name a recipient looks for, beside a
+    file it does not describe. A second export of the same release simply rewrites its own note. Any other
+    existing file (not a release note) is refused, before anything is written. `release_id` None (before the run):
+    only that last check."""
+    if not note_path:
+        return None
+    p = Path(note_path).expanduser()
+    if not p.is_file() or p.stat().st_size == 0:
+        return None
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("document") != "release note":
+        raise DataError("already exists and is not a release note; the export will not replace it. Choose "
+                        "another name for the release note", path=str(p))
+    old = str(doc.get("release_id") or "unknown")
+    if release_id is None or old == release_id:
+        return None
+    stem = p.name[: -len(".json")] if p.name.endswith(".json") else p.name
+    keep = p.with_name(f"{stem}.{old}.json")
+    n = 2
+    while keep.exists() and keep.read_bytes() != p.read_bytes():
+        keep = p.with_name(f"{stem}.{old}.{n}.json")
+        n += 1
+    return keep
 
 
 def _protected(source_path, ledger=None, ledger_path=None) -> list[Path]:
@@ -87,16 +130,23 @@ def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger
     _distinct(outputs)
     for p in outputs:
         _target(p, source, guard)
+    check_note_target(note_path, None)
 
 
 def read_back(staged: Staged, columns) -> pd.DataFrame:
     """The staged file as a reader sees it: every column as text, nothing treated as missing."""
     sep = "\t" if staged.fmt == "tsv" else ("," if staged.fmt == "csv" else None)
     names = [str(c) if staged.fmt == "parquet" else neutral_text(str(c)) for c in columns]
+    policy = NAPolicy(tokens=(), action="category")
+    kinds = {n: "categorical" for n in names}
     try:
-        data = read_table(staged.tmp, na_policy=NAPolicy(tokens=(), action="category"), delimiter=sep,
-                          max_bytes=staged.tmp.stat().st_size + 1, kinds={n: "categorical" for n in names},
-                          own_file=True)
+        if staged.fmt == "xlsx":
+            # the cells by a compiled XLSX parser (calamine), then the reader's own typing rules: a minute
+            # faster than openpyxl on 100,000 rows, and a parser that shares no code with the writer
+            data = dataset_from_frame(read_xlsx_text(staged.tmp), na_policy=policy, kinds=kinds)
+        else:
+            data = read_table(staged.tmp, na_policy=policy, delimiter=sep, max_bytes=staged.tmp.stat().st_size + 1,
+                              kinds=kinds, own_file=True)
     except DataError as exc:
         raise CheckError(f"{staged.target.name}: the written file could not be read back ({exc.reason})") from None
     return data.frame
@@ -124,6 +174,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         table_format(p)
     documents = [Path(p) for p in (note_path, record_path) if p]
     _distinct(list(targets.values()) + documents + ([p.with_suffix(".pdf") for p in documents] if pdf else []))
+    keep_note = check_note_target(note_path, published.release_id)
     staged: dict[str, Staged] = {}
     checks: list[ClaimCheck] = []
     try:
@@ -159,7 +210,11 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table, "ok": c.ok}
                                            for c in checks]
     note_written = None
+    kept: list[Path] = []
     if note_path:
+        if keep_note is not None:  # the earlier release's note stays, under its release id
+            os.replace(Path(note_path).expanduser(), keep_note)
+            kept.append(keep_note)
         note_written = write_text_atomic(json_text(note), note_path, protected=guard)
         if pdf:
             from ppdp_gui.engine.persistence.pdf import note_pdf, write_pdf
@@ -177,7 +232,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         from ppdp_gui.engine.persistence.pdf import record_pdf, write_pdf
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
-    return Exported(written, note_written, record_written, checks, note, pdf)
+    return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
 
 
 def _records_folder(published: Published, ledger) -> Path | None:

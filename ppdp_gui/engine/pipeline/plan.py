@@ -8,6 +8,12 @@ Domains: a DP mechanism lists the domains it needs (`Mechanism.domain_needs`). A
 domain, or a domain / taxonomy built from the records) is an error naming the column — unless the custodian opts
 in (`allow_data_domains`), in which case the plan fills those domains from the records and the release is
 labelled "not ε-DP: domain of C taken from the data" in the window, the note, the record and the ledger.
+
+Identifying columns: a record-level release (Mondrian, TDS, Fragmentation) publishes every column that is neither
+an identifier nor a quasi-identifier with its values unchanged (`Mechanism.published_columns`). One of those with
+a different value in nearly every row (a patient number guessed insensitive) would identify patients while the
+release still says "k-anonymous", so it is an error naming the column — unless the custodian confirmed that the
+column may be published (`confirmed_columns`; the custodian record keeps the confirmation as a warning).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import pandas as pd
 
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
 from ppdp_gui.engine.data.schema import Dataset
@@ -59,6 +67,7 @@ class Plan:
     separate_dataset: bool = False
     identity: Any = None  # ledger DatasetIdentity (DP releases with a ledger)
     budget: Any = None  # ledger Budget of that identity
+    confirmed_columns: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
 
     @property
     def name(self) -> str:
@@ -137,12 +146,63 @@ def _domain_problems(needs: list[NeedState]) -> list[Problem]:
     return problems
 
 
+#: a published column is identifying when this share of its rows hold distinct values …
+DISTINCT_SHARE = 0.9
+#: … or when this share of rows hold a value no other row has
+UNIQUE_ROW_SHARE = 0.5
+#: tables smaller than this are not checked (in a few dozen rows most numbers are unique by chance)
+IDENTIFYING_MIN_ROWS = 50
+
+
+def uniqueness(values: pd.Series) -> tuple[float, float]:
+    """(share of rows holding distinct values, share of rows whose value no other row has), missing values
+    counted as a value. A strided sample of 5,000 rows decides first: a column far from unique there (most
+    columns) is not counted in full, so the preview stays quick on large tables."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 0.0
+    if n > 20_000:
+        sample = values.iloc[:: n // 5_000]
+        if sample.nunique(dropna=False) < 0.5 * len(sample):
+            return float(sample.nunique(dropna=False)) / len(sample), 0.0
+    counts = values.value_counts(dropna=False, sort=False).to_numpy()
+    return float(counts.size) / n, float((counts == 1).sum()) / n
+
+
+def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> list[Problem]:
+    """An error per column the release would publish unchanged that is unique or nearly unique per row (see the
+    module docstring); a warning for each such column the custodian confirmed."""
+    if data.n_rows < IDENTIFYING_MIN_ROWS:
+        return []
+    confirmed = set(confirmed or ())
+    problems = []
+    for name in columns:
+        if name not in data.frame.columns:
+            continue
+        distinct, unique = uniqueness(data.frame[name])
+        if distinct < DISTINCT_SHARE and unique < UNIQUE_ROW_SHARE:
+            continue
+        fact = (f"{name} has a different value in {100 * distinct:.0f} % of rows" if distinct >= DISTINCT_SHARE
+                else f"in {100 * unique:.0f} % of rows, {name} has a value no other row has")
+        if name in confirmed:
+            problems.append(Problem(f"{fact}; it is published as is because you confirmed it may be published.",
+                                    level="warning", column=name))
+        else:
+            problems.append(Problem(
+                f"{fact}: publishing it would identify patients. Mark it as an identifier (it is then left out), "
+                "as a quasi-identifier (it is then generalised), or confirm it may be published.", column=name))
+    return problems
+
+
 def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledger=None,
-         allow_data_domains: bool = False, separate_dataset: bool = False) -> Plan:
-    """The Plan of releasing `data` with `mechanism` and `params` (nothing is charged or written)."""
+         allow_data_domains: bool = False, separate_dataset: bool = False,
+         confirmed_columns=()) -> Plan:
+    """The Plan of releasing `data` with `mechanism` and `params` (nothing is charged or written).
+    `confirmed_columns`: columns the custodian confirmed may be published as is although nearly unique."""
     mech = resolve_mechanism(mechanism)
     params = dict(params or {})
-    out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset)
+    out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
+               confirmed_columns=tuple(confirmed_columns or ()))
     try:
         out.params = mech.resolve_params(**params)
         out.cost = mech.privacy_cost(**out.params)
@@ -174,6 +234,10 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
         found = [Problem(str(exc))]
     seen = {p.message for p in out.problems}
     out.problems += [p for p in found if p.message not in seen]
+    try:
+        out.problems += identifying_problems(data, mech.published_columns(data, out.params), out.confirmed_columns)
+    except PpdpError as exc:
+        out.problems.append(Problem(str(exc)))
     if out.cost.is_dp and ledger is not None:
         try:
             out.identity = ledger.identify(data, label=data.source.path or "", separate=separate_dataset)

@@ -1,9 +1,12 @@
-"""Automatic taxonomies: numeric intervals, named groups of categories, and masking of codes (ZIP, ICD).
+"""Automatic taxonomies: numeric intervals, ordered bands from public bounds, named groups of categories, and
+masking of codes (ZIP). Dates: taxonomy/dates.py; ICD-9 / ICD-10 codes: taxonomy/icd.py.
 
 Every builder returns a Taxonomy whose leaves all sit at the same depth, so it is also a valid ARX hierarchy.
-Interval edges come only from `low`, `width` and `fan_out` (public choices), never from where the data falls;
-only which intervals exist (non-empty ones) follows the data. Leaves are the values as text, spelled the way
-``Taxonomy.node_codes`` spells them (``series.astype(str)``), so the tree matches the column it was built from.
+Interval edges come only from `low`, `width` and `fan_out` (public choices), never from where the data falls.
+Leaves are the values as text, spelled the way ``Taxonomy.node_codes`` spells them (``series.astype(str)``), so
+the tree matches the column it was built from. A builder whose leaves are the values found in the records marks
+its taxonomy ``origin="data"`` (its leaves reveal them, so it is no public domain for ε-DP); one built only from
+public bounds or a published code list stays ``origin="public"``. Siblings are in natural order (0-4, 5-9, 10-14).
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.taxonomy.order import natural_key
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
+
+#: the one default width of the narrowest intervals, for every interval builder (the GUI's too): 10, as in 20-29
+DEFAULT_INTERVAL_WIDTH = 10
 
 
 def _number_text(value: Fraction) -> str:
@@ -43,7 +50,7 @@ def _decimal(value: float) -> Fraction:
     return Fraction(str(float(value)))
 
 
-def numeric_intervals(column: str, values, width, fan_out: int = 2, low=None, high=None,
+def numeric_intervals(column: str, values, width=DEFAULT_INTERVAL_WIDTH, fan_out: int = 2, low=None, high=None,
                       root_label: str = "*") -> Taxonomy:
     """Leaves = distinct values; level 1 = intervals [low + i·width, low + (i+1)·width); each higher level merges
     `fan_out` neighbouring intervals of the level below, until one group is left, which becomes `root_label`.
@@ -126,28 +133,100 @@ def grouped(column: str, groups: Mapping[str, Iterable[str]], root_label: str = 
     return Taxonomy.from_paths(column, rows)
 
 
-def masking(column: str, values, mask_char: str = "*", root_label: str | None = None) -> Taxonomy:
+def masking(column: str, values, mask_char: str = "*", root_label: str | None = None,
+            pad: str | None = None) -> Taxonomy:
     """Codes generalised by masking one more character from the right per level: 47677 → 4767* → 476** → …
 
-    All codes must have the same length (pad them first, e.g. ZIP 02134 not 2134). The fully masked code
+    Codes of different lengths are refused, naming two of them, unless `pad` is given: each shorter code is then
+    masked as if padded on the left with `pad` to the longest length (ZIP 2134 read as 02134 → 0213* → …), while
+    the leaf keeps the column's own spelling ('2134'), so the tree still matches the column. The fully masked code
     ('*****') is the root unless `root_label` is given.
     """
-    codes = sorted({str(v) for v in pd.Series(values).dropna().astype(str)})
+    codes = sorted({str(v) for v in pd.Series(values).dropna().astype(str)}, key=natural_key)
     if not codes:
         raise TaxonomyError(f"column {column!r} has no values to mask")
-    lengths = {len(c) for c in codes}
-    if len(lengths) != 1:
-        raise TaxonomyError(f"column {column!r}: codes of different lengths {sorted(lengths)[:5]}; "
-                            "pad them to one length first (e.g. with leading zeros)")
     if len(mask_char) != 1:
         raise TaxonomyError("the mask must be a single character")
-    n = lengths.pop()
+    if pad is not None and len(pad) != 1:
+        raise TaxonomyError("the padding must be a single character, e.g. '0'")
+    by_length = {}
+    for c in codes:
+        by_length.setdefault(len(c), c)
+    n = max(by_length)
+    if len(by_length) > 1 and pad is None:
+        short, long = by_length[min(by_length)], by_length[n]
+        raise TaxonomyError(f"column {column!r}: codes have different lengths ({min(by_length)} to {n} characters, "
+                            f"e.g. {short!r} and {long!r}); pad them on the left to {n} characters (ZIP codes: "
+                            "with leading zeros) or choose padding for the masking")
     rows = []
     for code in codes:
-        row = [code[: n - k] + mask_char * k for k in range(n + 1)]
+        full = code.rjust(n, pad) if pad is not None else code
+        row = [code] + [full[: n - k] + mask_char * k for k in range(1, n + 1)]
         if root_label is not None:
             row[-1] = root_label
         rows.append(row)
     tax = Taxonomy.from_paths(column, rows)
     tax.origin = "data"  # its leaves are the codes found in the records
+    return tax
+
+
+def ordered_intervals(column: str, low, high, width=DEFAULT_INTERVAL_WIDTH, fan_out: int = 2, step=1,
+                      style: str = "interval", values=None, root_label: str = "*") -> Taxonomy:
+    """Ordered bands from public bounds: leaves are every value low, low + step, …, high (e.g. ages 0 to 120);
+    level 1 groups them into bands [low + i·width, low + (i+1)·width); each higher level merges `fan_out`
+    neighbouring bands until one is left, the root. Nothing comes from the data, so the taxonomy is public.
+
+    `style` "interval" labels a band '[0, 5)'; "range" labels it '0-4' (whole numbers only: the band's lowest and
+    highest value). `values`, when given, are checked to be leaves (a value off the bounds or the step is named).
+    """
+    low_q, high_q, width_q, step_q = (_exact(low, "low"), _exact(high, "high"), _exact(width, "interval width"),
+                                      _exact(step, "step"))
+    if width_q <= 0 or step_q <= 0:
+        raise TaxonomyError("the interval width and the step must be positive")
+    if high_q < low_q:
+        raise TaxonomyError(f"the highest value {float(high_q):g} is below the lowest {float(low_q):g}")
+    if int(fan_out) != fan_out or fan_out < 2:
+        raise TaxonomyError(f"fan-out must be a whole number of at least 2, got {fan_out!r}")
+    if style not in ("interval", "range"):
+        raise TaxonomyError(f"style must be 'interval' or 'range', got {style!r}")
+    whole = step_q.denominator == 1 and low_q.denominator == 1 and width_q.denominator == 1
+    if style == "range" and not whole:
+        raise TaxonomyError("'range' labels (0-4) need whole-number bounds, width and step; use 'interval'")
+    if (width_q / step_q).denominator != 1:
+        raise TaxonomyError(f"the interval width {float(width_q):g} must be a whole number of steps "
+                            f"({float(step_q):g})")
+    count = int((high_q - low_q) / step_q) + 1
+    if count > 1_000_000:
+        raise TaxonomyError("these bounds and step make over a million values; choose a larger step")
+    leaves = [low_q + i * step_q for i in range(count)]
+    per_band = int(width_q / step_q)
+    tax = Taxonomy(column, root_label=root_label)
+    index = np.arange(count) // per_band
+    levels = [index]
+    while len(np.unique(levels[-1])) > 1:
+        levels.append(levels[-1] // int(fan_out))
+    node_of: dict[tuple[int, int], int] = {}
+    top = max(len(levels) - 2, 0)
+    for row, value in enumerate(leaves):
+        parent = 0
+        for level in range(top, -1, -1):
+            i = int(levels[level][row])
+            key = (level, i)
+            if key not in node_of:
+                span = per_band * int(fan_out) ** level * step_q
+                lo = low_q + i * span
+                label = (interval_label(lo, lo + span) if style == "interval"
+                         else f"{_number_text(lo)}-{_number_text(lo + span - step_q)}")
+                node_of[key] = tax.add_node(label, parent)
+            parent = node_of[key]
+        tax.add_node(_number_text(value), parent)
+    tax._register_leaves()
+    tax.origin = "public"
+    if values is not None:
+        texts = pd.Series(values).dropna().astype(str)
+        outside = sorted({v for v in texts.unique() if not tax.has_value(v)}, key=natural_key)
+        if outside:
+            raise TaxonomyError(f"column {column!r}: {len(outside)} value(s) are not among {_number_text(low_q)}, "
+                                f"{_number_text(low_q + step_q)}, … {_number_text(leaves[-1])} "
+                                f"(e.g. {outside[:3]}); widen the bounds or change the step")
     return tax

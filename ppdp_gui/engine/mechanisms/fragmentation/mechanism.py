@@ -160,6 +160,11 @@ class Fragmentation(Mechanism):
             f"{params['k']} rows.",
             "Some class values may be changed so that the fragments cannot be joined back together."))
 
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        """The class (in every fragment, with few values changed) and every other non-QI, non-identifier column."""
+        qis = set(data.quasi_identifiers)
+        return [c.name for c in data.schema if c.role != Role.IDENTIFIER and c.name not in qis]
+
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)
         l = p["l"] if p["l"] and p["l"] > 1 else None

@@ -65,6 +65,11 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
     return problems
 
 
+def passed_through(data: Dataset) -> list[str]:
+    """The columns `release_frame` publishes as they are: everything but identifiers and quasi-identifiers."""
+    return [c.name for c in data.schema if c.role not in (Role.IDENTIFIER, Role.QUASI_IDENTIFIER)]
+
+
 def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np.ndarray) -> pd.DataFrame:
     """The table to export: identifiers dropped, QIs replaced by their published labels, rows in `order`."""
     cols = {}

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.mechanisms.kanon.common import passed_through
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, encode, taxonomy_for
@@ -176,6 +177,10 @@ class GlobalRecoding(Mechanism):
                 problems.append(Problem(f"the ordered distance needs numbers or a taxonomy listing every value of "
                                         f"{sens!r} in order", column=sens, param="distance"))
         return problems
+
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        """The columns published as they are (the identifying-column check looks at these)."""
+        return passed_through(data)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)

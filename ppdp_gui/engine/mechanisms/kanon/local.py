@@ -30,7 +30,7 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.kanon.common import K_PARAM, n_published_classes, release_frame
+from ppdp_gui.engine.mechanisms.kanon.common import K_PARAM, n_published_classes, passed_through, release_frame
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, _dense, encode
 
 SCHEDULE = (0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.06, 0.07, 0.085, 0.1, 0.12,
@@ -243,6 +243,10 @@ class LocalRecoding(Mechanism):
             problems.append(Problem(f"{size:,} level combinations: local recoding handles at most "
                                     f"{MAX_EXACT_NODES:,}; use fewer quasi-identifiers or shallower taxonomies"))
         return problems
+
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        """The columns published as they are (the identifying-column check looks at these)."""
+        return passed_through(data)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         return PrivacyCost(k=self.resolve_params(**params)["k"])

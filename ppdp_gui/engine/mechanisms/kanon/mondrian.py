@@ -17,8 +17,8 @@ from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
-from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape,
-                                                    n_published_classes, release_frame, resolve_sensitive)
+from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
+                                                    passed_through, release_frame, resolve_sensitive)
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
@@ -62,6 +62,10 @@ class Mondrian(Mechanism):
         sens = resolve_sensitive(data, params) if params.get("l", 0) > 1 else None
         extra = (f"Every group also holds at least {params['l']} different values of {sens}.",) if sens else ()
         return kanon_shape(data, params["k"], extra)
+
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        """The columns published as they are (the identifying-column check looks at these)."""
+        return passed_through(data)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)

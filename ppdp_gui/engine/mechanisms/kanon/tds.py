@@ -20,8 +20,9 @@ from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape,
-                                                    n_published_classes, release_frame)
+                                                    n_published_classes, passed_through, release_frame)
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import QICode, code_quasi_identifier
+from ppdp_gui.engine.taxonomy.order import natural_key
 
 
 def entropy_of_counts(counts: np.ndarray) -> np.ndarray:
@@ -187,6 +188,9 @@ class TDS(Mechanism):
     def describe_release(self, data: Dataset, params: dict[str, Any]):
         return kanon_shape(data, params["k"])
 
+    def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
+        return passed_through(data)
+
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         return PrivacyCost(k=self.resolve_params(**params)["k"])
 
@@ -231,7 +235,7 @@ class TDS(Mechanism):
                 out[name] = texts
             return out
 
-        cut = {col.code.name: sorted(intervals[col.code.name]) for col in columns}
+        cut = {col.code.name: sorted(intervals[col.code.name], key=natural_key) for col in columns}
         note = {"quasi_identifiers": list(qnames), "k": k, "groups": n_published_classes(table, list(qnames)),
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}

@@ -1,0 +1,106 @@
+"""Role guesses on hospital-shaped tables fail safe (issue 18): patient and encounter numbers are identifiers,
+few-valued code columns are not, the readmission / 'num' column is the class, diagnoses are sensitive — each with
+a reason in plain words — and `role_rule_text()` says what the rules really do."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from clinical_helpers import diabetes_like, heart_like
+
+from ppdp_gui.engine.data import Role, dataset_from_frame, guess_roles
+from ppdp_gui.engine.data import roles as R
+from ppdp_gui.engine.data.roles import guess_roles_with_reasons, role_rule_text
+
+I, Q, S, C, N = Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.CLASS, Role.INSENSITIVE
+
+
+def guessed(frame):
+    data = dataset_from_frame(frame)
+    kinds = {c.name: c.kind for c in data.schema}
+    return guess_roles_with_reasons(data.frame, kinds), {c.name: c.role for c in data.schema}
+
+
+def test_diabetes_table_defaults_are_safe():
+    reasons, loaded = guessed(diabetes_like())
+    roles = {k: v[0] for k, v in reasons.items()}
+    assert loaded == roles  # the reader uses the same guess
+    expected = {"encounter_id": I, "patient_nbr": I, "race": Q, "gender": Q, "age": Q,
+                "admission_type_id": N, "discharge_disposition_id": N, "admission_source_id": N, "payer_code": N,
+                "num_procedures": N, "num_medications": N, "number_diagnoses": N,
+                "diag_1": S, "diag_2": S, "diag_3": S, "readmitted": C}
+    assert {k: roles[k] for k in expected} == expected
+    assert "different values" in reasons["patient_nbr"][1] and "record or patient number" in reasons["patient_nbr"][1]
+    assert "a code" in reasons["admission_type_id"][1] and "8 different values" in reasons["admission_type_id"][1]
+    assert "outcome" in reasons["readmitted"][1]
+    assert all(reason and reason[0].islower() for _role, reason in reasons.values())
+
+
+def test_patient_number_with_many_repeat_visits_is_still_an_identifier():
+    n = 5000
+    frame = pd.DataFrame({"patient_nbr": np.arange(n) // 3, "x": ["a"] * n})
+    assert guess_roles(frame)["patient_nbr"] == I  # 33 % distinct, but 1,667 values: a record number
+
+
+def test_heart_table_num_is_the_class_only_as_last_column():
+    reasons, _ = guessed(heart_like())
+    assert reasons["num"][0] == C and reasons["age"][0] == Q and reasons["sex"][0] == Q
+    moved = heart_like()[["num", "age", "sex", "chol"]]
+    assert guessed(moved)[0]["num"][0] == N
+
+
+def test_near_unique_values_make_an_identifier_but_measurements_do_not():
+    r = np.random.default_rng(0)
+    n = 400
+    token = [f"t{i}" for i in range(n)]
+    token[:20] = ["t0"] * 20  # 95 % distinct: still points to single records
+    frame = pd.DataFrame({"token": token, "lab": r.normal(size=n), "counter": np.arange(n),
+                          "few": r.choice(["a", "b"], n)})
+    reasons, _ = guessed(frame)
+    assert reasons["token"][0] == I and "95 %" in reasons["token"][1]
+    assert reasons["counter"][0] == I
+    assert reasons["lab"][0] == N and reasons["few"][0] == N
+
+
+def test_small_tables_are_not_judged_by_distinct_values():
+    frame = pd.DataFrame({"token": [f"t{i}" for i in range(50)]})
+    assert guess_roles(frame)["token"] == N
+
+
+def test_second_outcome_is_sensitive():
+    roles = guess_roles(pd.DataFrame(columns=["readmitted", "died", "vital status"]))
+    assert roles == {"readmitted": C, "died": S, "vital status": S}
+
+
+def test_counts_are_not_sensitive_by_their_name():
+    roles = guess_roles(pd.DataFrame({"num_medications": [1, 2], "medication": ["a", "b"],
+                                      "number_diagnoses": [3, 4]}))
+    assert roles == {"num_medications": N, "medication": S, "number_diagnoses": N}
+
+
+# ---- role_rule_text() is true: every word it lists gives the role it says --------------------------------------
+@pytest.mark.parametrize("vocabulary, role", [(R.IDENTIFIER_WORDS, I), (R.CLASS_WORDS, C), (R.CLASS_NAMES, C),
+                                              (R.SENSITIVE_WORDS, S),
+                                              (R.QUASI_IDENTIFIER_WORDS, Q)])
+def test_every_listed_word_gives_its_role(vocabulary, role):
+    text = role_rule_text()
+    for word in sorted(vocabulary):
+        assert word in text
+        assert guess_roles(pd.DataFrame({f"{word}": ["a", "b"]}))[word] == role, word
+
+
+def test_id_like_words_follow_the_count_of_values():
+    text = role_rule_text()
+    many = pd.Series(np.arange(2000))
+    for word in sorted(R.ID_LIKE_WORDS):
+        assert word in text
+        frame = pd.DataFrame({f"many_{word}": many, f"few_{word}": many % 5})
+        roles = guess_roles(frame, {f"many_{word}": "numeric", f"few_{word}": "numeric"})
+        assert roles == {f"many_{word}": I, f"few_{word}": N}, word
+    assert f"{R.MANY_VALUES:,}" in text and f"{100 * R.NEAR_UNIQUE:.0f} %" in text
+
+
+def test_many_values_are_counted_exactly_on_large_tables():
+    n = 100_000
+    frame = pd.DataFrame({"visit_nr": np.arange(n) % 1_100, "ward_code": np.arange(n) % 40})
+    roles = guess_roles(frame, {"visit_nr": "numeric", "ward_code": "numeric"})
+    assert roles == {"visit_nr": I, "ward_code": N}  # 1,100 values: a number, even where a sample sees fewer
