@@ -301,12 +301,23 @@ def rich_text(si: pa.Array) -> pa.Array:
     return _put(simple, pos, pa.array(joined, pa.string()))
 
 
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def _plain_text(text: str) -> str:
+    """One cell's text: XML character references, then OOXML's own escapes (ECMA-376 ST_Xstring: '_xHHHH_' is the
+    character U+HHHH, so a literal '_x0041_' is written '_x005F_x0041_'), decoded left to right in one pass."""
+    text = html.unescape(text) if "&" in text else text
+    return _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text) if "_x" in text else text
+
+
 def unescape(values: pa.Array) -> pa.Array:
-    """XML character references (&amp; &lt; &#10; ...) in the values that have any, once per distinct value."""
-    amp = pc.match_substring(values, "&").fill_null(False)
-    if not pc.any(amp).as_py():
+    """XML character references (&amp; &lt; &#10; ...) and OOXML '_xHHHH_' escapes in the values that have any,
+    once per distinct value."""
+    hit = pc.or_(pc.match_substring(values, "&"), pc.match_substring(values, "_x")).fill_null(False)
+    if not pc.any(hit).as_py():
         return values
-    pos = np.flatnonzero(amp.to_numpy(zero_copy_only=False))
+    pos = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
     sub = pc.dictionary_encode(values.take(pa.array(pos)))
-    plain = pa.array([html.unescape(x) for x in sub.dictionary.to_pylist()], pa.string()).take(sub.indices)
+    plain = pa.array([_plain_text(x) for x in sub.dictionary.to_pylist()], pa.string()).take(sub.indices)
     return _put(values, pos, plain)
