@@ -14,6 +14,9 @@ _ENTRIES: dict[str, str] = {
     "Mondrian": "ppdp_gui.engine.mechanisms.mondrian:Mondrian",
     "TDS": "ppdp_gui.engine.mechanisms.tds:TDS",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
+    "DP-PCA": "ppdp_gui.engine.mechanisms.dp_pca:DPPCA", "DP-LDA": "ppdp_gui.engine.mechanisms.dp_pca:DPLDA",
+    "Laplace on records": "ppdp_gui.engine.mechanisms.dp_pca:LaplaceRecords",
+    "Exponential on records": "ppdp_gui.engine.mechanisms.dp_pca:ExponentialRecords",
 }
 
 
