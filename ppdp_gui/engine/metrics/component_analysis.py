@@ -10,7 +10,9 @@
 - Information (Figure 4): entropy (bits) of each released column's distribution, averaged over the columns, and
   the KL divergence D(P‖Q) of the released distribution P from the original Q, averaged likewise. Numbers are
   counted in 10 equal bins of their public bounds, categories and generalised labels as they are; both
-  distributions get half a record per cell (so D stays finite when a cell is empty on one side).
+  distributions get half a record per cell (so D stays finite when a cell is empty on one side). A generalised
+  release (DiffGen) is read over the original cells by spreading each generalised value evenly over the public
+  values it covers (`spread_counts`); its entropy is also given over its own labels, as released.
 
 scikit-learn is imported inside the functions: it takes seconds to import.
 """
@@ -51,22 +53,40 @@ def vocabulary(enc, bins: int = BINS) -> dict[str, tuple]:
             for b in enc.blocks}
 
 
-def cell_counts(series: pd.Series, cells: tuple, weights: np.ndarray | None = None) -> np.ndarray:
-    """Weighted count of every cell; values outside the cells (a generalised label unknown here) are dropped."""
+def cell_index(series: pd.Series, cells: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(cell of every value, mask of the values that fall in a cell); a label unknown here falls in none."""
     if cells[0] == "bins":
         _, lo, hi, nb = cells
         x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
         width = (hi - lo) / nb if hi > lo else 1.0
         idx = np.clip(np.floor((x - lo) / width), 0, nb - 1)
         ok = np.isfinite(idx)
-        idx, size = idx[ok].astype(np.int64), nb
-    else:
-        labels = list(cells[1])
-        codes = pd.Categorical(series.astype(str), categories=labels).codes.astype(np.int64)
-        ok = codes >= 0
-        idx, size = codes[ok], len(labels)
+        return np.where(ok, idx, 0).astype(np.int64), ok
+    codes = pd.Categorical(series.astype(str), categories=list(cells[1])).codes.astype(np.int64)
+    return codes, codes >= 0
+
+
+def n_cells(cells: tuple) -> int:
+    return int(cells[3]) if cells[0] == "bins" else len(cells[1])
+
+
+def cell_counts(series: pd.Series, cells: tuple, weights: np.ndarray | None = None) -> np.ndarray:
+    """Weighted count of every cell; values outside the cells (a generalised label unknown here) are dropped."""
+    idx, ok = cell_index(series, cells)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)[ok]
-    return np.bincount(idx, weights=w, minlength=size).astype(np.float64)
+    return np.bincount(idx[ok], weights=w, minlength=n_cells(cells)).astype(np.float64)
+
+
+def spread_counts(label_weights: np.ndarray, point_labels: np.ndarray, point_cells: np.ndarray,
+                  size: int) -> np.ndarray:
+    """Counts over the original cells of a generalised release: each generalised label's weight spread evenly over
+    the points of the public domain it covers (`point_labels[i]` is the label covering point i, `point_cells[i]`
+    its cell) — the usual way to read a generalised value as a distribution over the original values."""
+    share = np.zeros((len(label_weights), size))
+    np.add.at(share, (np.asarray(point_labels), np.asarray(point_cells)), 1.0)
+    covered = share.sum(axis=1, keepdims=True)
+    share = np.divide(share, covered, out=np.zeros_like(share), where=covered > 0)
+    return np.asarray(label_weights, dtype=np.float64) @ share
 
 
 def entropy_bits(counts: np.ndarray) -> float:
@@ -172,5 +192,5 @@ def lda_reference_measures(train: pd.DataFrame, test: pd.DataFrame, class_column
             "entropy of the records (bits)": mean_entropy(train, cells)}
 
 
-__all__ = ["reconstruction_error", "vocabulary", "cell_counts", "entropy_bits", "kl_bits", "mean_entropy",
+__all__ = ["reconstruction_error", "vocabulary", "cell_index", "n_cells", "cell_counts", "spread_counts", "entropy_bits", "kl_bits", "mean_entropy",
            "mean_kl", "classifier_scores", "lda_release_measures", "lda_reference_measures"]

@@ -11,6 +11,7 @@ encoding.py (public-domain preprocessing and its inverse), sensitivity.py (exact
 (integer noise on a public grid, exact exponential draws), pca.py, lda.py, baselines.py, mechanisms.py.
 """
 
+from ppdp_gui.engine.mechanisms.dp_pca import gridnoise, lda, pca
 from ppdp_gui.engine.mechanisms.dp_pca.mechanisms import DPLDA, DPPCA, ExponentialRecords, LaplaceRecords
 
 __all__ = ["DPPCA", "DPLDA", "LaplaceRecords", "ExponentialRecords"]

@@ -22,14 +22,24 @@ import numpy as np
 MAX_EXACT_RECORDS = 1 << 33  # n · 2^20 < 2^53: sums of grid products stay exact integers in float64
 
 
-def one_blas_thread():
-    """A context in which BLAS uses one thread. The products here are small (n × P by P × P); on a busy machine
-    a second BLAS thread spin-waiting for a core made them ten times slower and erratic (bench_dp_pca.py)."""
-    try:
-        from threadpoolctl import threadpool_limits  # installed with scikit-learn
-    except ImportError:  # pragma: no cover
+_CONTROLLER: list = []
+SMALL_PRODUCT = 1 << 20  # multiply-adds below which one thread is used anyway and limiting costs more than it saves
+
+
+def one_blas_thread(work: int = SMALL_PRODUCT):
+    """A context in which BLAS uses one thread, for products of `work` multiply-adds. The products here are small
+    (n × P by P × P); on a busy machine a second BLAS thread spin-waiting for a core made them ten times slower and
+    erratic (bench_dp_pca.py). The controller scans the loaded libraries once, so it is built once."""
+    if work < SMALL_PRODUCT:
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    if not _CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController  # installed with scikit-learn
+            _CONTROLLER.append(ThreadpoolController())
+        except ImportError:  # pragma: no cover
+            _CONTROLLER.append(None)
+    ctl = _CONTROLLER[0]
+    return contextlib.nullcontext() if ctl is None else ctl.limit(limits=1, user_api="blas")
 
 
 def on_grid(x: np.ndarray, j: int) -> np.ndarray:
@@ -42,7 +52,7 @@ def exact_sums(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(steps) >= MAX_EXACT_RECORDS:
         raise ValueError("too many records for exact float sums")
     s1 = steps.sum(axis=0)
-    with one_blas_thread():
+    with one_blas_thread(steps.size * steps.shape[1]):
         s2 = steps.T @ steps
     return s1.astype(np.int64), np.rint(s2).astype(np.int64)
 

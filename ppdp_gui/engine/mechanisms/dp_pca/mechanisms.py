@@ -48,6 +48,15 @@ def _column_problems(exc: ParameterError) -> list[Problem]:
     return [Problem(str(exc), param="columns", column=getattr(exc, "column", None))]
 
 
+def _noisy_matrix_error(noisy: np.ndarray, x: np.ndarray) -> dict[str, float]:
+    """Error of the noisy matrix itself, before it is mapped back into the public domains (the paper's Figure 2
+    and Theorem 3 measure the noise this way, the domains "expanded to R"). Custodian record only."""
+    from ppdp_gui.engine.metrics.component_analysis import reconstruction_error
+
+    err = reconstruction_error(noisy, x)
+    return {"F-norm (noisy matrix)": err["F-norm"], "MSE (noisy matrix)": err["MSE"]}
+
+
 class _ComponentMechanism(Mechanism):
     """What the four share: columns, encoding from public domains, checks, claims and the reconstruction error."""
 
@@ -111,8 +120,10 @@ class _ComponentMechanism(Mechanism):
         if len(release.table) != train.n_rows:
             return {}
         original = enc.encode(train.frame)[0]
-        return reconstruction_error(enc.reencode(release.table), original,
-                                    categorical=[(b.start, b.stop) for b in enc.categorical_blocks()])
+        out = reconstruction_error(enc.reencode(release.table), original,
+                                   categorical=[(b.start, b.stop) for b in enc.categorical_blocks()])
+        out.update({k: float(v) for k, v in release.record.items() if k.endswith("(noisy matrix)")})
+        return out
 
 
 class DPPCA(_ComponentMechanism):
@@ -157,9 +168,11 @@ class DPPCA(_ComponentMechanism):
         yield Progress(0.45, f"projecting {n:,} records onto {k} noisy component(s)")
         proj = pca.noisy_projection(rng, x, mom.mean, basis, eps / 2, enc.p1, enc.p2,
                                     sensitivity=self.projection_sensitivity)
-        del x  # nothing below reads the records
         yield Progress(0.75, "recovering the records in the original columns")
-        table = enc.decode(pca.recover(proj.noisy, basis, mom.mean))
+        noisy = pca.recover(proj.noisy, basis, mom.mean)
+        raw_error = _noisy_matrix_error(noisy, x)  # for the custodian only
+        del x  # nothing below reads the records
+        table = enc.decode(noisy)
         cost = self.privacy_cost(**params)
         delta = self.moment_sensitivity(enc.p1, enc.p2)
         note = {**self._base_note(enc, params), "k": k,
@@ -171,7 +184,7 @@ class DPPCA(_ComponentMechanism):
                 "grid projections": 2.0 ** -proj.grid_exponent,
                 "noisy eigenvalues": [float(v) for v in values[:20]],
                 "noisy variance share of the k components": pca.energy(values, k)}
-        record = {"columns": list(enc.columns), "rows": n, "clamped values": clamped}
+        record = {"columns": list(enc.columns), "rows": n, "clamped values": clamped, **raw_error}
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
                       claims=self._claims(cost, enc, enc.columns, enc.labels), note=note, record=record,
@@ -196,6 +209,7 @@ class LaplaceRecords(_ComponentMechanism):
         delta = self.sensitivity(enc.p1, enc.p2)
         yield Progress(0.3, f"adding noise to {x.size:,} values")
         noisy, j = baselines.laplace_records(rng, x, delta / eps)
+        raw_error = _noisy_matrix_error(noisy, x)
         del x
         table = enc.decode(noisy)
         cost = self.privacy_cost(**params)
@@ -204,7 +218,8 @@ class LaplaceRecords(_ComponentMechanism):
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
                       claims=self._claims(cost, enc, enc.columns, enc.labels), note=note,
-                      record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped},
+                      record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
+                              **raw_error},
                       warnings=self._warnings(enc, clamped))
 
 
@@ -226,6 +241,7 @@ class ExponentialRecords(_ComponentMechanism):
         delta = self.sensitivity(enc.p1, enc.p2)
         yield Progress(0.3, f"drawing {len(x):,} records")
         drawn = baselines.exponential_records(rng, x, enc, eps, delta)
+        raw_error = _noisy_matrix_error(drawn, x)
         del x
         table = enc.decode(drawn)
         cost = self.privacy_cost(**params)
@@ -238,7 +254,8 @@ class ExponentialRecords(_ComponentMechanism):
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
                       claims=self._claims(cost, enc, enc.columns, enc.labels), note=note,
-                      record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped},
+                      record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
+                              **raw_error},
                       warnings=self._warnings(enc, clamped))
 
 

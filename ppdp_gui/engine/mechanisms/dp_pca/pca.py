@@ -76,7 +76,7 @@ def noisy_projection(rng, x: np.ndarray, mean: np.ndarray, basis: np.ndarray, ep
     j = grid_exponent(provisional, power=1, finest=20)
     delta = sensitivity(k, p1, p2, Fraction(1, 1 << j))
     scale = delta / epsilon_half
-    with gridnoise.one_blas_thread():
+    with gridnoise.one_blas_thread(x.size * k):
         y = (x - mean) @ basis
     steps = gridnoise.on_grid(y, j).astype(np.int64)
     noisy = gridnoise.grid_noise(rng, steps, scale, j, power=1).astype(np.float64) * 2.0 ** -j
@@ -85,7 +85,7 @@ def noisy_projection(rng, x: np.ndarray, mean: np.ndarray, basis: np.ndarray, ep
 
 def recover(projection: np.ndarray, basis: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """Step 4 before the encoding's inverse: X̃ = Ỹ·Ū_kᵀ + μ̃."""
-    with gridnoise.one_blas_thread():
+    with gridnoise.one_blas_thread(projection.size * basis.shape[0]):
         return projection @ basis.T + mean
 
 
