@@ -29,7 +29,7 @@ from ppdp_gui.engine.mechanisms.dp_pca.encoding import (Encoding, category_codes
                                                         data_problems, domain_needs_of, plan_encoding)
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
-REPLACED = "one record replaced by another (the number of records is published)"
+REPLACED = "one record replaced by another; the number of records is published"
 ADDED_OR_REMOVED = "one record added or removed"
 NOISE_TEXT = "discrete Laplace (two-sided geometric) on a public grid, sampled exactly"
 
@@ -133,9 +133,9 @@ class DPPCA(_ComponentMechanism):
                "columns. One row per record, in order.")
     params = (
         EPSILON,
-        ParamSpec("k", "Components k", "int", default=3, low=1, high=200,
-                  help="How many principal components carry the data. Few: less noise, coarser records; the paper "
-                       "finds 1 to 3 best on Adult."),
+        ParamSpec("k", "Components k", "int", default=2, low=1, high=200,
+                  help="How many principal components carry the data. Each one more adds noise to every record; "
+                       "on Adult the error is smallest with k = 1 and grows with k (the paper's Figure 2)."),
         COLUMNS,
     )
     cost_note = "ε/2 for the noisy mean and covariance, ε/2 for the noisy projections; one record replaced"
@@ -271,7 +271,8 @@ class DPLDA(_ComponentMechanism):
                   column_kind="categorical",
                   help="The label the released data should predict; empty: the column whose role is Class."),
         COLUMNS,
-        ParamSpec("records", "Synthetic records", "int", default=None, low=1, high=10_000_000, optional=True,
+        ParamSpec("records", "Synthetic records", "int", default=None, low=1, high=10_000_000, log_scale=True,
+                  optional=True,
                   help="How many records to draw; empty: as many as the noisy count of records."),
     )
     cost_note = "noisy class sums, class counts and shared covariance; one record added or removed"
