@@ -17,6 +17,9 @@ _ENTRIES: dict[str, str] = {
     "Local recoding": "ppdp_gui.engine.mechanisms.kanon.local:LocalRecoding",
     "Fragmentation": "ppdp_gui.engine.mechanisms.fragmentation:Fragmentation",
     "KRIMP synthetic": "ppdp_gui.engine.mechanisms.krimp:KrimpSynthetic",
+    "DP-PCA": "ppdp_gui.engine.mechanisms.dp_pca:DPPCA", "DP-LDA": "ppdp_gui.engine.mechanisms.dp_pca:DPLDA",
+    "Laplace on records": "ppdp_gui.engine.mechanisms.dp_pca:LaplaceRecords",
+    "Exponential on records": "ppdp_gui.engine.mechanisms.dp_pca:ExponentialRecords",
 }
 
 

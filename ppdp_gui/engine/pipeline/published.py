@@ -84,9 +84,12 @@ def meaning(published: Published) -> dict[str, list[str]]:
     dp = published.dp
     if dp is not None and dp.holds:
         eps = f"{float(dp.epsilon):.4g}"
+        who = ("Replacing any one person's record in the source table by any other record"
+               if "replaced" in dp.neighbouring else
+               "Whether or not any one person's record was in the source table")  # the claim's neighbouring
         return {"means": [
-            f"Whether or not any one person's record was in the source table changes the probability of this "
-            f"release by at most a factor e^ε = {np.exp(float(dp.epsilon)):.3g} (ε = {eps}).",
+            f"{who} changes the probability of this release by at most a factor e^ε = "
+            f"{np.exp(float(dp.epsilon)):.3g} (ε = {eps}).",
             "Counts and choices were made with random noise; small counts may be off by a few, and groups that "
             "do not exist in the source may appear with small counts.",
         ], "does not mean": [
