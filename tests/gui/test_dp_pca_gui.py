@@ -31,11 +31,12 @@ def run_and_wait(w, qtbot):
 
 
 def form_labels(form) -> list[str]:
+    """The figure names shown in a form (each value label carries its figure's name as accessible name)."""
     out = []
     for i in range(form.rowCount()):
-        item = form.itemAt(i, form.ItemRole.LabelRole)
-        if item is not None and item.widget() is not None:
-            out.append(item.widget().text())
+        item = form.itemAt(i, form.ItemRole.FieldRole)
+        if item is not None and item.widget() is not None and item.widget().accessibleName():
+            out.append(item.widget().accessibleName())
     return out
 
 
@@ -65,7 +66,7 @@ def test_dp_pca_and_dp_lda_through_the_window(loaded_window, qtbot):
     assert record.mechanism == "DP-PCA" and record.holds
     assert set(record.release.table.columns) == set(COLUMNS) and len(record.release.table) == 30162
     assert {"MSE", "F-norm", "MSE (noisy matrix)"} <= set(record.figures)
-    assert any(label.startswith("MSE") for label in form_labels(w.results_view.measures_form))
+    assert any(label.startswith("MSE") for label in form_labels(w.results_view.figures.measures_form))
     sweep(w, qtbot, "k", "1, 3")
     assert len(w.session.sweeps[-1][1].summary()) == 2
 
