@@ -93,9 +93,12 @@ def make_recipe(args):
         recipe = Recipe(source=args.input)
     elif args.input:
         recipe.source = args.input
-    if args.na:
-        recipe.na_policy = NAPolicy(tokens=recipe.na_policy.tokens, action=args.na,
-                                    category_label=recipe.na_policy.category_label)
+    if args.na or getattr(args, "leave_out", None):
+        pol = recipe.na_policy
+        recipe.na_policy = NAPolicy(tokens=pol.tokens, action=args.na or pol.action,
+                                    category_label=pol.category_label,
+                                    leave_out=tuple(dict.fromkeys(pol.leave_out + tuple(args.leave_out or ()))),
+                                    mostly_missing=pol.mostly_missing)
     recipe.roles.update({col: parse_role(r) for col, r in parse_pairs(args.role, "role").items()})
     recipe.kinds.update(parse_pairs(args.kind, "kind"))
     recipe.taxonomy_files.update(parse_pairs(args.taxonomy, "taxonomy"))
@@ -403,7 +406,10 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
     p.add_argument("--na", choices=["drop", "category"], default=None,
-                   help="rows with a missing value: drop them (default) or keep 'missing' as a category")
+                   help="rows with a missing value: drop them (default; a column missing in more than half the "
+                        "rows is then left out instead, and the run says so) or keep 'missing' as a category")
+    p.add_argument("--leave-out", action="append", metavar="COLUMN",
+                   help="leave this column out of the table (repeat for more)")
     p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
                    help="a column's public domain: bounds for a number, the list of values for a category")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")

@@ -3,6 +3,7 @@ DP mechanism passes its quick audit (the planted bugs it must catch are in test_
 
 import inspect
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -234,3 +235,17 @@ def test_every_dp_mechanism_passes_its_quick_audit(name):
     assert all(r.bound <= r.allowed for r in verdict.results)
     text = verdict.plain_words()
     assert text.startswith("Self-check passed") and f"{verdict.runs:,}" in text
+
+
+def test_one_to_one_audits_hold_replace_one_notes_to_eps_and_add_remove_notes_to_two_eps():
+    from ppdp_gui.engine.verify.scenarios_records import per_replacement
+    assert per_replacement({"note/details/neighbouring": "one record replaced by another"}, Fraction(1), 2)[0] == 1
+    assert per_replacement({"note/details/neighbouring": "one record added or removed"}, Fraction(1), 2)[0] == 2
+    assert per_replacement({}, Fraction(1, 2), 2)[0] == 1  # a note silent on it gets no looser allowance than 2ε
+
+
+def test_the_quick_audit_of_a_one_to_one_release_catches_half_the_noise():
+    """Laplace on records with half its noise (a sensitivity or ε wrong by 2×) loses up to 2ε on the record that
+    crosses the whole range: the quick audit must prove it, and pass the true mechanism on the same seeds."""
+    assert not run_verification("Laplace on records", size="quick", seed=0, noise_factor=Fraction(1, 2)).passed
+    assert run_verification("Laplace on records", size="quick", seed=0).passed

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
+from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknown_left_out
 from ppdp_gui.engine.data.roles import guess_roles
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
@@ -108,14 +109,15 @@ def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, she
             cols = dict(zip(names, arrays))
             row_hashes = canonical_row_hashes(pa.table(cols))
             del arrays
-        frame, schema, dropped, counts = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
+        frame, schema, dropped, counts, missing = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
                                                 na_policy=na_policy, line_of_row=line_of_row, path=where,
                                                 profile=profile)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
     source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=dropped,
                         na_policy=na_policy, delimiter=delim, file_format=fmt, row_hashes=row_hashes,
-                        notes=tuple(notes))
+                        notes=tuple(notes) + tuple(missing.notes(na_policy)), left_out=missing.left_out,
+                        missing=missing.missing)
     return Dataset(frame=frame, schema=schema, source=source), counts
 
 
@@ -132,7 +134,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     where = source.path if source else None
     names = check_names(list(frame.columns), where, None)
     cols = {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
-    out, schema, dropped, _ = _build(cols, len(frame), kinds=kinds, roles=roles, taxonomies=taxonomies,
+    out, schema, dropped, _, _missing = _build(cols, len(frame), kinds=kinds, roles=roles, taxonomies=taxonomies,
                                      na_policy=na_policy, line_of_row=None, path=where)
     if source is None:
         source = SourceInfo(n_rows_read=len(frame), n_rows_dropped=dropped, na_policy=na_policy)
@@ -338,14 +340,25 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
                for group in _batches([c for c in names if c in text], n)]
     text_miss = [b.cell_missing() for _, b in batches]
     typed_miss = {name: col.isna().to_numpy() for name, col in typed.items()}
+    missing = {c: int(m.sum()) for (group, _), miss in zip(batches, text_miss) for c, m in zip(group, miss)}
+    missing.update({c: int(m.sum()) for c, m in typed_miss.items()})
+    unknown = unknown_left_out(names, na_policy)
+    if unknown:
+        raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}", path=path)
+    left_out = left_out_columns(names, missing, n, na_policy)
+    if left_out:  # read as text, never typed: a left-out column cannot fail the load
+        kinds = {**kinds, **{c: "categorical" for c in left_out}}
     keep = None
     dropped = 0
     if na_policy.action == "drop" and names:
         any_missing = np.zeros(n, dtype=bool)
-        for miss in text_miss:
-            any_missing |= miss.any(axis=0)
-        for miss in typed_miss.values():
-            any_missing |= miss
+        for (group, _), miss in zip(batches, text_miss):
+            rows = [j for j, c in enumerate(group) if c not in left_out]
+            if rows:
+                any_missing |= miss[rows].any(axis=0)
+        for c, miss in typed_miss.items():
+            if c not in left_out:
+                any_missing |= miss
         dropped = int(any_missing.sum())
         if dropped and dropped == n:
             raise DataError(f"every one of the {n} rows has a missing value ({', '.join(map(repr, tokens))}); "
@@ -389,13 +402,15 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
         out[name] = _convert(col, miss, kind, name, na_policy)
         if profile:
             counts[name] = (int(present.nunique()), int(miss.sum()))
+    names = [c for c in names if c not in left_out]
     frame = pd.DataFrame({name: out.pop(name) for name in names}, index=pd.RangeIndex(m), copy=False) \
         if names else pd.DataFrame(index=range(m))
     guessed = guess_roles(frame, final_kinds)
     guessed.update(roles)
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
                    for c in names)
-    return frame, schema, dropped, ([counts[c] for c in names] if profile else None)
+    report = MissingReport(rows=n, missing=missing, left_out=left_out, dropped=dropped)
+    return frame, schema, dropped, ([counts[c] for c in names] if profile else None), report
 
 
 def _text_numbers(batch: coltypes.TextBatch, j: int, miss: np.ndarray, name: str, line_of_row: LineOfRow | None,

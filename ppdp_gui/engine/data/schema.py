@@ -40,6 +40,11 @@ class NAPolicy:
     tokens: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
     action: Literal["drop", "category"] = "drop"
     category_label: str = "(missing)"
+    #: columns left out by name (never read into the table)
+    leave_out: tuple[str, ...] = ()
+    #: when rows with a missing value are dropped, a column missing in more than this share of the rows is left
+    #: out instead (data/missing.py says why); None: never
+    mostly_missing: float | None = 0.5
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,9 @@ class SourceInfo:
     #: what the custodian should know about how the file was read (formulas read as their stored values, merged
     #: cells, the sheet chosen among several): shown by the window and `ppdp` when the table is loaded
     notes: tuple[str, ...] = ()
+    #: columns left out for missing values (data/missing.py) and the missing cells per column as read
+    left_out: tuple[str, ...] = ()
+    missing: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,15 @@ def na_policy_from(obj, where: str = "na_policy") -> NAPolicy:
     label = pol.get("category_label", default.category_label)
     if not isinstance(label, str):
         raise DataError(f"{where}.category_label must be text")
-    return NAPolicy(tokens=tuple(tokens), action=action, category_label=label)
+    leave_out = pol.get("leave_out", [])
+    if not isinstance(leave_out, list) or not all(isinstance(t, str) for t in leave_out):
+        raise DataError(f"{where}.leave_out must be a list of column names")
+    mostly = pol.get("mostly_missing", default.mostly_missing)
+    if mostly is not None and (isinstance(mostly, bool) or not isinstance(mostly, (int, float))
+                               or not 0 < mostly <= 1):
+        raise DataError(f"{where}.mostly_missing must be a share between 0 and 1, or null")
+    return NAPolicy(tokens=tuple(tokens), action=action, category_label=label, leave_out=tuple(leave_out),
+                    mostly_missing=None if mostly is None else float(mostly))
 
 
 def _taxonomies_from(obj) -> dict:
@@ -219,7 +227,8 @@ def recipe_to_json(recipe: Recipe) -> dict:
         "app": "ppdp_gui",
         "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "source": {"path": recipe.source, "sha256": recipe.source_sha256},
-        "na_policy": {"tokens": list(pol.tokens), "action": pol.action, "category_label": pol.category_label},
+        "na_policy": {"tokens": list(pol.tokens), "action": pol.action, "category_label": pol.category_label,
+                      "leave_out": list(pol.leave_out), "mostly_missing": pol.mostly_missing},
         "kinds": dict(recipe.kinds),
         "roles": {k: Role(v).value for k, v in recipe.roles.items()},
         "taxonomies": {k: {"rows": t.to_paths(), "origin": getattr(t, "origin", "public")}

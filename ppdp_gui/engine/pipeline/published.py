@@ -189,7 +189,8 @@ def custodian_record(published: Published, *, note: dict | None = None, exports:
         "source": {"path": src.path, "sha256": src.sha256, "format": src.file_format,
                    "rows read": int(src.n_rows_read), "rows dropped for missing values": int(src.n_rows_dropped),
                    "rows used": int(src.n_rows_read - src.n_rows_dropped),
-                   "missing values": jsonable(src.na_policy)},
+                   "missing values": jsonable(src.na_policy), "columns left out": list(src.left_out),
+                   "notes on reading": list(src.notes)},
         "dataset": None if ident is None else jsonable(dataclasses.asdict(ident)
                                                         if dataclasses.is_dataclass(ident) else ident),
         "budget after this release": None if budget is None else jsonable(

@@ -319,7 +319,7 @@ def resolve(mechanism):
     cost = mech.privacy_cost(**mech.resolve_params())
     if not cost.is_dp:
         raise ParameterError(f"{mech.name} gives {cost.describe(with_note=False)}, not differential privacy: there "
-                             "is no ε to verify. The self-check is for ε-DP mechanisms (Laplace histogram, DiffGen).")
+                             "is no ε to verify. The self-check is for the ε-DP mechanisms.")
     return mech
 
 

@@ -59,6 +59,10 @@ class DataView(StepView):
         self.error_label = note("", warn=True, object_name="load_error")
         self.error_label.setVisible(False)
         self.error_label.setAccessibleName("Load error")
+        self.notes_label = note("", warn=True, object_name="load_notes")
+        self.notes_label.setVisible(False)
+        self.notes_label.setAccessibleName("Notes on how the table was read")
+        self.user_kinds: dict[str, str] = {}  # kinds the custodian chose; the others are guessed again on reload
 
         # missing-value policy
         self.na_tokens = QLineEdit(tokens_text(NAPolicy().tokens))
@@ -123,6 +127,7 @@ class DataView(StepView):
         layout.addWidget(heading("1. Data"))
         layout.addLayout(top)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.notes_label)
         layout.addWidget(split, 1)
 
         self.na_apply.clicked.connect(self.reload)
@@ -132,7 +137,11 @@ class DataView(StepView):
 
     # -- loading --------------------------------------------------------------------------------------------
     def na_policy(self) -> NAPolicy:
-        return NAPolicy(tokens=parse_tokens(self.na_tokens.text()), action=self.na_action.currentData())
+        """The policy in the widgets; columns left out by name stay left out."""
+        ds = self.session.dataset
+        leave_out = ds.source.na_policy.leave_out if ds is not None else ()
+        return NAPolicy(tokens=parse_tokens(self.na_tokens.text()), action=self.na_action.currentData(),
+                        leave_out=leave_out)
 
     def load(self, path: str, *, na_policy: NAPolicy | None = None, kinds: dict | None = None,
              roles: dict | None = None, after=None, recipe=None) -> None:
@@ -141,6 +150,7 @@ class DataView(StepView):
         from ppdp_gui.engine.persistence.project import Recipe
         from ppdp_gui.gui.workers.tasks import load_job
         if recipe is None:
+            self.user_kinds = dict(kinds or {})
             recipe = Recipe(source=str(path), na_policy=na_policy or self.na_policy(), kinds=dict(kinds or {}),
                             roles=dict(roles or {}))
         pol = recipe.na_policy
@@ -167,7 +177,10 @@ class DataView(StepView):
         ds = self.session.dataset
         if ds is None or not ds.source.path:
             return
-        recipe = self._reload_recipe(na_policy=self.na_policy(), mechanism=None, params={})
+        # kinds are guessed again (a column that was text because of a missing token may now be numbers),
+        # except the ones the custodian chose
+        kinds = {c: k for c, k in self.user_kinds.items() if c in ds.frame.columns}
+        recipe = self._reload_recipe(na_policy=self.na_policy(), kinds=kinds, mechanism=None, params={})
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     def _loaded(self, path: str, result) -> None:
@@ -176,6 +189,9 @@ class DataView(StepView):
         self.session.auto_notes = list(loaded.notes)
         self._loading = False
         self.error_text = ""
+        self.error_label.setVisible(False)
+        self.notes_label.setText("<br>".join(loaded.dataset.source.notes))
+        self.notes_label.setVisible(bool(loaded.dataset.source.notes))
         self.na_apply.setEnabled(False)
         self.session.set_dataset(loaded.dataset)
         if self._after_load is not None:
@@ -210,6 +226,8 @@ class DataView(StepView):
             self.model.set_header_tooltips({c.name: f"{c.name}: {c.kind}, {c.role.label}" for c in ds.schema})
             src = ds.source
             dropped = f", {src.n_rows_dropped:,} dropped for missing values" if src.n_rows_dropped else ""
+            if src.left_out:
+                dropped += f"; left out: {', '.join(src.left_out)}"
             self.file_label.setText(f"<b>{Path(src.path).name if src.path else 'table'}</b>: "
                                     f"{ds.n_rows:,} rows × {len(ds.schema)} columns{dropped}")
             self.file_label.setToolTip(src.path or "")
@@ -235,6 +253,9 @@ class DataView(StepView):
             role.currentIndexChanged.connect(lambda i, n=spec.name: self.session.set_role(n, ROLES[i]))
             self.columns.setCellWidget(row, 2, role)
             count = QTableWidgetItem(f"{self.distinct.get(spec.name, 0):,}")
+            missing = ds.source.missing.get(spec.name, 0)
+            count.setToolTip(f"{self.distinct.get(spec.name, 0):,} different values; missing in {missing:,} of "
+                             f"{ds.source.n_rows_read:,} rows of the file")
             count.setFlags(Qt.ItemIsEnabled)
             count.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             self.columns.setItem(row, 3, count)
@@ -296,6 +317,7 @@ class DataView(StepView):
         ds = self.session.dataset
         if ds is None or ds.spec(column).kind == kind or not ds.source.path:
             return
+        self.user_kinds[column] = kind
         kinds = {c.name: c.kind for c in ds.schema}
         kinds[column] = kind
         domains = {c.name: c.domain for c in ds.schema if c.domain is not None and c.name != column}

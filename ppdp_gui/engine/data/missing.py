@@ -1,0 +1,69 @@
+"""Missing values per column: which columns to leave out, and what to tell the custodian.
+
+Dropping every row with a missing value is the safe reading for the mechanisms (none of them has to guess what a
+blank means), but on clinical extracts one nearly empty column (a `weight` recorded for 3 % of encounters) would
+take 97 % of the rows with it. So, when rows with a missing value are dropped, a column missing in more than
+`NAPolicy.mostly_missing` of the rows (half, by default) is left out instead, and the custodian is told; columns
+can also be left out by name (`NAPolicy.leave_out`). When more than `WARN_SHARE` of the rows would still go, the
+notes say so and say how to keep them. These notes are for the custodian only (they count rows of the private
+table): they are shown when the table is loaded and kept in the custodian record, never in a release note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.errors import DataError
+
+WARN_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class MissingReport:
+    """Per column, how many cells were missing (before any row was dropped); what was left out and dropped."""
+
+    rows: int
+    missing: dict[str, int] = field(default_factory=dict)
+    left_out: tuple[str, ...] = ()
+    dropped: int = 0
+
+    def notes(self, policy: NAPolicy) -> list[str]:
+        out = []
+        auto = [c for c in self.left_out if c not in policy.leave_out]
+        for c in auto:
+            share = self.missing.get(c, 0) / max(self.rows, 1)
+            out.append(f"Column '{c}' is missing in {100 * share:.0f} % of the rows ({self.missing[c]:,} of "
+                       f"{self.rows:,}), so it is left out: dropping those rows instead would lose most of the "
+                       "table. To keep the column, keep missing as its own category (in ppdp: --na category).")
+        named = [c for c in self.left_out if c in policy.leave_out]
+        if named:
+            out.append(f"Left out as asked: {', '.join(repr(c) for c in named)}.")
+        if self.rows and self.dropped / self.rows > WARN_SHARE:
+            worst = sorted(((n, c) for c, n in self.missing.items() if n and c not in self.left_out),
+                           reverse=True)[:3]
+            which = ", ".join(f"'{c}' ({n:,})" for n, c in worst)
+            out.append(f"Warning: {self.dropped:,} of {self.rows:,} rows ({100 * self.dropped / self.rows:.0f} %) "
+                       f"have a missing value and are dropped (most missing: {which}). To keep them, keep "
+                       "missing as its own category (--na category), or leave those columns out (--leave-out).")
+        return out
+
+
+def left_out_columns(names: list[str], missing: dict[str, int], n: int, policy: NAPolicy) -> tuple[str, ...]:
+    """The columns named in the policy, and (when rows with a missing value are dropped) the mostly-missing
+    ones — never every column."""
+    named = set(policy.leave_out)
+    out = [c for c in names if c in named]
+    if policy.action == "drop" and policy.mostly_missing is not None and n:
+        limit = float(policy.mostly_missing) * n
+        out += [c for c in names if c not in named and missing.get(c, 0) > limit]
+    if names and len(set(out)) == len(names):  # never every column: then only the ones named
+        out = [c for c in names if c in named]
+        if len(out) == len(names):
+            raise DataError("every column of the table is named to be left out: keep at least one")
+    return tuple(c for c in names if c in set(out))
+
+
+def unknown_left_out(names: list[str], policy: NAPolicy) -> list[str]:
+    return [c for c in policy.leave_out if c not in set(names)]
+

@@ -1,0 +1,124 @@
+"""Missing values per column (issue 18, finding 2): one nearly empty column no longer takes the table with it.
+
+By default rows with a missing value are dropped, but a column missing in more than half the rows is left out
+instead and the custodian is told; columns can be left out by name; when more than 5 % of the rows still go, a
+warning says how many and how to keep them. The notes count rows of the private table: they are shown to the
+custodian and never reach a release note."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from clinical_helpers import diabetes_like
+
+from ppdp_gui.cli import main
+from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.errors import DataError
+from ppdp_gui.engine.persistence.project import Recipe, read_recipe, recipe_to_json
+
+
+def clinical(tmp_path, n=2000, weight_share=0.97, gender_share=0.0):
+    """The diabetes-shaped table with a `weight` column known for 3 % of the encounters (as in the UCI
+    extract) and, optionally, some missing genders."""
+    frame = diabetes_like(n).astype(str)
+    r = np.random.default_rng(5)
+    frame.insert(5, "weight", np.where(r.random(n) < weight_share, "?", r.choice(["[50-75)", "[75-100)"], n)))
+    if gender_share:
+        frame.loc[r.random(n) < gender_share, "gender"] = "?"
+    path = tmp_path / "encounters.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_a_mostly_missing_column_is_left_out_instead_of_dropping_nearly_every_row(tmp_path):
+    path, frame = clinical(tmp_path)
+    data = read_table(path)
+    assert data.n_rows == len(frame)  # before: 97 % of the rows were dropped
+    assert "weight" not in data.frame.columns and data.source.left_out == ("weight",)
+    assert data.source.n_rows_dropped == 0
+    missing = int((frame["weight"] == "?").sum())
+    assert data.source.missing["weight"] == missing
+    (text,) = data.source.notes
+    assert "'weight'" in text and f"{missing:,} of {len(frame):,}" in text and "left out" in text
+    assert "--na category" in text
+    # kinds and roles of the other columns are guessed on the rows kept
+    assert data.spec("patient_nbr").role.value == "identifier"
+
+
+def test_dropping_more_than_five_percent_of_the_rows_is_a_warning_that_says_how_to_keep_them(tmp_path):
+    path, frame = clinical(tmp_path, gender_share=0.12)
+    data = read_table(path)
+    gone = int((frame["gender"] == "?").sum())
+    assert data.source.n_rows_dropped == gone and data.n_rows == len(frame) - gone
+    warning = [t for t in data.source.notes if t.startswith("Warning")]
+    assert len(warning) == 1
+    assert f"{gone:,} of {len(frame):,} rows" in warning[0] and "'gender'" in warning[0]
+    assert "missing as its own category" in warning[0]
+    # at 2 % there is no warning (only the left-out column's note)
+    path2, _ = clinical(tmp_path, gender_share=0.02)
+    assert not [t for t in read_table(path2).source.notes if t.startswith("Warning")]
+
+
+def test_keeping_missing_as_a_category_keeps_every_column_and_row(tmp_path):
+    path, frame = clinical(tmp_path)
+    data = read_table(path, na_policy=NAPolicy(action="category"))
+    assert data.n_rows == len(frame) and "weight" in data.frame.columns and data.source.left_out == ()
+    assert (data.frame["weight"] == "(missing)").sum() == (frame["weight"] == "?").sum()
+    assert data.source.notes == ()
+
+
+def test_columns_left_out_by_name_and_the_rule_switched_off(tmp_path):
+    path, frame = clinical(tmp_path, gender_share=0.1)
+    data = read_table(path, na_policy=NAPolicy(leave_out=("gender",)))
+    assert set(data.source.left_out) == {"gender", "weight"} and data.n_rows == len(frame)
+    assert any(t == "Left out as asked: 'gender'." for t in data.source.notes)
+    strict = read_table(path, na_policy=NAPolicy(mostly_missing=None))
+    assert "weight" in strict.frame.columns and strict.n_rows < 0.1 * len(frame)
+    assert any("Warning" in t and "'weight'" in t for t in strict.source.notes)
+    with pytest.raises(DataError, match="not in the table: 'nope'"):
+        read_table(path, na_policy=NAPolicy(leave_out=("nope",)))
+    with pytest.raises(DataError, match="every column"):
+        read_table(path, na_policy=NAPolicy(leave_out=tuple(frame.columns) + ("weight",)))
+
+
+def test_a_table_whose_every_column_is_mostly_missing_keeps_its_columns(tmp_path):
+    path = tmp_path / "sparse.csv"
+    pd.DataFrame({"a": ["?", "?", "1"], "b": ["x", "?", "?"]}).to_csv(path, index=False)
+    with pytest.raises(DataError, match="every one of the 3 rows has a missing value"):
+        read_table(path)  # nothing is left out silently: the custodian must choose
+
+
+def test_a_left_out_column_cannot_fail_the_load_even_if_declared_numeric(tmp_path):
+    path, _ = clinical(tmp_path)
+    data = read_table(path, kinds={"weight": "numeric"})
+    assert "weight" not in data.frame.columns
+
+
+def test_the_policy_is_saved_in_the_project_and_read_back(tmp_path):
+    pol = NAPolicy(leave_out=("weight",), mostly_missing=0.8)
+    text = json.dumps(recipe_to_json(Recipe(source=str(tmp_path / "t.csv"), na_policy=pol)))
+    (tmp_path / "p.ppdp.json").write_text(text)
+    back = read_recipe(tmp_path / "p.ppdp.json").na_policy
+    assert back.leave_out == ("weight",) and back.mostly_missing == 0.8
+    bad = json.loads(text)
+    bad["na_policy"]["mostly_missing"] = 2
+    (tmp_path / "bad.ppdp.json").write_text(json.dumps(bad))
+    with pytest.raises(DataError, match="mostly_missing"):
+        read_recipe(tmp_path / "bad.ppdp.json")
+
+
+def test_the_cli_says_what_was_left_out_and_the_note_never_counts_rows(tmp_path, capsys):
+    path, frame = clinical(tmp_path, gender_share=0.08)
+    out = tmp_path / "release.csv"
+    code = main(["run", "Laplace histogram", "-i", str(path), "-o", str(out), "--ledger", str(tmp_path / "l.db"),
+                 "--domain", "race=Caucasian,AfricanAmerican,Hispanic,Other", "-p", "columns=race",
+                 "-p", "epsilon=0.5", "--leave-out", "medical_specialty", "--report", str(tmp_path / "note.json")])
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "'weight'" in err and "left out" in err and "Left out as asked: 'medical_specialty'" in err
+    assert "Warning" in err and "'gender'" in err
+    note = (tmp_path / "note.json").read_text()
+    missing = str(int((frame["weight"] == "?").sum()))
+    assert "left out" not in note and "Warning" not in note and missing not in note
