@@ -282,12 +282,17 @@ def _cell_text(value) -> str | None:
 
 def column_texts(values) -> np.ndarray:
     """`_cell_text` of every cell, computed once per distinct (type, value): 1, 1.0 and True stay apart."""
-    arr = np.empty(len(values), dtype=object)
-    arr[:] = values
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        arr = values
+    else:
+        arr = np.empty(len(values), dtype=object)
+        arr[:] = values
+    if len(arr) and pd.api.types.infer_dtype(arr, skipna=False) == "string":
+        return arr  # text reads as itself: no conversion (most columns of a release); a C-level type check
     out = np.empty(len(arr), dtype=object)
     kinds, types = pd.factorize(np.fromiter(map(type, arr), dtype=object, count=len(arr))) if len(arr) else ([], [])
     if len(types) == 1 and types[0] is str:
-        return arr  # text reads as itself: no conversion (most columns of a release)
+        return arr
     for k in np.unique(kinds):
         rows = np.flatnonzero(kinds == k)
         codes, uniques = pd.factorize(arr[rows], use_na_sentinel=False)
@@ -309,14 +314,18 @@ def read_xlsx_text(path) -> pd.DataFrame:
     width = max(lengths)
     if len(lengths) > 1:  # openpyxl leaves short rows short; calamine's are all as wide as the sheet
         rows = [list(r) + [None] * (width - len(r)) for r in rows]
-    columns = list(zip(*rows)) if width else []
-    names = [(_cell_text(c[0]) or "") for c in columns]
+    if not width:
+        return pd.DataFrame()
+    grid = np.empty((len(rows), width), dtype=object)  # one C-level copy; columns are then strided views
+    grid[:] = rows
+    del rows
+    names = [(_cell_text(v) or "") for v in grid[0]]
     data = {}
-    for j, col in enumerate(columns):
-        texts = column_texts(col[1:])
+    for j in range(width):
+        texts = column_texts(np.ascontiguousarray(grid[1:, j]))
         texts[pd.isna(texts)] = ""
         data[j] = texts
-    frame = pd.DataFrame(data)
+    frame = pd.DataFrame(data, copy=False)
     frame.columns = names
     return frame
 
