@@ -363,11 +363,26 @@ def demo_recipe(sample=None):
     return recipe
 
 
+def demo_folder(out: Path) -> Path:
+    """`out` for the first demo; out/demo-2, out/demo-3 … for the next ones. Each demo has its own ledger, so a
+    demo run again still runs (the first one spent half of its table's default cap) and never touches the files
+    of an earlier one."""
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "ledger.sqlite").exists():
+        return out
+    n = 2
+    while (out / f"demo-{n}").exists():
+        n += 1
+    folder = out / f"demo-{n}"
+    folder.mkdir()
+    _say(f"{out} holds an earlier demo: this one goes to {folder}")
+    return folder
+
+
 def cmd_demo(args) -> int:
     from ppdp_gui.engine.mechanisms import registry
     from ppdp_gui.engine.pipeline.load import load
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = demo_folder(Path(args.out))
     recipe = demo_recipe(args.sample)
     data = load(recipe).dataset
     with_tax = [c.name for c in data.schema if c.taxonomy is not None]

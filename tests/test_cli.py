@@ -141,3 +141,17 @@ def test_sweep_is_a_simulation_that_charges_nothing(tmp_path, capsys, monkeypatc
     figures = pd.read_csv(rows)
     assert len(figures) == 4 and set(figures["epsilon"]) == {0.1, 1.0}
     assert not (tmp_path / "never.sqlite").exists()
+
+
+def test_a_demo_run_again_goes_to_a_new_folder_with_its_own_ledger(tmp_path, capsys):
+    """The README's start command may be run any number of times: the third demo must not hit the cap."""
+    from ppdp_gui import cli
+    (tmp_path / "ledger.sqlite").write_bytes(b"")  # an earlier demo's ledger: never touched
+    (tmp_path / "demo-2").mkdir()
+    folder = cli.demo_folder(tmp_path)
+    assert folder == tmp_path / "demo-3" and folder.is_dir()
+    assert (tmp_path / "ledger.sqlite").read_bytes() == b""
+    out, err = capsys.readouterr()
+    assert "holds an earlier demo" in out + err and "demo-3" in out + err
+    fresh = tmp_path / "fresh"
+    assert cli.demo_folder(fresh) == fresh
