@@ -28,7 +28,7 @@ DEFAULT_INTERVAL_WIDTH = 10
 
 def default_width(low: float, high: float, most: int = 100) -> float:
     """The width an interval builder starts with for values from `low` to `high`: DEFAULT_INTERVAL_WIDTH, unless
-    that makes fewer than 2 or more than `most` intervals — then a round width (1, 2 or 5 × 10^n) giving about 10."""
+    that makes fewer than 2 or more than `most` intervals — then the smallest round width (1, 2 or 5 × 10^n) giving at most 10."""
     import math
     span = float(high) - float(low)
     if span <= 0 or 2 <= span / DEFAULT_INTERVAL_WIDTH <= most:
