@@ -116,7 +116,7 @@ def main(argv=None) -> int:
 
 def clinical(app, w, tmp: Path, shot) -> None:
     """The hospital-shaped table: why each role was guessed, a patient number that would be published, the risk
-    before and after a Mondrian release (k = 10 on race, gender and age)."""
+    before and after a Mondrian release (k = 10 on race, gender, age, payer and admission type)."""
     import numpy as np
 
     from ppdp_gui.engine.data.schema import Role
@@ -137,7 +137,7 @@ def clinical(app, w, tmp: Path, shot) -> None:
     def role(column, value):
         combo = w.data_view.role_combo(column)
         combo.setCurrentIndex(combo.findData(value))
-    for column in ("race", "gender", "age"):
+    for column in ("race", "gender", "age", "payer_code", "admission_type_id"):
         role(column, Role.QUASI_IDENTIFIER)
     role("patient_nbr", Role.INSENSITIVE)
     w.go_to(w.mechanism_view)

@@ -33,15 +33,14 @@ class RiskChart(QtWidgets.QWidget):
                              "A row's chance is 1 / the number of rows sharing its quasi-identifier values.")
         self.plot.setMinimumSize(320, 200)
         style_plot(self.plot)
-        self.plot.setLabel("bottom", "chance of picking out a row (1 / group size)")
+        self.plot.setLabel("bottom", "chance of picking out a row, up to … %")
         self.plot.setLabel("left", "share of rows %")
-        self.legend = self.plot.getPlotItem().addLegend(offset=(-10, 10))
+        self.legend = self.plot.getPlotItem().addLegend(offset=(-10, 10), labelTextColor="#222222")
         self.bars = []
         for i, name in enumerate(SERIES):
             bar = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.38, brush=PALETTE[i], pen="w",
                                   name=name)
-            self.plot.addItem(bar)
-            self.legend.addItem(bar, name)
+            self.plot.addItem(bar)  # named items join the legend by themselves
             self.bars.append(bar)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addStretch(1)
@@ -55,7 +54,7 @@ class RiskChart(QtWidgets.QWidget):
     def set_histograms(self, before, after=None) -> None:
         frames = [before, after]
         reference = before if before is not None else after
-        labels = list(reference["band"]) if reference is not None else []
+        labels = [f"{round(100 * h, 1):g}" for h in reference["high"]] if reference is not None else []
         x = np.arange(len(labels), dtype=float)
         for i, (bar, frame) in enumerate(zip(self.bars, frames)):
             if frame is None or not len(labels):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QListWidget,
-                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine import glossary
 from ppdp_gui.gui.views.common import escape, note
@@ -41,7 +42,8 @@ def percent(value) -> str:
     if isinstance(value, float) and math.isnan(value):
         return "no estimate"
     v = 100 * float(value)
-    return f"{v:.3g} %" if v < 10 else f"{v:.1f} %"
+    text = f"{v:.3g}" if v < 10 else f"{v:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " %"
 
 
 def risk_job(published, frame, options):
@@ -79,6 +81,7 @@ class RiskPanel(QWidget):
         self.population_spin.setRange(1, 1e10)
         self.population_spin.setGroupSeparatorShown(True)
         self.population_spin.setEnabled(False)
+        self.population_spin.setVisible(False)
         controls = QHBoxLayout()
         label = QLabel("P&opulation:")
         label.setBuddy(self.population_mode)
@@ -88,16 +91,21 @@ class RiskPanel(QWidget):
         controls.addStretch(1)
 
         self.status = note("", object_name="risk_status")
-        self.table = QTableWidget(len(ROWS), 2)
-        self.table.setHorizontalHeaderLabels(["Your table", "The release"])
+        self.table = QTableWidget(len(ROWS), 3)
+        self.table.setHorizontalHeaderLabels(["", "Your table", "The release"])
         self.table.setAccessibleName("Re-identification risk, your table and the release")
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        self.table.setWordWrap(True)
         for i, (name, _get) in enumerate(ROWS):
             fig = glossary.figure(name)
             head = QTableWidgetItem(fig.title)
             head.setToolTip(fig.tooltip())
-            self.table.setVerticalHeaderItem(i, head)
+            self.table.setItem(i, 0, head)
+        self.table.resizeRowsToContents()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.not_measured = note("", warn=True, object_name="risk_not_measured")
         self.not_measured.setAccessibleName("Why the release has no risk figures")
@@ -108,6 +116,7 @@ class RiskPanel(QWidget):
         self.harbor_list = QListWidget()
         self.harbor_list.setAccessibleName("Safe Harbor findings in the release")
         self.harbor_list.setWordWrap(True)
+        self.harbor_list.setMinimumHeight(self.fontMetrics().height() * 4)
         hb = QVBoxLayout(self.harbor_box)
         hb.addWidget(self.harbor_summary)
         hb.addWidget(self.harbor_list, 1)
@@ -122,15 +131,15 @@ class RiskPanel(QWidget):
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
-        lv.addWidget(self.table, 2)
+        lv.addWidget(self.table)
         lv.addWidget(self.not_measured)
         lv.addWidget(self.harbor_box, 1)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         if self.chart is not None:
             split.addWidget(self.chart)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
         layout.addLayout(controls)
@@ -158,6 +167,7 @@ class RiskPanel(QWidget):
             self.population_spin.setValue(max(rows * 10, 1))
         self.population_spin.blockSignals(False)
         self.population_spin.setEnabled(mode is not None)
+        self.population_spin.setVisible(mode is not None)
         self.recompute()
 
     def set_population(self, *, size: float | None = None, fraction: float | None = None) -> None:
@@ -186,6 +196,10 @@ class RiskPanel(QWidget):
         self._stale = True
         if self.isVisible() or record is None:
             self.recompute()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_table()  # titles wrap differently at another width
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
@@ -227,11 +241,13 @@ class RiskPanel(QWidget):
     def value(self, name: str, which: str = "input") -> str:
         """The text shown for figure `name` of "input" or "release" (for tests and screen readers)."""
         row = [n for n, _g in ROWS].index(name)
-        item = self.table.item(row, 0 if which == "input" else 1)
+        item = self.table.item(row, 1 if which == "input" else 2)
         return item.text() if item is not None else ""
 
     def _show(self, comparison) -> None:
-        self.table.clearContents()
+        for row in range(self.table.rowCount()):
+            for col in (1, 2):
+                self.table.setItem(row, col, QTableWidgetItem(""))
         self.harbor_list.clear()
         self.not_measured.setVisible(False)
         if comparison is None:
@@ -246,7 +262,7 @@ class RiskPanel(QWidget):
             self.status.setText(f"Quasi-identifiers: {escape(', '.join(comparison.qis))}."
                                 + ("" if self.options() else " Give the size of the population (or your table's "
                                    "share of it) above to estimate how many people are unique in it."))
-        for col, report in enumerate((comparison.input, comparison.release)):
+        for col, report in enumerate((comparison.input, comparison.release), 1):
             if report is None:
                 continue
             for row, (name, get) in enumerate(ROWS):
@@ -260,6 +276,7 @@ class RiskPanel(QWidget):
                             f"{percent(pop.zayatz)}, SNB {percent(pop.snb)}.")
                 item.setToolTip(tip)
                 self.table.setItem(row, col, item)
+        self._fit_table()
         if comparison.release is None:
             self.not_measured.setText(comparison.not_measured)
             self.not_measured.setVisible(bool(comparison.not_measured))
@@ -268,17 +285,28 @@ class RiskPanel(QWidget):
             self.chart.set_histograms(comparison.input.histogram if comparison.input else None,
                                       comparison.release.histogram if comparison.release else None)
 
+    def _fit_table(self) -> None:
+        """Rows sized to their (wrapped) titles, and the table as tall as all of them: nine figures, no scrolling."""
+        self.table.resizeRowsToContents()
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(height + 2)
+
     def _show_harbor(self, comparison) -> None:
         before, after = comparison.harbor_input, comparison.harbor_release
         if after:
             self.harbor_summary.setText(
                 f"<b>The release does not pass:</b> {len(after)} finding{'s' if len(after) != 1 else ''} below "
-                f"(your table had {len(before)}). This is a screen, not a certificate: free text can hide "
+                f"(your table had {len(before)}, in grey). This is a screen, not a certificate: free text can hide "
                 "anything.")
         else:
             self.harbor_summary.setText(
                 f"Nothing found in the release (your table had {len(before)} finding"
-                f"{'s' if len(before) != 1 else ''}). This is a screen, not a certificate: Safe Harbor also "
+                f"{'s' if len(before) != 1 else ''}, listed in grey). This is a screen, not a certificate: Safe Harbor also "
                 "needs you to know of no other way to identify someone, and free text can hide anything.")
         for finding in after:
-            self.harbor_list.addItem(f"{finding.column} — {finding.identifier}: {finding.reason}")
+            self.harbor_list.addItem(f"In the release — {finding.column} ({finding.identifier}): {finding.reason}")
+        for finding in before:
+            item = QListWidgetItem(f"In your table — {finding.column} ({finding.identifier}): {finding.reason}")
+            item.setForeground(QBrush(QColor("#666666")))
+            self.harbor_list.addItem(item)

@@ -46,6 +46,7 @@ class RunView(StepView):
         self._job = None
         self._dp = False
         self._failed_text = ""
+        self._table = None  # (path, sha256) of the table the log is about
         # columns the plan finds unique or nearly unique per row and the release would publish as they are
         self.identifying_box = QGroupBox("Columns that could identify patients")
         self.identifying_box.setObjectName("identifying_box")
@@ -86,6 +87,13 @@ class RunView(StepView):
         if self.running:
             return
         s = self.session
+        table = (s.dataset.source.path, s.dataset.source.sha256) if s.dataset is not None else None
+        if table != self._table:  # another table: the last run's progress and log were about the previous one
+            self._table = table
+            self.log.clear()
+            self.progress.setValue(0)
+            self.message.setText("")
+            self._failed_text = ""
         p = s.preview()
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
@@ -147,7 +155,7 @@ class RunView(StepView):
         intro.setStyleSheet("font-weight: normal;")
         self.identifying_grid.addWidget(intro, 0, 0, 1, 3)
         for row, (column, level, message) in enumerate(shown, 1):
-            text = QLabel(escape(message))
+            text = QLabel(escape(message[:1].upper() + message[1:]))
             text.setWordWrap(True)
             text.setStyleSheet("font-weight: normal;" + (" color: #b00020;" if level == "error" else " color: #555;"))
             text.setAccessibleName(f"Why {column} could identify patients")
