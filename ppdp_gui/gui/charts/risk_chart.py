@@ -65,7 +65,8 @@ class RiskChart(QtWidgets.QWidget):
                         width=0.38 if after is not None and before is not None else 0.6)
         self.legend.setVisible(after is not None and before is not None)
         axis = self.plot.getPlotItem().getAxis("bottom")
-        axis.setTicks([list(zip(x.tolist(), labels)), []])
+        # no labels: plain numbers (an axis with no tick text sizes itself without room for it, and keeps that)
+        axis.setTicks([list(zip(x.tolist(), labels)), []] if labels else None)
         self.plot.getPlotItem().enableAutoRange()
 
     def bar_heights(self) -> list[np.ndarray]:
