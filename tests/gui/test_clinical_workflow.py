@@ -139,6 +139,7 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
     assert "encounter_id" in {f.column for f in panel.comparison.harbor_input}
     assert not {f.column for f in panel.comparison.harbor_release} & {"encounter_id", "patient_nbr"}
     assert panel.harbor_summary.text()
+    assert "Quasi-identifiers: race, gender, age." in panel.status.text() and "read again" not in panel.status.text()
     heights = panel.chart.bar_heights()
     assert heights[0].sum() == pytest.approx(100) and heights[1].sum() == pytest.approx(100)
 

@@ -261,7 +261,10 @@ class RiskPanel(QWidget):
         else:
             self.status.setText(f"Quasi-identifiers: {escape(', '.join(comparison.qis))}."
                                 + ("" if self.options() else " Give the size of the population (or your table's "
-                                   "share of it) above to estimate how many people are unique in it."))
+                                   "share of it) above to estimate how many people are unique in it.")
+                                + ("" if self._same_table() else " <span style='color:#a33a00'>Your table was read "
+                                   "again since this release was made (another missing-value policy): “Your "
+                                   "table” is the table as it is now.</span>"))
         for col, report in enumerate((comparison.input, comparison.release), 1):
             if report is None:
                 continue
@@ -284,6 +287,15 @@ class RiskPanel(QWidget):
         if self.chart is not None:
             self.chart.set_histograms(comparison.input.histogram if comparison.input else None,
                                       comparison.release.histogram if comparison.release else None)
+
+    def _same_table(self) -> bool:
+        """Whether the table open now is the one the shown release was made from (same file, same rows used)."""
+        ds, record = self.session.dataset, self.record
+        if ds is None or record is None:
+            return True
+        src, now = record.source, ds.source
+        return (src.sha256 == now.sha256 and src.na_policy == now.na_policy
+                and src.n_rows_read - src.n_rows_dropped == len(ds.frame))
 
     def _fit_table(self) -> None:
         """Rows sized to their (wrapped) titles, and the table as tall as all of them: nine figures, no scrolling."""
