@@ -26,6 +26,13 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
     passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set).
     `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is."""
     from ppdp_gui.engine.pipeline import plan, run_release
+    from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
+    # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
+    # fix this release; the window's own reading decides
+    if seed is None:
+        os.environ.pop(TEST_SEED_VARIABLE, None)
+    else:
+        os.environ[TEST_SEED_VARIABLE] = str(seed)
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
