@@ -161,7 +161,7 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
         raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
                    allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
-                   confirmed_columns=tuple(confirmed or ()))
+                   confirmed_columns=tuple(dict.fromkeys([*recipe.publish_as_is, *(confirmed or ())])))
     if planned.errors:
         raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
     if planned.over_budget:

@@ -1,5 +1,7 @@
 """Render every step of the window to PNG in docs/screenshots/ (offscreen), driving the real workflow on the
-bundled Adult sample: load (its ARX taxonomies attach themselves), a mechanism, a run, a simulation and an export.
+bundled Adult sample: load (its ARX taxonomies attach themselves), a mechanism, a run, a simulation and an export;
+then on a generated hospital-shaped table (tests/engine/clinical_helpers.py): the role reasons, the check of
+columns that could identify patients, and the risk tab of a Mondrian release.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py [--scale 2] [--out docs/screenshots]
 
@@ -81,6 +83,9 @@ def main(argv=None) -> int:
     shot("5_results_table")
     w.results_view.tabs.setCurrentIndex(1)
     shot("5_results_figures")
+    w.results_view.tabs.setCurrentWidget(w.results_view.risk)
+    wait_until(app, lambda: w.results_view.risk.comparison is not None)
+    shot("5_results_risk")
     panel = w.results_view.sweep
     w.results_view.tabs.setCurrentWidget(panel)
     swept = "h" if panel.param_combo.findData("h") >= 0 else None  # DiffGen's h: the guide's example
@@ -104,8 +109,51 @@ def main(argv=None) -> int:
     guide.grab().save(str(path))
     print(path)
     guide.close()
+    clinical(app, w, tmp, shot)
     w.close()
     return 0
+
+
+def clinical(app, w, tmp: Path, shot) -> None:
+    """The hospital-shaped table: why each role was guessed, a patient number that would be published, the risk
+    before and after a Mondrian release (k = 10 on race, gender, age, payer and admission type)."""
+    import numpy as np
+
+    from ppdp_gui.engine.data.schema import Role
+    sys.path.insert(0, str(REPO / "tests" / "engine"))
+    from clinical_helpers import diabetes_like
+    frame = diabetes_like(5000, seed=7)
+    weight = np.full(len(frame), "?", dtype=object)
+    weight[::100] = "[75-100)"
+    frame.insert(5, "weight", weight)
+    path = tmp / "diabetic_data.csv"
+    frame.to_csv(path, index=False)
+    w.open_path(str(path))
+    wait_until(app, lambda: w.session.dataset is not None and w.session.dataset.source.path == str(path))
+    w.go_to(w.data_view)
+    w.data_view.columns.setCurrentCell(list(w.session.dataset.frame.columns).index("patient_nbr"), 0)
+    shot("8_clinical_data")
+
+    def role(column, value):
+        combo = w.data_view.role_combo(column)
+        combo.setCurrentIndex(combo.findData(value))
+    for column in ("race", "gender", "age", "payer_code", "admission_type_id"):
+        role(column, Role.QUASI_IDENTIFIER)
+    role("patient_nbr", Role.INSENSITIVE)
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    w.mechanism_view.panel.editor("k").setValue(10)
+    w.go_to(w.run_view)
+    shot("8_clinical_run_check")
+    role("patient_nbr", Role.IDENTIFIER)
+    w.go_to(w.run_view)
+    w.run_view.start()
+    wait_until(app, lambda: not w.run_view.running, 600)
+    w.go_to(w.results_view)
+    w.results_view.tabs.setCurrentWidget(w.results_view.risk)
+    w.results_view.risk.set_population(fraction=0.05)
+    wait_until(app, lambda: w.results_view.risk.comparison is not None and not w.results_view.risk.busy)
+    shot("8_clinical_risk")
 
 
 if __name__ == "__main__":

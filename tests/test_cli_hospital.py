@@ -42,3 +42,17 @@ def test_patient_numbers_are_left_out_or_stop_the_release(tmp_path, capsys):
     assert "patient_nbr" in pd.read_csv(tmp_path / "confirmed.csv").columns
     warnings = json.loads(record.read_text())["warnings"]
     assert any("patient_nbr" in w and "you confirmed it may be published" in w for w in warnings)
+
+
+def test_a_project_confirming_the_column_runs_like_the_window(tmp_path, capsys):
+    """A project saved by the window with "publish as is" ticked runs from `ppdp run --recipe` without the flag."""
+    from ppdp_gui.engine.data.schema import Role
+    from ppdp_gui.engine.persistence.project import Recipe, write_recipe
+    table = tmp_path / "encounters.csv"
+    diabetes_like(1200).to_csv(table, index=False)
+    recipe = write_recipe(Recipe(source=str(table), roles={"patient_nbr": Role.INSENSITIVE}, mechanism="Mondrian",
+                                 params={"k": 10}, publish_as_is=("patient_nbr",)), tmp_path / "p.ppdp.json")
+    code, _, err = run(capsys, "run", "--recipe", str(recipe), "--ledger", str(tmp_path / "l.sqlite"),
+                       "-o", str(tmp_path / "out.csv"))
+    assert code == 0, err
+    assert "patient_nbr" in pd.read_csv(tmp_path / "out.csv").columns

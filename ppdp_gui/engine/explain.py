@@ -12,6 +12,7 @@ file can compute them); `custodian_figures` compare the release with the true da
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -157,3 +158,67 @@ def count_values(published) -> np.ndarray | None:
         return None
     col, table = found
     return np.asarray(table[col], dtype=np.int64)
+
+
+# ---- re-identification risk before and after (for the custodian) ------------------------------------------------
+RISK_DP_SENTENCE = ("This release is differentially private, so the chance of matching one of its rows to a person "
+                    "is not the right measure: its rows were made with random noise and are not your patients' "
+                    "rows. What protects each person is ε — whether any one person is in your table or not "
+                    "changes what comes out only a little. The figures of your table are shown for comparison "
+                    "only.")
+RISK_COUNTS_SENTENCE = ("This release is a table of counts, not one row per person: there is no row to match to a "
+                        "person, so these figures are not measured on it.")
+RISK_SYNTHETIC_SENTENCE = ("The rows of this release are made-up (synthetic) records, not your patients' rows, so "
+                           "matching a row to a person is not the right measure; see the Figures tab for rare rows "
+                           "that were copied.")
+
+
+@dataclass(frozen=True)
+class RiskComparison:
+    """Re-identification risk of the input and of the release on the quasi-identifiers (risk_models), and the
+    HIPAA Safe Harbor screen of both (safe_harbor). `release` is None when matching a released row to a person
+    is not the measure for this release; `not_measured` then says why in plain words."""
+
+    qis: tuple[str, ...]
+    input: Any  # RiskReport, or None without quasi-identifiers
+    release: Any  # RiskReport or None
+    release_qis: tuple[str, ...]
+    not_measured: str
+    harbor_input: tuple = ()  # safe_harbor.Finding
+    harbor_release: tuple = ()
+
+
+def risk_not_measured(published) -> str:
+    """Why the release's own re-identification figures are not shown ('' when they are)."""
+    if published.dp is not None or published.cost.is_dp:
+        return RISK_DP_SENTENCE + ("" if published.holds else " Careful: some of its inputs were read from your "
+                                   "table, so it is not fully ε-differentially private (see the Figures tab).")
+    if count_columns(published):
+        return RISK_COUNTS_SENTENCE
+    if count_table(published) is not None or "synthetic" in str(published.guarantee).lower():
+        return RISK_SYNTHETIC_SENTENCE
+    return ""
+
+
+def compare_risk(published, frame, *, population_size: float | None = None,
+                 sampling_fraction: float | None = None, threshold: float = 0.1) -> RiskComparison:
+    """Risk of the input `frame` (the table the release was made from) and of the release, on the quasi-identifiers
+    the release was made with; the population figures need the population size or the sampling fraction."""
+    from ppdp_gui.engine.data.schema import Role
+    from ppdp_gui.engine.metrics import risk_models, safe_harbor
+    options = {"threshold": threshold, "population_size": population_size, "sampling_fraction": sampling_fraction}
+    qis = tuple(c.name for c in published.columns if c.role == Role.QUASI_IDENTIFIER and c.name in frame.columns)
+    before = risk_models.risk_report(frame, qis, **options) if qis else None
+    tables = published.release.tables()
+    main = tables[MAIN_TABLE]
+    why = risk_not_measured(published)
+    kept = tuple(q for q in qis if q in main.columns)
+    after = None
+    if not why:
+        if kept:
+            after = risk_models.risk_report(main, kept, **options)
+        else:
+            why = ("The release keeps none of the quasi-identifiers in its main table, so no released row can be "
+                   "matched to a person through them.")
+    released = tuple(f for t in tables.values() for f in safe_harbor.screen(t))
+    return RiskComparison(qis, before, after, kept, why, tuple(safe_harbor.screen(frame)), released)

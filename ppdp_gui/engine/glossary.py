@@ -102,6 +102,46 @@ FIGURES: dict[str, Figure] = {
                      "distinct combinations of the published quasi-identifiers", None, "other"),
     "classes": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",
                       "distinct combinations of the published quasi-identifiers", None, "other"),
+    # attacker models and population uniqueness (metrics/risk_models.py; for the custodian, before and after)
+    "prosecutor: records at risk %": Figure(
+        "Rows at risk (someone knows the person is in the table)", "Share of rows that someone who knows a person "
+        "is in the table could pick out with a chance above the threshold (lower is better).",
+        "rows in groups with 1 / group size > threshold, / all rows × 100", "lower", "risk"),
+    "prosecutor: highest risk %": Figure(
+        "Highest risk (someone knows the person is in the table)", "The best chance of picking out one person's "
+        "row, in the smallest group (lower is better).", "100 / size of the smallest group", "lower", "risk"),
+    "prosecutor: success rate %": Figure(
+        "People re-identified (someone knows the person is in the table)", "If someone tried this for every person "
+        "in the table, the share they would find correctly, on average (lower is better).",
+        "groups / rows × 100", "lower", "risk"),
+    "journalist: records at risk %": Figure(
+        "Rows at risk (someone matches a public register)", "The same, for someone who does not know who is in the "
+        "table and matches names from a register of the population. Without such a register your table stands in "
+        "for it, so the figure equals the one above (an upper bound).",
+        "rows whose group has 1 / (its size in the population) > threshold, / all rows × 100", "lower", "risk"),
+    "journalist: highest risk %": Figure(
+        "Highest risk (someone matches a public register)", "The best chance of one match being right, for "
+        "someone matching a register of the population (lower is better).",
+        "100 / smallest group size in the population", "lower", "risk"),
+    "journalist: success rate %": Figure(
+        "People re-identified (someone matches a public register)", "Share of the table's people such a person "
+        "would find correctly, on average (lower is better).",
+        "max(groups / Σ population group sizes, Σ (group size / population group size) / rows) × 100", "lower",
+        "risk"),
+    "marketer: success rate %": Figure(
+        "People re-identified (someone matches everybody at once)", "Share of the table's people found correctly "
+        "by someone who links the whole table to a register and does not care who in particular (lower is "
+        "better).", "Σ over groups of (size in the table / size in the population) / rows × 100", "lower",
+        "risk"),
+    "sample uniques %": Figure(
+        "Rows unique in your table", "Share of rows whose combination of quasi-identifiers no other row has.",
+        "rows in groups of size 1 / rows × 100", "lower", "risk"),
+    "population uniques %": Figure(
+        "People unique in the population (estimate)", "Estimated share of all people in the population who are "
+        "the only one with their combination of quasi-identifiers: such a person is found for sure by anyone who "
+        "knows that combination (lower is better).",
+        "population-uniqueness models (Pitman, Zayatz, SNB); Dankar's rule picks one: Pitman when the table holds "
+        "10 % of the population or less, else the smaller of Zayatz and SNB", "lower", "risk"),
     # the release itself (public: read from the released table)
     "rows released": Figure("Rows released", "How many rows the released table has.", "rows of the main released "
                             "table", "lower", "size"),

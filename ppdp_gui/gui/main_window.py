@@ -289,6 +289,8 @@ class MainWindow(QMainWindow):
         def apply(_dataset) -> None:
             try:
                 self.session.set_opt_ins(allow_data_domains=recipe.allow_data_domains)
+                for column in recipe.publish_as_is:
+                    self.session.confirm_column(column)
                 if recipe.mechanism in [self.mechanism_view.combo.itemText(i)
                                         for i in range(self.mechanism_view.combo.count())]:
                     self.mechanism_view.choose(recipe.mechanism, recipe.params)

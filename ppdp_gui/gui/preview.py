@@ -84,7 +84,8 @@ def preview(session):
     else:
         unreadable = None
     out = plan(ds, mech, session.params, ledger=ledger, allow_data_domains=session.allow_data_domains,
-               separate_dataset=session.separate_dataset)
+               separate_dataset=session.separate_dataset,
+               confirmed_columns=tuple(sorted(getattr(session, "confirmed_columns", ()))))
     hints = [Problem(h) for h in empty_column_hints(mech.params, ds)]
     out.problems = hints + ([unreadable] if unreadable and out.is_dp else []) + out.problems
     return out

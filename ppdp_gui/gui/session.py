@@ -30,6 +30,8 @@ class Session(QObject):
         self.exports: dict[str, list[str]] = {}  # release id -> files written
         self.allow_data_domains = False  # the custodian's explicit opt-in (the release is then not ε-DP)
         self.separate_dataset = False  # the custodian's confirmation that a near copy is about other people
+        # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
+        self.confirmed_columns: set[str] = set()
         self.sweeps: list[tuple[str, Any]] = []  # (label, SweepResult)
         self.project_path: str | None = None
         # taxonomies attached when the table was opened: column -> (ARX file, Taxonomy), and files that failed
@@ -46,6 +48,7 @@ class Session(QObject):
         """A new table: releases, simulations and opt-ins of the previous one are forgotten."""
         self.dataset = dataset
         self.allow_data_domains = self.separate_dataset = False
+        self.confirmed_columns = set()
         self.releases.clear()
         self.exports.clear()
         self.sweeps.clear()
@@ -77,6 +80,13 @@ class Session(QObject):
         if separate_dataset is not None:
             self.separate_dataset = bool(separate_dataset)
         self.mechanism_changed.emit()
+
+    def confirm_column(self, column: str, confirmed: bool = True) -> None:
+        """The custodian's "publish as is" for a column the plan finds unique or nearly unique per row."""
+        before = set(self.confirmed_columns)
+        (self.confirmed_columns.add if confirmed else self.confirmed_columns.discard)(column)
+        if self.confirmed_columns != before:
+            self.mechanism_changed.emit()
 
     def auto_attached(self, column: str) -> str | None:
         """The ARX file the column's taxonomy was attached from when the table opened (None once changed)."""
@@ -159,6 +169,7 @@ class Session(QObject):
             taxonomies={c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None},
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
+            publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
             releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases])
 
 

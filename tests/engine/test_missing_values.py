@@ -55,7 +55,7 @@ def test_dropping_more_than_five_percent_of_the_rows_is_a_warning_that_says_how_
     warning = [t for t in data.source.notes if t.startswith("Warning")]
     assert len(warning) == 1
     assert f"{gone:,} of {len(frame):,} rows" in warning[0] and "'gender'" in warning[0]
-    assert "missing as its own category" in warning[0]
+    assert "Keep missing as its own category" in warning[0] and "--na category" in warning[0]
     # at 2 % there is no warning (only the left-out column's note)
     path2, _ = clinical(tmp_path, gender_share=0.02)
     assert not [t for t in read_table(path2).source.notes if t.startswith("Warning")]

@@ -86,6 +86,8 @@ def test_migrate_from_unversioned_draft_and_version_1():
     ({"schema_version": 2, "source": {"path": "x"}, "kinds": {"a": "complex"}}, "kinds\\['a'\\]"),
     ({"schema_version": 2, "source": {"path": "x"}, "domains": {"a": {"low": 5}}}, "domains\\['a'\\]"),
     ({"schema_version": 2, "source": {"path": "x"}, "mechanism": {"params": {"k": {"nested": 1}}}}, "params"),
+    ({"schema_version": 2, "source": {"path": "x"}, "mechanism": {"publish_as_is": "patient_nbr"}},
+     "mechanism.publish_as_is"),
 ])
 def test_bad_projects_are_refused_with_the_field(obj, words):
     if words is None:  # version 0 'qi' roles are understood
@@ -118,3 +120,12 @@ def test_malformed_files_name_line_column_or_reason(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(DataError, match="not a project"):
         project.read_recipe(binary)
+
+
+def test_publish_as_is_round_trips_and_old_projects_have_none(tmp_path):
+    """The window's "publish as is" ticks are part of the recipe, so `ppdp run --recipe` makes the same release."""
+    saved = Recipe(source="t.csv", mechanism="Mondrian", params={"k": 10}, publish_as_is=("patient_nbr",))
+    path = project.write_recipe(saved, tmp_path / "p.ppdp.json")
+    assert json.loads(path.read_text())["mechanism"]["publish_as_is"] == ["patient_nbr"]
+    assert project.read_recipe(path).publish_as_is == ("patient_nbr",)
+    assert project.recipe_from_json({"schema_version": 2, "source": {"path": "x"}}).publish_as_is == ()

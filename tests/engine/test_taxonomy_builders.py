@@ -132,3 +132,11 @@ def test_editing_model_edits_and_undoes_exactly():
     for inverse in reversed(undo):
         tree.apply(inverse)
     assert tree.paths() == before and tree.to_taxonomy().to_paths() == tax.to_paths()
+
+
+def test_one_default_width_unless_absurd_for_the_range():
+    from ppdp_gui.engine.taxonomy.builders import DEFAULT_INTERVAL_WIDTH, default_width
+    assert default_width(0, 100) == DEFAULT_INTERVAL_WIDTH == 10  # ages: 10 intervals of 10
+    assert default_width(17, 90) == 10 and default_width(5, 5) == 10
+    assert default_width(0, 5) == 0.5  # 0-5 in steps of 10 would be one interval
+    assert default_width(0, 250_000) == 50_000  # 25,000 intervals of 10 would be absurd: a round width

@@ -294,3 +294,14 @@ def test_large_flat_taxonomy_is_fast_enough_to_edit(qtbot):
     assert editor.taxonomy().leaf_count(editor.taxonomy().children(0)[-1]) == 100
     editor.undo_stack.undo()
     assert editor.tree().kids[group] == []
+
+
+def test_both_interval_builders_start_at_the_engine_default_width(qtbot, adult):
+    """One default width (engine DEFAULT_INTERVAL_WIDTH) for the editor's builder, unless absurd for the range."""
+    from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
+    editor = TaxonomyEditor()
+    qtbot.addWidget(editor)
+    editor.set_column("age", None, adult["age"])  # 17 to 90: 8 intervals of 10
+    assert editor.builder.width_spin.value() == DEFAULT_INTERVAL_WIDTH
+    editor.set_column("fnlwgt", None, pd.to_numeric(adult["age"]) * 10_000)  # 73,000 intervals of 10: no
+    assert editor.builder.width_spin.value() == 100_000

@@ -35,8 +35,8 @@ class MissingReport:
             share = self.missing.get(c, 0) / max(self.rows, 1)
             out.append(f"Column '{c}' is missing in {100 * share:.0f} % of the rows ({self.missing[c]:,} of "
                        f"{self.rows:,}), so it is left out: dropping those rows instead would lose most of the "
-                       "table. To keep the column, keep missing values as their own category (in the window: "
-                       "Missing values → 'Keep missing as its own category'; in ppdp: --na category).")
+                       "table. To keep the column, choose “Keep missing as its own category” under Missing values (in "
+                       "the ppdp command: --na category).")
         named = [c for c in self.left_out if c in policy.leave_out]
         if named:
             out.append(f"Left out as asked: {', '.join(repr(c) for c in named)}.")
@@ -45,9 +45,9 @@ class MissingReport:
                            reverse=True)[:3]
             which = ", ".join(f"'{c}' ({n:,})" for n, c in worst)
             out.append(f"Warning: {self.dropped:,} of {self.rows:,} rows ({100 * self.dropped / self.rows:.0f} %) "
-                       f"have a missing value and are dropped (most missing: {which}). To keep them, keep "
-                       "missing values as their own category (in the window: Missing values → 'Keep missing as its "
-                       "own category'; in ppdp: --na category), or leave those columns out (ppdp: --leave-out).")
+                       f"have a missing value and are dropped (most missing: {which}). To keep them, choose "
+                       "“Keep missing as its own category” under Missing values (in the ppdp command: --na "
+                       "category), or leave those columns out (ppdp: --leave-out).")
         return out
 
 

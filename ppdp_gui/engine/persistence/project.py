@@ -49,6 +49,8 @@ class Recipe:
     mechanism: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     allow_data_domains: bool = False
+    #: nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
+    publish_as_is: tuple[str, ...] = ()
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
 
 
@@ -237,7 +239,8 @@ def recipe_to_json(recipe: Recipe) -> dict:
         "bundled": recipe.bundled,
         "domains": {k: d.to_json() for k, d in recipe.domains.items()},
         "mechanism": {"name": recipe.mechanism, "params": {k: _jsonable(v) for k, v in recipe.params.items()},
-                      "allow_data_domains": bool(recipe.allow_data_domains)},
+                      "allow_data_domains": bool(recipe.allow_data_domains),
+                      "publish_as_is": sorted(recipe.publish_as_is)},
         "releases": list(recipe.releases),
     }
 
@@ -272,13 +275,17 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
     files = _str_map(obj.get("taxonomy_files"), "taxonomy_files")
     if base is not None:
         files = {k: (v if Path(v).expanduser().is_absolute() else str(base / v)) for k, v in files.items()}
+    as_is = mech.get("publish_as_is") or []
+    if not isinstance(as_is, list) or not all(isinstance(c, str) for c in as_is):
+        raise DataError("mechanism.publish_as_is must be a list of column names")
     releases = obj.get("releases") or []
     if not isinstance(releases, list):
         raise DataError("releases must be a list")
     return Recipe(source=path, source_sha256=sha, na_policy=na_policy_from(obj.get("na_policy")), kinds=kinds,
                   roles=roles, taxonomies=_taxonomies_from(obj.get("taxonomies")), taxonomy_files=files,
                   bundled=bundled, domains=_domains_from(obj.get("domains")), mechanism=name, params=params,
-                  allow_data_domains=bool(mech.get("allow_data_domains", False)), releases=list(releases))
+                  allow_data_domains=bool(mech.get("allow_data_domains", False)), publish_as_is=tuple(as_is),
+                  releases=list(releases))
 
 
 def read_recipe(path) -> Recipe:

@@ -68,6 +68,8 @@ class Plan:
     identity: Any = None  # ledger DatasetIdentity (DP releases with a ledger)
     budget: Any = None  # ledger Budget of that identity
     confirmed_columns: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
+    #: published columns that are unique or nearly unique per row (confirmed or not): the window lists them
+    identifying_columns: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -235,7 +237,10 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     seen = {p.message for p in out.problems}
     out.problems += [p for p in found if p.message not in seen]
     try:
-        out.problems += identifying_problems(data, mech.published_columns(data, out.params), out.confirmed_columns)
+        found_identifying = identifying_problems(data, mech.published_columns(data, out.params),
+                                                 out.confirmed_columns)
+        out.identifying_columns = tuple(p.column for p in found_identifying if p.column)
+        out.problems += found_identifying
     except PpdpError as exc:
         out.problems.append(Problem(str(exc)))
     if out.cost.is_dp and ledger is not None:

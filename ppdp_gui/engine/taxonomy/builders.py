@@ -26,6 +26,18 @@ from ppdp_gui.engine.taxonomy.tree import Taxonomy
 DEFAULT_INTERVAL_WIDTH = 10
 
 
+def default_width(low: float, high: float, most: int = 100) -> float:
+    """The width an interval builder starts with for values from `low` to `high`: DEFAULT_INTERVAL_WIDTH, unless
+    that makes fewer than 2 or more than `most` intervals — then the smallest round width (1, 2 or 5 × 10^n) giving at most 10."""
+    import math
+    span = float(high) - float(low)
+    if span <= 0 or 2 <= span / DEFAULT_INTERVAL_WIDTH <= most:
+        return float(DEFAULT_INTERVAL_WIDTH)
+    raw = span / 10
+    power = 10 ** math.floor(math.log10(raw))
+    return float(next(step * power for step in (1, 2, 5, 10) if step * power >= raw))
+
+
 def _number_text(value: Fraction) -> str:
     if value.denominator == 1:
         return str(value.numerator)

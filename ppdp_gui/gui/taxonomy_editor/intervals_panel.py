@@ -13,19 +13,10 @@ import pandas as pd
 from PySide6 import QtCore, QtWidgets
 
 from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
+from ppdp_gui.engine.taxonomy.builders import default_width
 from ppdp_gui.engine.taxonomy.editing import EditTree
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
-
-
-def nice_width(low: float, high: float, target_bins: int = 10) -> float:
-    """A round interval width (1, 2 or 5 × 10^k) giving about `target_bins` intervals."""
-    span = max(high - low, 1e-9)
-    raw = span / target_bins
-    power = 10 ** math.floor(math.log10(raw))
-    for step in (1, 2, 5, 10):
-        if step * power >= raw:
-            return float(step * power)
-    return float(10 * power)
 
 
 class IntervalBuilder(QtWidgets.QGroupBox):
@@ -49,7 +40,7 @@ class IntervalBuilder(QtWidgets.QGroupBox):
         self.width_spin = QtWidgets.QDoubleSpinBox()
         self.width_spin.setRange(1e-6, 1e12)
         self.width_spin.setDecimals(4)
-        self.width_spin.setValue(10)
+        self.width_spin.setValue(DEFAULT_INTERVAL_WIDTH)
         self.width_spin.setAccessibleName("Interval width")
         self.width_spin.setToolTip("Width of the narrowest intervals, e.g. 10 for 20-29, 30-39, …")
         self.fan_spin = QtWidgets.QSpinBox()
@@ -130,7 +121,7 @@ class IntervalBuilder(QtWidgets.QGroupBox):
             low, high = float(self._values.min()), float(self._values.max())
             for spin in (self.width_spin, self.low_spin, self.high_spin):
                 spin.blockSignals(True)
-            self.width_spin.setValue(nice_width(low, high))
+            self.width_spin.setValue(default_width(low, high))
             self.low_spin.setValue(math.floor(low))
             self.high_spin.setValue(math.ceil(high))
             for spin in (self.width_spin, self.low_spin, self.high_spin):

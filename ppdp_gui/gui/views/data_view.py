@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
-from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import domain_text, open_domain_dialog
 from ppdp_gui.gui.widgets.messages import describe_error
 
@@ -49,6 +49,7 @@ class DataView(StepView):
     def __init__(self, session, runner, parent=None):
         super().__init__(session, runner, parent)
         self.distinct: dict[str, int] = {}
+        self.reasons: dict[str, tuple[Role, str]] = {}  # column -> (guessed role, why), from the engine
         self.error_text = ""
         self._loading = False
         self._after_load = None
@@ -99,6 +100,9 @@ class DataView(StepView):
         self.columns.setWordWrap(False)
         self.columns.setTextElideMode(Qt.ElideRight)
         self.columns.cellDoubleClicked.connect(self._cell_double_clicked)
+        self.why_label = note("", object_name="role_why")
+        self.why_label.setAccessibleName("Why this role")
+        self.columns.currentCellChanged.connect(lambda row, _c, _r, _pc: self._show_why(row))
         self.table = QTableView()
         self.model = DataFrameModel(parent=self)
         self.table.setModel(self.model)
@@ -114,6 +118,7 @@ class DataView(StepView):
         lv.addWidget(na_box)
         lv.addWidget(QLabel("Columns:"))
         lv.addWidget(self.columns, 1)
+        lv.addWidget(self.why_label)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.table)
@@ -184,7 +189,7 @@ class DataView(StepView):
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     def _loaded(self, path: str, result) -> None:
-        loaded, self.distinct = result
+        loaded, self.distinct, self.reasons = result
         self.session.auto_taxonomies = {c: (loaded.attached[c], loaded.taxonomies[c]) for c in loaded.attached}
         self.session.auto_notes = list(loaded.notes)
         self._loading = False
@@ -221,6 +226,7 @@ class DataView(StepView):
                 self.model.set_frame(ds.frame)
                 fit_columns(self.table)
                 self._fill_columns(ds)
+                self._show_why(self.columns.currentRow())
             else:
                 self._sync_columns(ds)
             self.model.set_header_tooltips({c.name: f"{c.name}: {c.kind}, {c.role.label}" for c in ds.schema})
@@ -250,7 +256,8 @@ class DataView(StepView):
                 role.addItem(r.label, r)
             role.setCurrentIndex(ROLES.index(spec.role))
             role.setAccessibleName(f"Role of {spec.name}")
-            role.currentIndexChanged.connect(lambda i, n=spec.name: self.session.set_role(n, ROLES[i]))
+            role.setToolTip(self.role_reason(spec.name, spec.role))
+            role.currentIndexChanged.connect(lambda i, n=spec.name, r=row: self._role_chosen(r, n, ROLES[i]))
             self.columns.setCellWidget(row, 2, role)
             count = QTableWidgetItem(f"{self.distinct.get(spec.name, 0):,}")
             missing = ds.source.missing.get(spec.name, 0)
@@ -275,9 +282,13 @@ class DataView(StepView):
                     combo.blockSignals(True)
                     combo.setCurrentIndex(value)
                     combo.blockSignals(False)
+            combo = self.columns.cellWidget(row, 2)
+            if combo is not None:
+                combo.setToolTip(self.role_reason(spec.name, spec.role))
             item, fresh = self.columns.item(row, DOMAIN_COL), self._domain_item(spec)
             if item is None or item.text() != fresh.text() or item.toolTip() != fresh.toolTip():
                 self.columns.setItem(row, DOMAIN_COL, fresh)
+        self._show_why(self.columns.currentRow())
 
     @staticmethod
     def _domain_item(spec) -> QTableWidgetItem:
@@ -305,6 +316,28 @@ class DataView(StepView):
         ds = self.session.dataset
         if ds is not None and col in (0, 3, DOMAIN_COL) and 0 <= row < len(ds.schema):
             self.edit_domain(ds.schema[row].name)
+
+    def role_reason(self, column: str, role: Role) -> str:
+        """Why `column` has `role`, in plain words: the engine's reason for its guess, or that the user chose it."""
+        guessed = self.reasons.get(column)
+        if guessed is None:
+            return f"{column}: {role.label}."
+        first, why = guessed
+        if first == role:
+            return f"{column} was guessed {role.label.lower()}: {why}."
+        return (f"You chose {role.label.lower()} for {column}. The first guess was {first.label.lower()}: {why}.")
+
+    def _role_chosen(self, row: int, column: str, role: Role) -> None:
+        self.columns.setCurrentCell(row, 0)  # the "why" line follows the column just changed
+        self.session.set_role(column, role)
+
+    def _show_why(self, row: int) -> None:
+        ds = self.session.dataset
+        if ds is None or not 0 <= row < len(ds.schema):
+            self.why_label.setText("Select a column to see why it has its role.")
+            return
+        spec = ds.schema[row]
+        self.why_label.setText("<b>Why this role?</b> " + escape(self.role_reason(spec.name, spec.role)))
 
     def role_combo(self, column: str) -> QComboBox:
         return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 2)

@@ -333,6 +333,9 @@ class ExportView(StepView):
                          + ("all hold." if ok else "NOT all hold."))
         if exported.note:
             lines.append(f"Release note (publish it with the file): {exported.note}")
+        for kept in getattr(exported, "kept_notes", ()):
+            lines.append(f"A release note of an earlier release was already there. It was not overwritten: it is "
+                         f"kept as {kept}, so each release keeps its own note.")
         if exported.record:
             lines.append(f"Custodian record (keep it here, do not publish): {exported.record}")
         self.result.setText("<br>".join(lines))

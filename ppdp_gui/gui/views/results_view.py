@@ -1,5 +1,5 @@
 """Results step: the released table (and any further tables), what the release is with its figures (figures_panel),
-the candidates the mechanism searched (a Search tab, for any release that describes its search), a comparison of
+re-identification risk of your table and of the release (risk_panel), the candidates the mechanism searched (a Search tab, for any release that describes its search), a comparison of
 the releases made so far, and the simulation panel (utility against privacy, with advice)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
 from ppdp_gui.gui.views.figures_panel import FiguresPanel
+from ppdp_gui.gui.views.risk_panel import RiskPanel
 from ppdp_gui.gui.views.search_panel import SearchPanel
 from ppdp_gui.gui.views.sweep_panel import SweepPanel
 
@@ -70,8 +71,10 @@ class ResultsView(StepView):
         self.compare.setAccessibleName("Releases compared")
         self.sweep = SweepPanel(session, runner)
         self.search = SearchPanel(session, runner)
+        self.risk = RiskPanel(session, runner)
         self.tabs.addTab(self.table_tabs, "Released &table")
         self.tabs.addTab(self.figures, "&Figures")
+        self.tabs.addTab(self.risk, "&Risk before / after")
         self.tabs.addTab(self.compare, "&Compare releases")
         self.tabs.addTab(self.sweep, "Si&mulate (utility vs privacy)")
         self.empty = note("No release yet: run one in the Run step. You can already simulate utility against "
@@ -120,6 +123,7 @@ class ResultsView(StepView):
             self.table_tabs.removeTab(0)
             w.deleteLater()
         self.figures.show_release(record)
+        self.risk.set_release(record)
         if record is None:
             self._show_search(None)
             return
@@ -134,7 +138,7 @@ class ResultsView(StepView):
         has = record is not None and search_of(record) is not None
         at = self.tabs.indexOf(self.search)
         if has and at < 0:
-            self.tabs.insertTab(2, self.search, "&Search (candidates)")
+            self.tabs.insertTab(self.tabs.indexOf(self.risk) + 1, self.search, "&Search (candidates)")
         elif not has and at >= 0:
             self.tabs.removeTab(at)
         self.search.set_release(record if has else None)

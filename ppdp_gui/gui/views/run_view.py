@@ -7,8 +7,10 @@ button and beside it, because cancelling cannot give the budget back.
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QProgressBar, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QProgressBar,
+                               QPushButton, QVBoxLayout)
 
+from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
@@ -44,6 +46,16 @@ class RunView(StepView):
         self._job = None
         self._dp = False
         self._failed_text = ""
+        self._table = None  # (path, sha256) of the table the log is about
+        # columns the plan finds unique or nearly unique per row and the release would publish as they are
+        self.identifying_box = QGroupBox("Columns that could identify patients")
+        self.identifying_box.setObjectName("identifying_box")
+        self.identifying_box.setStyleSheet("QGroupBox#identifying_box { color: #b00020; font-weight: bold; }")
+        self.identifying_grid = QGridLayout(self.identifying_box)
+        self.identifying_box.setVisible(False)
+        self._identifying_shown: tuple = ()
+        self.leave_out_buttons: dict[str, QPushButton] = {}
+        self.as_is_checks: dict[str, QCheckBox] = {}
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -52,6 +64,7 @@ class RunView(StepView):
         layout = QVBoxLayout(self)
         layout.addWidget(heading("4. Run"))
         layout.addWidget(self.summary)
+        layout.addWidget(self.identifying_box)
         layout.addWidget(self.reserve_note)
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
@@ -74,9 +87,17 @@ class RunView(StepView):
         if self.running:
             return
         s = self.session
+        table = (s.dataset.source.path, s.dataset.source.sha256) if s.dataset is not None else None
+        if table != self._table:  # another table: the last run's progress and log were about the previous one
+            self._table = table
+            self.log.clear()
+            self.progress.setValue(0)
+            self.message.setText("")
+            self._failed_text = ""
         p = s.preview()
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
+            self._show_identifying(None)
             self.run_button.setEnabled(False)
             self.run_button.setText("&Run")
         else:
@@ -94,9 +115,12 @@ class RunView(StepView):
                              + "; ".join(p.caveats) + " (you allowed this).</span>")
             if p.budget_text():
                 lines.append(p.budget_text())
+            identifying = set(getattr(p, "identifying_columns", ()))
             for problem in p.errors:
-                lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
+                if problem.column not in identifying:  # those are listed in the box below, with what to do
+                    lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
             self.summary.setText("<br>".join(lines).replace("</ul><br>", "</ul>"))
+            self._show_identifying(p)
             self.summary.setToolTip(cost_tooltip(p.cost))
             ok = not p.errors and not p.over_budget
             self.run_button.setEnabled(ok)
@@ -104,6 +128,51 @@ class RunView(StepView):
             self.run_button.setText(f"&Run and spend ε = {fmt_eps(p.cost.epsilon)}" if dp else "&Run")
             self.reserve_note.setVisible(dp)
         self.state_changed.emit()
+
+    def _show_identifying(self, plan) -> None:
+        """One line per nearly unique column the release would publish: the plan's message, a button to leave it
+        out (role: identifier) and a "publish as is" tick (the plan's `confirmed_columns`). Run stays disabled while
+        one is neither left out nor ticked, because the plan reports it as an error."""
+        columns = tuple(getattr(plan, "identifying_columns", ()) or ()) if plan is not None else ()
+        messages = {pr.column: pr for pr in plan.problems if pr.column in columns} if plan is not None else {}
+        shown = tuple((c, messages[c].level, messages[c].message) for c in columns if c in messages)
+        if shown == self._identifying_shown:
+            return
+        self._identifying_shown = shown
+        while self.identifying_grid.count():
+            item = self.identifying_grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.leave_out_buttons, self.as_is_checks = {}, {}
+        self.identifying_box.setVisible(bool(shown))
+        if not shown:
+            return
+        unresolved = [c for c, level, _m in shown if level == "error"]
+        intro = QLabel("Each of these columns has a different value in (nearly) every row and would be published "
+                       "as it is. Leave it out, or tick “Publish as is” if you are sure it cannot point to a "
+                       "person." + (" You cannot run until each one is settled." if unresolved else ""))
+        intro.setWordWrap(True)
+        intro.setStyleSheet("font-weight: normal;")
+        self.identifying_grid.addWidget(intro, 0, 0, 1, 3)
+        for row, (column, level, message) in enumerate(shown, 1):
+            text = QLabel(escape(message[:1].upper() + message[1:]))
+            text.setWordWrap(True)
+            text.setStyleSheet("font-weight: normal;" + (" color: #b00020;" if level == "error" else " color: #555;"))
+            text.setAccessibleName(f"Why {column} could identify patients")
+            leave = QPushButton(f"Leave {column} out")
+            leave.setToolTip(f"Set the role of {column} to identifier: it is then not in the release.")
+            leave.clicked.connect(lambda _c=False, n=column: self.session.set_role(n, Role.IDENTIFIER))
+            check = QCheckBox("Publish as is")
+            check.setChecked(level != "error")
+            check.setToolTip(f"You confirm that {column} may be published unchanged. The custodian record keeps "
+                             "your confirmation.")
+            check.setAccessibleName(f"Publish {column} as is")
+            check.toggled.connect(lambda on, n=column: self.session.confirm_column(n, on))
+            self.identifying_grid.addWidget(text, row, 0)
+            self.identifying_grid.addWidget(leave, row, 1)
+            self.identifying_grid.addWidget(check, row, 2)
+            self.leave_out_buttons[column], self.as_is_checks[column] = leave, check
+        self.identifying_grid.setColumnStretch(0, 1)
 
     def start(self) -> None:
         s = self.session
@@ -123,7 +192,8 @@ class RunView(StepView):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         from ppdp_gui.engine.pipeline.release import test_seed
-        args = (registry.get(name), data, params, ledger, s.allow_data_domains, s.separate_dataset, test_seed())
+        args = (registry.get(name), data, params, ledger, s.allow_data_domains, s.separate_dataset, test_seed(),
+                tuple(sorted(s.confirmed_columns)))
         self._job = self.runner.start_process(release_job, args,
                                               on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress, on_cancelled=self._cancelled)

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLa
 
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
+from ppdp_gui.engine.taxonomy.builders import default_width
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 
@@ -80,9 +82,10 @@ class TaxonomyView(StepView):
                                     "release cannot treat its values as public.")
         self.flat_all_button = QPushButton("Flat for all &without one")
         self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
+        self._width_column = None  # the numeric column the width box was last set for
         self.width_box = QDoubleSpinBox()
         self.width_box.setRange(0.0001, 1e9)
-        self.width_box.setValue(5)
+        self.width_box.setValue(DEFAULT_INTERVAL_WIDTH)
         self.width_box.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 9))
         self.width_box.setAccessibleName("Interval width")
         self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
@@ -226,6 +229,11 @@ class TaxonomyView(StepView):
         numeric = name is not None and ds.spec(name).kind == "numeric"
         self.intervals_button.setEnabled(numeric)
         self.width_box.setEnabled(numeric)
+        if numeric and name != self._width_column:  # the one default width, unless absurd for this range
+            values = ds.frame[name].dropna()
+            if len(values):
+                self.width_box.setValue(default_width(float(values.min()), float(values.max())))
+        self._width_column = name if numeric else None
 
     def _editor_tax(self):
         try:

@@ -18,17 +18,26 @@ from ppdp_gui.engine.mechanisms.base import Progress
 
 
 def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domains: bool = False,
-                separate_dataset: bool = False, seed: int | None = None) -> Iterator[Any]:
+                separate_dataset: bool = False, seed: int | None = None,
+                confirmed_columns: tuple[str, ...] = ()) -> Iterator[Any]:
     """plan (validated once) then run_release, which reserves ε in the ledger before computing; yields Progress
     and finally the engine's Published. `ledger` is a Ledger or the path of one (the worker process opens its
     own connection to the same file); a DP release without a ledger is refused. `seed`: tests only (the window
-    passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set)."""
+    passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set).
+    `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is."""
     from ppdp_gui.engine.pipeline import plan, run_release
+    from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
+    # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
+    # fix this release; the window's own reading decides
+    if seed is None:
+        os.environ.pop(TEST_SEED_VARIABLE, None)
+    else:
+        os.environ[TEST_SEED_VARIABLE] = str(seed)
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
     planned = plan(data, mechanism, params, ledger=ledger, allow_data_domains=allow_data_domains,
-                   separate_dataset=separate_dataset)
+                   separate_dataset=separate_dataset, confirmed_columns=confirmed_columns)
     if planned.is_dp and ledger is None:
         from ppdp_gui.engine.errors import BudgetError
         raise BudgetError("The budget ledger cannot be opened, so this differentially private release could not "
@@ -43,7 +52,8 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
 
 def load_job(recipe) -> Iterator[Any]:
     """Read a recipe's table (and attach its hierarchies, taxonomies and domains) with the engine's loader,
-    then count distinct values per column for the Data step; yields (Loaded, {column: distinct})."""
+    then count distinct values per column and say why each role was guessed, for the Data step; yields
+    (Loaded, {column: distinct}, {column: (guessed role, reason in plain words)})."""
     from pathlib import Path
 
     from ppdp_gui.engine.pipeline.load import load
@@ -52,8 +62,10 @@ def load_job(recipe) -> Iterator[Any]:
     yield Progress(0.8, "Counting distinct values…")
     frame = loaded.dataset.frame
     distinct = {c: int(frame[c].nunique(dropna=True)) for c in frame.columns}
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    reasons = guess_roles_with_reasons(frame, {c.name: c.kind for c in loaded.dataset.schema})
     yield Progress(1.0, "Loaded")
-    yield loaded, distinct
+    yield loaded, distinct, reasons
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,

@@ -1,0 +1,324 @@
+"""The Risk tab of the Results step: how easily a person's row could be picked out, in your table and in the
+release, for the custodian only (nothing here is published).
+
+Figures and words come from the engine: `explain.compare_risk` (the three attacker models, population uniqueness
+from a population size or sampling fraction the custodian gives, the HIPAA Safe Harbor screen of both tables),
+the titles, meanings and formulas from `glossary`. For a release where matching a row to a person is not the
+measure (differentially private, counts, synthetic rows) the release column stays empty and a sentence says why.
+The computation runs in a worker thread; a newer request makes an older result stale.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QListWidget,
+                               QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ppdp_gui.engine import glossary
+from ppdp_gui.gui.views.common import escape, note
+
+POPULATION_MODES = (("not known", None), ("people in the population", "size"),
+                    ("share of the population in your table (%)", "fraction"))
+#: (figure name in the glossary, how to read it from a RiskReport)
+ROWS = (
+    ("prosecutor: records at risk %", lambda r: r.prosecutor.records_at_risk),
+    ("prosecutor: highest risk %", lambda r: r.prosecutor.highest_risk),
+    ("prosecutor: success rate %", lambda r: r.prosecutor.success_rate),
+    ("journalist: records at risk %", lambda r: r.journalist.records_at_risk),
+    ("journalist: highest risk %", lambda r: r.journalist.highest_risk),
+    ("journalist: success rate %", lambda r: r.journalist.success_rate),
+    ("marketer: success rate %", lambda r: r.marketer.success_rate),
+    ("sample uniques %", lambda r: r.population.sample_uniqueness if r.population else None),
+    ("population uniques %", lambda r: r.population.dankar if r.population else None),
+)
+
+
+def percent(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float) and math.isnan(value):
+        return "no estimate"
+    v = 100 * float(value)
+    text = f"{v:.3g}" if v < 10 else f"{v:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " %"
+
+
+def risk_job(published, frame, options):
+    """The worker's computation (plain Python): the engine's comparison of the input and the release."""
+    from ppdp_gui.engine import explain
+    yield explain.compare_risk(published, frame, **options)
+
+
+class RiskPanel(QWidget):
+    """`set_release(published)`; None empties it."""
+
+    def __init__(self, session, runner, parent=None):
+        super().__init__(parent)
+        self.session, self.runner = session, runner
+        self.record = None
+        self.comparison = None
+        self.busy = False
+        self._request = 0
+        self._stale = False
+
+        self.intro = note("For you only, never published: how easily someone could pick out a person's row using "
+                          "the quasi-identifiers, in your table and in the release. A row's chance is 1 ÷ the "
+                          "number of rows that share its values; rows count as at risk above a 10 % chance.",
+                          object_name="risk_intro")
+        self.population_mode = QComboBox()
+        for text, key in POPULATION_MODES:
+            self.population_mode.addItem(text, key)
+        self.population_mode.setAccessibleName("What you know about the population")
+        self.population_mode.setToolTip("The people your table was drawn from (for example everyone living in the "
+                                        "hospital's area). Knowing how many there are lets the window estimate how "
+                                        "many of them are the only one with their values.")
+        self.population_spin = QDoubleSpinBox()
+        self.population_spin.setAccessibleName("Population size or share")
+        self.population_spin.setDecimals(0)
+        self.population_spin.setRange(1, 1e10)
+        self.population_spin.setGroupSeparatorShown(True)
+        self.population_spin.setEnabled(False)
+        self.population_spin.setVisible(False)
+        controls = QHBoxLayout()
+        label = QLabel("P&opulation:")
+        label.setBuddy(self.population_mode)
+        controls.addWidget(label)
+        controls.addWidget(self.population_mode)
+        controls.addWidget(self.population_spin)
+        controls.addStretch(1)
+
+        self.status = note("", object_name="risk_status")
+        self.table = QTableWidget(len(ROWS), 3)
+        self.table.setHorizontalHeaderLabels(["", "Your table", "The release"])
+        self.table.setAccessibleName("Re-identification risk, your table and the release")
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        self.table.setWordWrap(True)
+        for i, (name, _get) in enumerate(ROWS):
+            fig = glossary.figure(name)
+            head = QTableWidgetItem(fig.title)
+            head.setToolTip(fig.tooltip())
+            self.table.setItem(i, 0, head)
+        self.table.resizeRowsToContents()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.not_measured = note("", warn=True, object_name="risk_not_measured")
+        self.not_measured.setAccessibleName("Why the release has no risk figures")
+
+        self.harbor_box = QGroupBox("HIPAA Safe Harbor check: what still looks like one of the 18 kinds of "
+                                    "identifiers")
+        self.harbor_summary = note("", object_name="harbor_summary")
+        self.harbor_list = QListWidget()
+        self.harbor_list.setAccessibleName("Safe Harbor findings in the release")
+        self.harbor_list.setWordWrap(True)
+        self.harbor_list.setMinimumHeight(self.fontMetrics().height() * 4)
+        hb = QVBoxLayout(self.harbor_box)
+        hb.addWidget(self.harbor_summary)
+        hb.addWidget(self.harbor_list, 1)
+
+        self.chart = None
+        try:
+            from ppdp_gui.gui.charts import RiskChart
+            self.chart = RiskChart()
+        except ImportError:  # pragma: no cover - pyqtgraph is a dependency; the figures stand without it
+            pass
+
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.table)
+        lv.addWidget(self.not_measured)
+        lv.addWidget(self.harbor_box, 1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        if self.chart is not None:
+            split.addWidget(self.chart)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.intro)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+        self.population_mode.currentIndexChanged.connect(self._mode_changed)
+        self.population_spin.editingFinished.connect(self.recompute)
+        self.set_release(None)
+
+    # -- inputs ----------------------------------------------------------------------------------------------
+    def _mode_changed(self, _index=None) -> None:
+        mode = self.population_mode.currentData()
+        self.population_spin.blockSignals(True)
+        if mode == "fraction":
+            self.population_spin.setDecimals(2)
+            self.population_spin.setRange(0.01, 100)
+            self.population_spin.setSuffix(" %")
+            self.population_spin.setValue(10)
+        elif mode == "size":
+            rows = len(self.session.dataset.frame) if self.session.dataset is not None else 1
+            self.population_spin.setDecimals(0)
+            self.population_spin.setRange(max(1, rows), 1e10)
+            self.population_spin.setSuffix("")
+            self.population_spin.setValue(max(rows * 10, 1))
+        self.population_spin.blockSignals(False)
+        self.population_spin.setEnabled(mode is not None)
+        self.population_spin.setVisible(mode is not None)
+        self.recompute()
+
+    def set_population(self, *, size: float | None = None, fraction: float | None = None) -> None:
+        """What a user types: a population size, or the table's share of the population (0..1)."""
+        mode = "size" if size is not None else "fraction" if fraction is not None else None
+        self.population_mode.blockSignals(True)
+        self.population_mode.setCurrentIndex(self.population_mode.findData(mode))
+        self.population_mode.blockSignals(False)
+        self._mode_changed()
+        if mode is not None:
+            self.population_spin.setValue(size if size is not None else 100 * fraction)
+            self.recompute()
+
+    def options(self) -> dict:
+        mode, value = self.population_mode.currentData(), self.population_spin.value()
+        if mode == "size":
+            return {"population_size": value}
+        if mode == "fraction":
+            return {"sampling_fraction": value / 100}
+        return {}
+
+    # -- computing ---------------------------------------------------------------------------------------------
+    def set_release(self, record) -> None:
+        """Show `record`'s risk; computed when the tab is on screen (not for every release made unseen)."""
+        self.record = record
+        self._stale = True
+        if self.isVisible() or record is None:
+            self.recompute()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_table()  # titles wrap differently at another width
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._stale:
+            self.recompute()
+
+    def recompute(self) -> None:
+        self._stale = False
+        self._request += 1
+        self.comparison = None
+        ds = self.session.dataset
+        if self.record is None or ds is None:
+            self.busy = False
+            self._show(None)
+            self.status.setText("No release yet: run one in the Run step.")
+            return
+        self.busy = True
+        self.status.setText("Computing the risk…")
+        token, record, frame, options = self._request, self.record, ds.frame, self.options()
+        self.runner.start(lambda: risk_job(record, frame, options),
+                          on_done=lambda result, t=token: self._done(t, result),
+                          on_error=lambda exc, _tb, t=token: self._failed(t, exc))
+
+    def _done(self, token: int, comparison) -> None:
+        if token != self._request:
+            return  # a newer request is on its way
+        self.busy = False
+        self.comparison = comparison
+        self._show(comparison)
+
+    def _failed(self, token: int, exc: BaseException) -> None:
+        if token != self._request:
+            return
+        self.busy = False
+        self._show(None)
+        self.status.setText(f"The risk could not be computed: {escape(exc)}")
+
+    # -- showing -----------------------------------------------------------------------------------------------
+    def value(self, name: str, which: str = "input") -> str:
+        """The text shown for figure `name` of "input" or "release" (for tests and screen readers)."""
+        row = [n for n, _g in ROWS].index(name)
+        item = self.table.item(row, 1 if which == "input" else 2)
+        return item.text() if item is not None else ""
+
+    def _show(self, comparison) -> None:
+        for row in range(self.table.rowCount()):
+            for col in (1, 2):
+                self.table.setItem(row, col, QTableWidgetItem(""))
+        self.harbor_list.clear()
+        self.not_measured.setVisible(False)
+        if comparison is None:
+            self.harbor_summary.setText("")
+            if self.chart is not None:
+                self.chart.set_histograms(None, None)
+            return
+        if not comparison.qis:
+            self.status.setText("No column is a quasi-identifier, so nobody can be picked out through them; set "
+                                "roles in the Data step to measure this.")
+        else:
+            self.status.setText(f"Quasi-identifiers: {escape(', '.join(comparison.qis))}."
+                                + ("" if self.options() else " Give the size of the population (or your table's "
+                                   "share of it) above to estimate how many people are unique in it.")
+                                + ("" if self._same_table() else " <span style='color:#a33a00'>Your table was read "
+                                   "again since this release was made (another missing-value policy): “Your "
+                                   "table” is the table as it is now.</span>"))
+        for col, report in enumerate((comparison.input, comparison.release), 1):
+            if report is None:
+                continue
+            for row, (name, get) in enumerate(ROWS):
+                item = QTableWidgetItem(percent(get(report)))
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                fig = glossary.figure(name)
+                tip = fig.tooltip()
+                if name == "population uniques %" and report.population is not None:
+                    pop = report.population
+                    tip += (f"\nDankar's rule chose {pop.dankar_model}. Pitman {percent(pop.pitman)}, Zayatz "
+                            f"{percent(pop.zayatz)}, SNB {percent(pop.snb)}.")
+                item.setToolTip(tip)
+                self.table.setItem(row, col, item)
+        self._fit_table()
+        if comparison.release is None:
+            self.not_measured.setText(comparison.not_measured)
+            self.not_measured.setVisible(bool(comparison.not_measured))
+        self._show_harbor(comparison)
+        if self.chart is not None:
+            self.chart.set_histograms(comparison.input.histogram if comparison.input else None,
+                                      comparison.release.histogram if comparison.release else None)
+
+    def _same_table(self) -> bool:
+        """Whether the table open now is the one the shown release was made from (same file, same rows used)."""
+        ds, record = self.session.dataset, self.record
+        if ds is None or record is None:
+            return True
+        src, now = record.source, ds.source
+        return (src.sha256 == now.sha256 and src.na_policy == now.na_policy
+                and src.n_rows_read - src.n_rows_dropped == len(ds.frame))
+
+    def _fit_table(self) -> None:
+        """Rows sized to their (wrapped) titles, and the table as tall as all of them: nine figures, no scrolling."""
+        self.table.resizeRowsToContents()
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(height + 2)
+
+    def _show_harbor(self, comparison) -> None:
+        before, after = comparison.harbor_input, comparison.harbor_release
+        if after:
+            self.harbor_summary.setText(
+                f"<b>The release does not pass:</b> {len(after)} finding{'s' if len(after) != 1 else ''} below "
+                f"(your table had {len(before)}, in grey). This is a screen, not a certificate: free text can hide "
+                "anything.")
+        else:
+            self.harbor_summary.setText(
+                f"Nothing found in the release (your table had {len(before)} finding"
+                f"{'s' if len(before) != 1 else ''}, listed in grey). This is a screen, not a certificate: Safe Harbor also "
+                "needs you to know of no other way to identify someone, and free text can hide anything.")
+        for finding in after:
+            self.harbor_list.addItem(f"In the release — {finding.column} ({finding.identifier}): {finding.reason}")
+        for finding in before:
+            item = QListWidgetItem(f"In your table — {finding.column} ({finding.identifier}): {finding.reason}")
+            item.setForeground(QBrush(QColor("#666666")))
+            self.harbor_list.addItem(item)

@@ -1,0 +1,53 @@
+"""The Risk tab on its own: a DP release shows your table's figures only and says in words why the release has
+none; the population figures appear once a population size is given, and follow the spin box."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ppdp_gui.engine import explain
+from ppdp_gui.engine.data import Role, dataset_from_frame
+from ppdp_gui.engine.noise import NoiseSource
+from ppdp_gui.engine.pipeline import plan, run_release
+from ppdp_gui.gui.session import Session
+from ppdp_gui.gui.views.risk_panel import ROWS, RiskPanel
+from ppdp_gui.gui.workers import JobRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+from clinical_helpers import diabetes_like  # noqa: E402
+
+
+def test_dp_release_has_no_release_figures_and_says_why(qtbot):
+    frame = diabetes_like(800)
+    data = dataset_from_frame(frame).with_roles({"race": Role.QUASI_IDENTIFIER, "gender": Role.QUASI_IDENTIFIER,
+                                                 "age": Role.QUASI_IDENTIFIER})
+    planned = plan(data, "Laplace histogram", {"columns": "gender,readmitted", "epsilon": 1},
+                   allow_data_domains=True)
+    published = list(run_release(planned, rng=NoiseSource.for_tests(2), seed=2))[-1]
+    session = Session()
+    session.dataset = data
+    runner = JobRunner()
+    panel = RiskPanel(session, runner)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_release(published)
+    qtbot.waitUntil(lambda: panel.comparison is not None, timeout=30000)
+    assert panel.not_measured.isVisible() and panel.not_measured.text().startswith(explain.RISK_DP_SENTENCE)
+    assert all(panel.value(name, "release") == "" for name, _g in ROWS)  # nothing misleading
+    assert panel.value("prosecutor: highest risk %", "input").endswith("%")
+    assert panel.value("population uniques %", "input") == "—"  # no population given yet
+    assert "Give the size of the population" in panel.status.text()
+    assert panel.chart.bar_heights()[1].size == 0  # no release bars
+
+    panel.set_population(size=1_000_000)
+    qtbot.waitUntil(lambda: panel.comparison is not None and not panel.busy, timeout=30000)
+    assert panel.comparison.input.population.population_size == 1_000_000
+    first = panel.value("population uniques %", "input")
+    assert first.endswith("%")
+    panel.population_spin.setValue(2_000)  # another population: another estimate
+    panel.population_spin.editingFinished.emit()
+    qtbot.waitUntil(lambda: panel.comparison is not None and not panel.busy
+                    and panel.comparison.input.population.population_size == 2_000, timeout=30000)
+    assert panel.value("population uniques %", "input") != first
+    runner.wait_all()
