@@ -80,7 +80,7 @@ def report(label: str, gaps: list[float], seconds: float) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="event-loop heartbeat during a release")
     ap.add_argument("--mechanism", default=None, help="default: DiffGen if registered, else Mondrian")
-    ap.add_argument("--table", default=str(REPO / "resources" / "samples" / "adult_sample.csv"))
+    ap.add_argument("--table", default=None, help="default: the bundled Adult sample")
     ap.add_argument("params", nargs="*", help="name=value parameters for the mechanism")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -97,7 +97,9 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.package_files import sample_table
     from ppdp_gui.engine.taxonomy import bundled
+    args.table = args.table or str(sample_table())
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from ppdp_gui.gui.main_window import MainWindow
 
