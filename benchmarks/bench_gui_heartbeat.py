@@ -1,6 +1,8 @@
 """Does the window stay responsive during a release? A 10 ms QTimer heartbeat runs in the GUI thread while the
 window loads Adult and makes a release (DiffGen when registered) through its worker process; the longest gap
-between beats is how long the event loop was blocked. Target: ≤ 100 ms.
+between beats is how long the event loop was blocked. Target: ≤ 50 ms (issue 22; it was 100 ms before).
+The start-up work of a new window (the chart modules imported in a background thread, MainWindow.after_start)
+is measured first and waited for, as a user cannot open a table and press Run within that half second.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_heartbeat.py [--mechanism DiffGen] [k=v ...]
 
@@ -33,6 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 INTERVAL_MS = 10
+TARGET_MS = 50
 
 
 class Heartbeat:
@@ -73,7 +76,7 @@ def report(label: str, gaps: list[float], seconds: float) -> float:
     longest = ms[-1] if ms else 0.0
     p99 = ms[int(0.99 * (len(ms) - 1))] if ms else 0.0
     print(f"{label:<34} {seconds:7.2f} s  beats {len(ms):6d}  longest gap {longest:7.1f} ms  "
-          f"p99 {p99:6.1f} ms  {'OK' if longest <= 100 else 'ABOVE TARGET'} (target ≤ 100 ms)")
+          f"p99 {p99:6.1f} ms  {'OK' if longest <= TARGET_MS else 'ABOVE TARGET'} (target ≤ {TARGET_MS} ms)")
     return longest
 
 
@@ -109,6 +112,13 @@ def main(argv=None) -> int:
     w = MainWindow(settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat))
     w.show()
     hb = Heartbeat()
+
+    import threading
+    t0 = time.perf_counter()
+    hb.start()
+    pump_until(app, lambda: time.perf_counter() - t0 > 0.05 and not any(
+        t.name == "ppdp-import-charts" for t in threading.enumerate()))
+    report("window start-up (charts imported)", hb.stop(), time.perf_counter() - t0)
 
     t0 = time.perf_counter()
     hb.start()
