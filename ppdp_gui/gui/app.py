@@ -15,6 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     # started from this same executable; freeze_support runs their code and exits instead of opening a window.
     multiprocessing.freeze_support()
     argv = list(sys.argv if argv is None else argv)
+    from ppdp_gui.gui import lazy_pandas
+    lazy_pandas.install()  # the window shows before pandas is imported (benchmarks/bench_start.py)
     if "--self-test" in argv:
         from ppdp_gui.gui.self_test import main as self_test
         return self_test(argv)

@@ -4,8 +4,9 @@ Data → Taxonomies → Mechanism → Run → Results → Export. Files open by 
 drag-and-drop; projects save and restore the whole session. Long work runs in the shared JobRunner.
 Tools → Self-check runs the statistical privacy audit of the chosen DP mechanism (engine.verify) in the worker.
 
-Start-up: the charts (pyqtgraph) are not imported with the window; once it is on screen a background thread
-imports them, so neither the first paint nor the first release shown waits for them (benchmarks/bench_start.py).
+Start-up: the charts (pyqtgraph) are not imported with the window, nor is pandas when the window is started by
+`ppdp-gui` (gui/lazy_pandas.py); once it is on screen a background thread imports them, so neither the first paint
+nor the first table or release shown waits for them (benchmarks/bench_start.py).
 At that moment the objects made so far (modules, classes, the window) are also moved out of the garbage
 collector's sight with `gc.freeze()`: the full collection the JobRunner runs in the GUI thread after each job then
 scans only what came later (~70 ms less per job, benchmarks/bench_gui_heartbeat.py).
@@ -60,6 +61,8 @@ def after_start() -> None:
 
     def work() -> None:
         try:
+            from ppdp_gui.gui import lazy_pandas
+            lazy_pandas.load()
             import ppdp_gui.gui.charts  # noqa: F401
             import ppdp_gui.gui.charts.lattice_chart  # noqa: F401
         except Exception:  # noqa: BLE001 - the chart is then imported (and any error shown) where it is built

@@ -10,7 +10,6 @@ that opening the window never waits for it (benchmarks/bench_start.py).
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSplitter, QTableView, QVBoxLayout,
                                QWidget)
 from PySide6.QtCore import Qt
@@ -103,7 +102,7 @@ class SearchPanel(QWidget):
             self.chart.set_search(self.search)
         if self.search is None:
             self.summary_label.setText("")
-            self.table_model.set_frame(pd.DataFrame())
+            self.table_model.clear()
             self._clear_preview("")
             return
         self.summary_label.setText(summary(self.search))
@@ -116,7 +115,7 @@ class SearchPanel(QWidget):
         while self.preview_form.rowCount() > 1:
             self.preview_form.removeRow(1)
         self.preview_status.setText(text)
-        self.rows_model.set_frame(pd.DataFrame())
+        self.rows_model.clear()
 
     def _row_chosen(self, current, _previous) -> None:
         if current.isValid() and self.search is not None and current.row() < len(self._frame):
