@@ -22,6 +22,21 @@ With the process the engine no longer competes for the GUI's GIL (p99 of the gap
 views), split over several turns of the event loop, and CPU contention on a loaded machine. Tables of
 ≥ 1,000,000 rows come back through a Parquet file: for 5,000,000 rows the parent's receive+read took 1.35 s
 with a longest GIL hold of 25 ms (pickle through the pipe: 2.7 s, 5 ms), see workers/child.py.
+
+Issue 22 (26 Nov 2026, load average 2.7-3.6, the main branch run alternately for comparison), DiffGen ε=1
+h=10 counts, longest gap in three runs each:
+
+                                  before (main)        after
+    window start-up                     -              21-31 ms
+    load table                     78-219 ms           89-103 ms
+    DiffGen release                129-212 ms          86-133 ms
+
+Found with cProfile: the JobRunner's full gc.collect() in the GUI thread after each job took ~70 ms (now ~1-15
+ms: gc.freeze() once the window is up, MainWindow.after_start), and opening a table redrew the step list ~20
+times in one slot (now once per turn of the event loop). What remains at the hand-over of a release (measured
+slot by slot): RunView._done ~20 ms (the release added: every view refreshes), ResultsView._show ~20 ms (figures
+and the table view), the switch to the Results step ~15 ms, then painting it (~30 ms). The 50 ms goal is not
+met yet: the next step is building the Results step's widgets only when it is shown, over several turns.
 """
 
 from __future__ import annotations
