@@ -1,6 +1,8 @@
 """Does the window stay responsive during a release? A 10 ms QTimer heartbeat runs in the GUI thread while the
 window loads Adult and makes a release (DiffGen when registered) through its worker process; the longest gap
-between beats is how long the event loop was blocked. Target: ≤ 100 ms.
+between beats is how long the event loop was blocked. Target: ≤ 50 ms (issue 22; it was 100 ms before).
+The start-up work of a new window (the chart modules imported in a background thread, MainWindow.after_start)
+is measured first and waited for, as a user cannot open a table and press Run within that half second.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_heartbeat.py [--mechanism DiffGen] [k=v ...]
 
@@ -20,6 +22,21 @@ With the process the engine no longer competes for the GUI's GIL (p99 of the gap
 views), split over several turns of the event loop, and CPU contention on a loaded machine. Tables of
 ≥ 1,000,000 rows come back through a Parquet file: for 5,000,000 rows the parent's receive+read took 1.35 s
 with a longest GIL hold of 25 ms (pickle through the pipe: 2.7 s, 5 ms), see workers/child.py.
+
+Issue 22 (26 Nov 2026, load average 2.7-3.6, the main branch run alternately for comparison), DiffGen ε=1
+h=10 counts, longest gap in three runs each:
+
+                                  before (main)        after
+    window start-up                     -              21-31 ms
+    load table                     78-219 ms           89-103 ms
+    DiffGen release                129-212 ms          86-133 ms
+
+Found with cProfile: the JobRunner's full gc.collect() in the GUI thread after each job took ~70 ms (now ~1-15
+ms: gc.freeze() once the window is up, MainWindow.after_start), and opening a table redrew the step list ~20
+times in one slot (now once per turn of the event loop). What remains at the hand-over of a release (measured
+slot by slot): RunView._done ~20 ms (the release added: every view refreshes), ResultsView._show ~20 ms (figures
+and the table view), the switch to the Results step ~15 ms, then painting it (~30 ms). The 50 ms goal is not
+met yet: the next step is building the Results step's widgets only when it is shown, over several turns.
 """
 
 from __future__ import annotations
@@ -33,6 +50,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 INTERVAL_MS = 10
+TARGET_MS = 50
 
 
 class Heartbeat:
@@ -73,14 +91,14 @@ def report(label: str, gaps: list[float], seconds: float) -> float:
     longest = ms[-1] if ms else 0.0
     p99 = ms[int(0.99 * (len(ms) - 1))] if ms else 0.0
     print(f"{label:<34} {seconds:7.2f} s  beats {len(ms):6d}  longest gap {longest:7.1f} ms  "
-          f"p99 {p99:6.1f} ms  {'OK' if longest <= 100 else 'ABOVE TARGET'} (target ≤ 100 ms)")
+          f"p99 {p99:6.1f} ms  {'OK' if longest <= TARGET_MS else 'ABOVE TARGET'} (target ≤ {TARGET_MS} ms)")
     return longest
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="event-loop heartbeat during a release")
     ap.add_argument("--mechanism", default=None, help="default: DiffGen if registered, else Mondrian")
-    ap.add_argument("--table", default=str(REPO / "resources" / "samples" / "adult_sample.csv"))
+    ap.add_argument("--table", default=None, help="default: the bundled Adult sample")
     ap.add_argument("params", nargs="*", help="name=value parameters for the mechanism")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -97,7 +115,9 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.package_files import sample_table
     from ppdp_gui.engine.taxonomy import bundled
+    args.table = args.table or str(sample_table())
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from ppdp_gui.gui.main_window import MainWindow
 
@@ -107,6 +127,13 @@ def main(argv=None) -> int:
     w = MainWindow(settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat))
     w.show()
     hb = Heartbeat()
+
+    import threading
+    t0 = time.perf_counter()
+    hb.start()
+    pump_until(app, lambda: time.perf_counter() - t0 > 0.05 and not any(
+        t.name == "ppdp-import-charts" for t in threading.enumerate()))
+    report("window start-up (charts imported)", hb.stop(), time.perf_counter() - t0)
 
     t0 = time.perf_counter()
     hb.start()

@@ -15,8 +15,6 @@ from typing import Any
 
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "resources" / "samples" / "adult_sample.csv"
 ROLE_ALIASES = {"qi": "quasi-identifier", "quasi": "quasi-identifier", "id": "identifier", "sa": "sensitive",
                 "label": "class", "target": "class", "other": "insensitive"}
 
@@ -352,8 +350,9 @@ def demo_recipe(sample=None):
     with the bundled ARX hierarchies as public taxonomies (they state every domain DiffGen needs)."""
     from ppdp_gui.engine.data.schema import Role
     from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.package_files import sample_table
     from ppdp_gui.engine.persistence.project import Recipe
-    recipe = Recipe(source=str(sample or SAMPLE), roles={"salary-class": Role.CLASS}, bundled="adult")
+    recipe = Recipe(source=str(sample or sample_table()), roles={"salary-class": Role.CLASS}, bundled="adult")
     if "DiffGen" in registry.names():
         recipe.mechanism = "DiffGen"
         recipe.params = {"epsilon": 1.0, "h": 10, "class_column": "salary-class"}
@@ -492,6 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    import multiprocessing
+    multiprocessing.freeze_support()  # in the bundle: a multiprocessing helper started from this executable
     from ppdp_gui.engine.data.leftovers import clean_leftovers
     clean_leftovers()  # temporary files of writes a kill or power cut interrupted (never anything else)
     parser = build_parser()

@@ -47,6 +47,7 @@ def main(argv=None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.package_files import sample_table
     from ppdp_gui.gui.main_window import MainWindow
 
     mechanism = args.mechanism or ("DiffGen" if "DiffGen" in registry.names() else "Mondrian")
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
         w.grab().save(str(path))
         print(path)
 
-    w.open_path(str(REPO / "resources" / "samples" / "adult_sample.csv"))
+    w.open_path(str(sample_table()))
     wait_until(app, lambda: w.session.dataset is not None)
     shot("1_data")
     w.go_to(w.taxonomy_view)  # the sample's hierarchies were attached when it opened

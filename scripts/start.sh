@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ "${QT_QPA_PLATFORM:-}" = "offscreen" ]; then
-  exec .venv/bin/ppdp-gui resources/samples/adult_sample.csv
+  exec .venv/bin/ppdp-gui --sample
 else
   echo "No display found: running a demo release headless (set DISPLAY or use xvfb-run to see the window)."
   exec .venv/bin/ppdp demo --out out/

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from ppdp_gui.engine.package_files import sample_table
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -26,7 +28,7 @@ def shared_data() -> Path:
 
 @pytest.fixture
 def adult_sample() -> Path:
-    path = REPO / "resources" / "samples" / "adult_sample.csv"
+    path = sample_table()
     if not path.is_file():
         pytest.fail(f"the bundled Adult sample is missing: {path}")
     return path

@@ -4,7 +4,6 @@ report, the ledger listing and the demo on the bundled Adult sample."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,9 +11,9 @@ import pytest
 from ppdp_gui.cli import main, parse_pairs, parse_role
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.package_files import sample_table
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "resources" / "samples" / "adult_sample.csv"
+SAMPLE = sample_table()
 
 
 def run(capsys, *argv):

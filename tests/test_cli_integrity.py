@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.cli import main
+from ppdp_gui.engine.package_files import sample_table, taxonomies_folder
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "resources" / "samples" / "adult_sample.csv"
-HIERARCHIES = REPO / "taxonomies" / "adult"
+SAMPLE = sample_table()
+HIERARCHIES = taxonomies_folder() / "adult"
 
 
 def run(capsys, *argv):

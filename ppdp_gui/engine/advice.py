@@ -58,7 +58,7 @@ class Advice:
     rule: Literal["plateau", "knee", "flat", "steady"]
     reason: str
     details: tuple[str, ...] = ()
-    points: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False, compare=False)
+    points: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(), repr=False, compare=False)
 
     @property
     def applicable(self) -> bool:

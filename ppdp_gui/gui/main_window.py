@@ -3,13 +3,22 @@
 Data → Taxonomies → Mechanism → Run → Results → Export. Files open by menu, recent list, command line or
 drag-and-drop; projects save and restore the whole session. Long work runs in the shared JobRunner.
 Tools → Self-check runs the statistical privacy audit of the chosen DP mechanism (engine.verify) in the worker.
+
+Start-up: the charts (pyqtgraph) are not imported with the window, nor is pandas when the window is started by
+`ppdp-gui` (gui/lazy_pandas.py); once it is on screen a background thread imports them, so neither the first paint
+nor the first table or release shown waits for them (benchmarks/bench_start.py).
+At that moment the objects made so far (modules, classes, the window) are also moved out of the garbage
+collector's sight with `gc.freeze()`: the full collection the JobRunner runs in the GUI thread after each job then
+scans only what came later (~70 ms less per job, benchmarks/bench_gui_heartbeat.py).
 """
 
 from __future__ import annotations
 
+import gc
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QMessageBox, QProgressBar, QStackedWidget, QStyle, QWidget)
@@ -34,6 +43,31 @@ MAX_RECENT = 8
 _STATE_ICONS = {DONE: QStyle.SP_DialogApplyButton, WARN: QStyle.SP_MessageBoxWarning,
                 BLOCKED: QStyle.SP_MessageBoxCritical, TODO: QStyle.SP_ArrowRight}
 _STATE_WORDS = {DONE: "done", WARN: "needs attention", BLOCKED: "blocked", TODO: "to do"}
+
+
+_STARTED = False
+
+
+def after_start() -> None:
+    """Once per process, in the GUI thread when the first window is up: freeze what exists (it lives as long as
+    the process; no data table is loaded yet, so nothing big can be kept alive by mistake), then import the chart
+    modules in a daemon thread. Importing is mostly Python bytecode, so the GUI thread still gets the interpreter
+    every few milliseconds; a chart built later finds the modules loaded."""
+    global _STARTED
+    if _STARTED:
+        return
+    _STARTED = True
+    gc.freeze()
+
+    def work() -> None:
+        try:
+            from ppdp_gui.gui import lazy_pandas
+            lazy_pandas.load()
+            import ppdp_gui.gui.charts  # noqa: F401
+            import ppdp_gui.gui.charts.lattice_chart  # noqa: F401
+        except Exception:  # noqa: BLE001 - the chart is then imported (and any error shown) where it is built
+            pass
+    threading.Thread(target=work, name="ppdp-import-charts", daemon=True).start()
 
 
 class MainWindow(QMainWindow):
@@ -67,7 +101,7 @@ class MainWindow(QMainWindow):
         for i, view in enumerate(self.views, 1):
             self.steps.addItem(QListWidgetItem(f"{i}. {view.title}"))
             self.stack.addWidget(view)
-            view.state_changed.connect(self.refresh_steps)
+            view.state_changed.connect(self._steps_changed)
         self.steps.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 26))
         self.steps.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 40))
         self.steps.setWordWrap(True)
@@ -98,8 +132,10 @@ class MainWindow(QMainWindow):
             lambda paths: self.statusBar().showMessage("Exported " + ", ".join(Path(p).name for p in paths), 15000))
         self.session.dataset_changed.connect(self._update_status)
         self.steps.setCurrentRow(0)
+        self._steps_pending = False
         self.refresh_steps()
         self.resize(1280, 820)
+        QTimer.singleShot(0, after_start)  # runs at the first turn of the event loop, the window on screen
 
     # -- menus ------------------------------------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
@@ -232,7 +268,20 @@ class MainWindow(QMainWindow):
                 self.mechanism_view.refresh_preview(fresh=True)  # the ledger may have changed meanwhile
                 self.run_view.refresh()
 
+    def _steps_changed(self) -> None:
+        """A view's state changed: redraw the step list once, at the next turn of the event loop. Opening a table
+        changes every view's state several times in one slot (new table, releases and simulations cleared,
+        taxonomies attached), and drawing the list each time blocked the event loop for tens of milliseconds."""
+        if not self._steps_pending:
+            self._steps_pending = True
+            QTimer.singleShot(0, self._refresh_pending_steps)
+
+    def _refresh_pending_steps(self) -> None:
+        if self._steps_pending:
+            self.refresh_steps()
+
     def refresh_steps(self) -> None:
+        self._steps_pending = False
         for i, view in enumerate(self.views):
             kind, text = view.state()
             item = self.steps.item(i)
@@ -243,6 +292,8 @@ class MainWindow(QMainWindow):
             item.setData(Qt.UserRole, kind)
 
     def step_texts(self) -> list[str]:
+        if self._steps_pending:
+            self.refresh_steps()
         return [self.steps.item(i).text() for i in range(self.steps.count())]
 
     def _update_status(self) -> None:

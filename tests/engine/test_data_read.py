@@ -2,7 +2,6 @@
 
 import gzip
 import hashlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,8 +10,8 @@ import pytest
 from ppdp_gui.engine.data import (NAPolicy, Role, dataset_from_frame, guess_roles, kind_rule_text, read_table,
                                   role_rule_text)
 from ppdp_gui.engine.errors import DataError
+from ppdp_gui.engine.package_files import sample_table
 
-REPO = Path(__file__).resolve().parents[2]
 ARX_ADULT = ("adult", "hierarchies", "arx", "adult.csv.gz")
 
 
@@ -86,7 +85,7 @@ def test_iris(shared_data):
 
 
 def test_bundled_sample_matches_arx_adult(shared_data):
-    sample = read_table(REPO / "resources" / "samples" / "adult_sample.csv")
+    sample = read_table(sample_table())
     arx = read_table(shared_data.joinpath(*ARX_ADULT))
     assert sample.source.delimiter == ","
     pd.testing.assert_frame_equal(sample.frame, arx.frame)

@@ -4,14 +4,13 @@ bundled ones for the bundled Adult sample; each found file reads as a taxonomy t
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.taxonomy.arx_io import read_arx_hierarchy
 from ppdp_gui.engine.taxonomy.coverage import check_coverage
 from ppdp_gui.engine.taxonomy.discover import attach_hierarchies, find_hierarchies, table_stem
+from ppdp_gui.engine.package_files import sample_table, taxonomies_folder
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_arx_example_test2(shared_data):
@@ -50,16 +49,16 @@ def test_case_differences_and_missing_folder(tmp_path):
 
 
 def test_bundled_adult_sample_gets_the_bundled_taxonomies():
-    sample = REPO / "resources" / "samples" / "adult_sample.csv"
+    sample = sample_table()
     data = read_table(sample)
     found = find_hierarchies(sample, list(data.frame.columns))
     assert set(found) == set(data.frame.columns)  # all nine Adult attributes ship with a hierarchy
-    assert all(p.parent == REPO / "taxonomies" / "adult" for p in found.values())
+    assert all(p.parent == taxonomies_folder() / "adult" for p in found.values())
     assert not check_coverage(read_arx_hierarchy(found["education"], "education"), data.frame["education"]).missing
 
 
 def test_a_copy_of_the_sample_elsewhere_is_not_the_bundled_sample(tmp_path):
-    shutil.copy(REPO / "resources" / "samples" / "adult_sample.csv", tmp_path / "adult_sample.csv")
+    shutil.copy(sample_table(), tmp_path / "adult_sample.csv")
     assert find_hierarchies(tmp_path / "adult_sample.csv", ["age", "sex"]) == {}
 
 

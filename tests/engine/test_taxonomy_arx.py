@@ -9,8 +9,8 @@ import pytest
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies, read_arx_hierarchy, write_arx_hierarchy
 from ppdp_gui.engine.taxonomy.arx_io import arx_bytes, column_from_filename
+from ppdp_gui.engine.package_files import taxonomies_folder
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _hierarchy_files(shared: Path) -> list[Path]:
@@ -55,13 +55,13 @@ def test_bundled_copies_equal_the_arx_originals_and_cover_adult(shared_data):
     taxes = bundled_adult_taxonomies()
     assert sorted(taxes) == ["age", "education", "marital-status", "native-country", "occupation", "race",
                              "salary-class", "sex", "workclass"]
-    for path in sorted((REPO / "taxonomies" / "adult").glob("*.csv")):
+    for path in sorted((taxonomies_folder() / "adult").glob("*.csv")):
         assert path.read_bytes() == (shared_data / "adult" / "hierarchies" / "arx" / path.name).read_bytes()
     frame = pd.read_csv(shared_data / "adult" / "hierarchies" / "arx" / "adult.csv.gz", sep=";", dtype=str,
                         keep_default_na=False)
     for column, tax in taxes.items():
         assert set(frame[column]) <= set(tax.leaf_values()), column
-    assert "Apache" in (REPO / "taxonomies" / "README.md").read_text()
+    assert "Apache" in (taxonomies_folder() / "README.md").read_text()
 
 
 def test_gzip_in_and_out(shared_data, tmp_path):

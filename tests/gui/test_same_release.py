@@ -16,18 +16,18 @@ from PySide6.QtCore import Qt
 from ppdp_gui.cli import main
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.persistence.project import Recipe, write_recipe
+from ppdp_gui.engine.package_files import sample_table, taxonomies_folder
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def ward_recipe(tmp_path: Path) -> Path:
     """3,000 rows of the Adult sample as 'ward.csv' with the ARX hierarchies named after it, and a DiffGen recipe."""
-    frame = pd.read_csv(REPO / "resources" / "samples" / "adult_sample.csv", dtype=str,
+    frame = pd.read_csv(sample_table(), dtype=str,
                         keep_default_na=False).head(3000)
     table = tmp_path / "data" / "ward.csv"
     table.parent.mkdir()
     frame.to_csv(table, index=False)
-    for f in (REPO / "taxonomies" / "adult").glob("adult_hierarchy_*.csv"):
+    for f in (taxonomies_folder() / "adult").glob("adult_hierarchy_*.csv"):
         shutil.copy(f, table.parent / f.name.replace("adult_", "ward_"))
     recipe = Recipe(source=str(table), roles={"salary-class": Role.CLASS}, mechanism="DiffGen",
                     params={"epsilon": 1.0, "h": 6, "utility": "Max", "class_column": "salary-class",

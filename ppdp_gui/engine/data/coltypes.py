@@ -251,7 +251,14 @@ class TextBatch:
         return [flat.slice(j * m, m) for j in range(self.k)]
 
 
-_STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas' default "str"
+_STR = None  # pandas' default "str" dtype, made on first use (importing this module does not touch pandas)
+
+
+def _str_dtype():
+    global _STR
+    if _STR is None:
+        _STR = pd.StringDtype("pyarrow", na_value=np.nan)
+    return _STR
 
 
 def text_array(values: pd.Series) -> pa.Array:
@@ -264,7 +271,7 @@ def str_array(arr: pa.Array) -> pd.api.extensions.ExtensionArray:
     """Arrow strings as a pandas "str" column, without a copy (the per-column cost of a wide table)."""
     if arr.type != pa.large_string():
         arr = arr.cast(pa.large_string())
-    return pd.arrays.ArrowStringArray(arr, dtype=_STR)
+    return pd.arrays.ArrowStringArray(arr, dtype=_str_dtype())
 
 
 def _concat_text(chunks: list) -> pa.Array:

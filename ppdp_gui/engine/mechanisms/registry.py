@@ -1,4 +1,9 @@
-"""Names -> mechanism classes. Adding a mechanism is a module plus one line here."""
+"""Names -> mechanism classes. Adding a mechanism is a module plus one line here.
+
+The modules are named by strings and imported on first use (start-up stays fast), so a bundler that follows
+`import` statements cannot see them: `modules()` is the explicit list the PyInstaller build hands it as hidden
+imports (packaging/bundle_hints.py; tests/test_package_files.py checks that it covers every mechanism).
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,11 @@ def names() -> list[str]:
         if importlib.util.find_spec(module) is not None:
             out.append(name)
     return out
+
+
+def modules() -> list[str]:
+    """Every registered mechanism's module, in menu order without repeats (hidden imports for a bundler)."""
+    return list(dict.fromkeys(target.split(":")[0] for target in _ENTRIES.values()))
 
 
 def get(name: str):

@@ -1,7 +1,7 @@
-"""Taxonomies shipped with the app (the ARX Adult hierarchies), found in the repository's taxonomies/ folder.
+"""Taxonomies shipped with the app (the ARX Adult hierarchies, ICD categories) in ``ppdp_gui/taxonomies``.
 
-The app runs from a source checkout (``pip install -e``), so the folder is located relative to this package:
-``<repo>/taxonomies``. ``PPDP_TAXONOMIES`` overrides it (e.g. for a packaged build).
+The folder is found through ``importlib.resources`` (engine/package_files.py), the same way in a source checkout,
+a wheel and the PyInstaller bundle. ``PPDP_TAXONOMIES`` overrides it (e.g. to try other hierarchies).
 """
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import os
 from pathlib import Path
 
 from ppdp_gui.engine.errors import TaxonomyError
+from ppdp_gui.engine.package_files import taxonomies_folder
 from ppdp_gui.engine.taxonomy.arx_io import column_from_filename, read_arx_hierarchy
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 
 def taxonomies_dir() -> Path:
     override = os.environ.get("PPDP_TAXONOMIES")
-    return Path(override) if override else Path(__file__).resolve().parents[3] / "taxonomies"
+    return Path(override) if override else taxonomies_folder()
 
 
 def bundled_adult_taxonomies() -> dict[str, Taxonomy]:

@@ -2,9 +2,9 @@
 
 ARX's own convention: beside ``<stem>.csv`` lie ``<stem>_hierarchy_<column>.csv`` (or ``.csv.gz``), one per
 attribute (e.g. ``adult.csv`` + ``adult_hierarchy_age.csv``). The bundled Adult sample
-(resources/samples/adult_sample.csv) uses the bundled ARX Adult hierarchies (taxonomies/adult). Only paths are
-returned: reading them (engine.taxonomy.arx_io.read_arx_hierarchy) and checking their coverage stay with the
-caller, who reports problems instead of failing the load.
+(ppdp_gui/resources/samples/adult_sample.csv) uses the bundled ARX Adult hierarchies (ppdp_gui/taxonomies/adult).
+Only paths are returned: reading them (engine.taxonomy.arx_io.read_arx_hierarchy) and checking their coverage stay
+with the caller, who reports problems instead of failing the load.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.package_files import samples_folder
 from ppdp_gui.engine.taxonomy.bundled import taxonomies_dir
 
 _TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".parquet", ".pq"}
@@ -19,8 +20,8 @@ _HIERARCHY_SUFFIXES = (".csv", ".csv.gz")
 
 
 def samples_dir() -> Path:
-    """The bundled sample tables (beside taxonomies/, at the repository root)."""
-    return taxonomies_dir().parent / "resources" / "samples"
+    """The bundled sample tables (ppdp_gui/resources/samples, found through importlib.resources)."""
+    return samples_folder()
 
 
 def table_stem(path: Path) -> str:

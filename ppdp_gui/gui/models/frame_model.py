@@ -31,7 +31,7 @@ class DataFrameModel(QAbstractTableModel):
 
     def __init__(self, frame: pd.DataFrame | None = None, parent=None):
         super().__init__(parent)
-        self._frame = pd.DataFrame()
+        self._frame = None  # no table yet (an empty DataFrame is made when asked: pandas may not be imported yet)
         self._columns: list[np.ndarray | None] = []
         self._align: list[int] = []
         self._names: list[str] = []
@@ -50,6 +50,12 @@ class DataFrameModel(QAbstractTableModel):
         self._align = [right if getattr(dt, "kind", "O") in "iuf" else left for dt in frame.dtypes]
         self.endResetModel()
 
+    def clear(self) -> None:
+        """No table (the same as an empty DataFrame, without needing pandas)."""
+        self.beginResetModel()
+        self._frame, self._names, self._columns, self._align = None, [], [], []
+        self.endResetModel()
+
     def column_array(self, i: int):
         col = self._columns[i]
         if col is None:
@@ -66,11 +72,13 @@ class DataFrameModel(QAbstractTableModel):
 
     @property
     def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = pd.DataFrame()
         return self._frame
 
     # -- Qt model protocol -------------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() or self._frame is None else len(self._frame)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._names)

@@ -30,7 +30,7 @@ class IntervalBuilder(QtWidgets.QGroupBox):
         self.setToolTip("Group numbers into intervals of equal width, and those intervals into wider ones")
         self._column = ""
         self._values = np.zeros(0)
-        self._raw = pd.Series([], dtype=object)
+        self._raw = None  # the column's values as given (a Series once a column is chosen)
         self._preview = None
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
@@ -150,7 +150,8 @@ class IntervalBuilder(QtWidgets.QGroupBox):
         try:
             from ppdp_gui.engine.taxonomy.builders import numeric_intervals
 
-            tax = numeric_intervals(self._column, self._raw, self.width_spin.value(), fan_out=self.fan_spin.value(),
+            raw = self._raw if self._raw is not None else pd.Series([], dtype=object)
+            tax = numeric_intervals(self._column, raw, self.width_spin.value(), fan_out=self.fan_spin.value(),
                                     low=low, high=high)
         except (PpdpError, ValueError, ImportError) as exc:
             self.summary_label.setText(f"Cannot build intervals: {exc}")

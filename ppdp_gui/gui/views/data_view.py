@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
@@ -219,7 +218,7 @@ class DataView(StepView):
     def _dataset_changed(self) -> None:
         ds = self.session.dataset
         if ds is None:
-            self.model.set_frame(pd.DataFrame())
+            self.model.clear()
             self.columns.setRowCount(0)
         else:
             if self.model.frame is not ds.frame:

@@ -89,12 +89,8 @@ class FiguresPanel(QWidget):
         for form in (self.release_form, self.measures_form, self.risk_form):
             form.setRowWrapPolicy(QFormLayout.WrapLongRows)
         self.chart_note = note(object_name="chart_note")
-        self.histogram = None
-        try:
-            from ppdp_gui.gui.charts import HistogramChart
-            self.histogram = HistogramChart()
-        except ImportError:  # pragma: no cover
-            pass
+        self._histogram = None  # built with the first release shown: pyqtgraph stays out of the window's start
+        self._histogram_failed = False
 
         inner = QWidget()
         left = QVBoxLayout(inner)
@@ -107,8 +103,7 @@ class FiguresPanel(QWidget):
         scroll.setAccessibleName("Figures of this release")
         right = QVBoxLayout()
         right.addWidget(self.chart_note)
-        if self.histogram is not None:
-            right.addWidget(self.histogram, 1)
+        self._right = right
         body = QHBoxLayout()
         body.addWidget(scroll, 1)
         body.addLayout(right, 1)
@@ -116,6 +111,19 @@ class FiguresPanel(QWidget):
         layout.addWidget(self.guarantee)
         layout.addLayout(body, 1)
         self.show_release(None)
+
+    @property
+    def histogram(self):
+        """The chart of group sizes or counts (None if pyqtgraph is missing), built on first use."""
+        if self._histogram is None and not self._histogram_failed:
+            try:
+                from ppdp_gui.gui.charts import HistogramChart
+            except ImportError:  # pragma: no cover
+                self._histogram_failed = True
+                return None
+            self._histogram = HistogramChart()
+            self._right.addWidget(self._histogram, 1)
+        return self._histogram
 
     def show_release(self, record) -> None:
         for form in (self.release_form, self.measures_form, self.risk_form):
@@ -126,8 +134,8 @@ class FiguresPanel(QWidget):
             for box in (self.release_box, self.measures_box, self.risk_box):
                 box.setVisible(False)
             self.chart_note.setText("")
-            if self.histogram is not None:
-                self.histogram.setVisible(False)
+            if self._histogram is not None:
+                self._histogram.setVisible(False)
             return
         for box in (self.release_box, self.measures_box, self.risk_box):
             box.setVisible(True)

@@ -105,8 +105,9 @@ class ResultsView(StepView):
                                        + ("" if r.holds else " — NOT ε-DP"))
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
-        self.compare_model.set_frame(comparison_frame(records))
-        fit_columns(self.compare)
+        if records or self.compare_model.rowCount():  # nothing to show or clear when the window opens
+            self.compare_model.set_frame(comparison_frame(records))
+            fit_columns(self.compare)
         self.empty.setVisible(not records)
         QTimer.singleShot(0, self._show)  # the table and charts in their own turn of the event loop
         self.state_changed.emit()

@@ -94,13 +94,13 @@ class RunView(StepView):
             self.progress.setValue(0)
             self.message.setText("")
             self._failed_text = ""
-        p = s.preview()
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
             self._show_identifying(None)
             self.run_button.setEnabled(False)
             self.run_button.setText("&Run")
         else:
+            p = s.preview()
             specs = registry.get(s.mechanism_name).params
             lines = [f"<b>{s.mechanism_name}</b> on {s.dataset.n_rows:,} rows.",
                      f"Parameters: {escape(params_text(p.params or s.params, specs))}."]

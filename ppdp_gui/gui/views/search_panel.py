@@ -3,17 +3,18 @@ search in `record["lattice"]`, see `engine.pipeline.candidates`), drawn as a lat
 Clicking a point or a row previews that candidate — its levels, suppressed rows, loss and risk, and its first rows —
 computed by the engine in a worker thread, so the custodian sees why the released candidate won and what another
 trade-off would give. Nothing here is published.
+
+The lattice chart (pyqtgraph, ~0.2 s to import) is built the first time a release with a search is shown, so
+that opening the window never waits for it (benchmarks/bench_start.py).
 """
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel, QSplitter, QTableView, QVBoxLayout,
                                QWidget)
 from PySide6.QtCore import Qt
 
 from ppdp_gui.engine.pipeline.candidates import candidates_frame, preview_job, search_of, summary
-from ppdp_gui.gui.charts.lattice_chart import LatticeChart
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import note
 
@@ -41,8 +42,10 @@ class SearchPanel(QWidget):
                            "published. Click a point or a row to preview that release.")
         self.summary_label = note()
         self.summary_label.setAccessibleName("Search summary")
-        self.chart = LatticeChart()
-        self.chart.node_clicked.connect(self.select)
+        self._chart = None
+        self._chart_holder = QWidget()
+        self._chart_holder.setLayout(QVBoxLayout())
+        self._chart_holder.layout().setContentsMargins(0, 0, 0, 0)
         self.table_model = DataFrameModel(parent=self)
         self.table = QTableView()
         self.table.setModel(self.table_model)
@@ -62,7 +65,7 @@ class SearchPanel(QWidget):
         self.rows_view.setAccessibleName("First rows of the previewed release")
 
         left = QSplitter(Qt.Vertical)
-        left.addWidget(self.chart)
+        left.addWidget(self._chart_holder)
         left.addWidget(self.table)
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -80,15 +83,26 @@ class SearchPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(body, 1)
 
+    @property
+    def chart(self):
+        """The lattice chart, built (and pyqtgraph imported) on first use."""
+        if self._chart is None:
+            from ppdp_gui.gui.charts.lattice_chart import LatticeChart
+            self._chart = LatticeChart()
+            self._chart.node_clicked.connect(self.select)
+            self._chart_holder.layout().addWidget(self._chart)
+        return self._chart
+
     # -- content ---------------------------------------------------------------------------------------------
     def set_release(self, published) -> None:
         self.published = published
         self.search = search_of(published) if published is not None else None
         self.preview, self.preview_error = None, ""
-        self.chart.set_search(self.search)
+        if self.search is not None or self._chart is not None:
+            self.chart.set_search(self.search)
         if self.search is None:
             self.summary_label.setText("")
-            self.table_model.set_frame(pd.DataFrame())
+            self.table_model.clear()
             self._clear_preview("")
             return
         self.summary_label.setText(summary(self.search))
@@ -101,7 +115,7 @@ class SearchPanel(QWidget):
         while self.preview_form.rowCount() > 1:
             self.preview_form.removeRow(1)
         self.preview_status.setText(text)
-        self.rows_model.set_frame(pd.DataFrame())
+        self.rows_model.clear()
 
     def _row_chosen(self, current, _previous) -> None:
         if current.isValid() and self.search is not None and current.row() < len(self._frame):

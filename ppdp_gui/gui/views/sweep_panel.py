@@ -98,11 +98,9 @@ class SweepPanel(QWidget):
         self.progress.setAccessibleName("Simulation progress")
         self.message = QLabel("")
         self._job = None
-        try:
-            from ppdp_gui.gui.charts import SweepChart
-            self.chart = SweepChart()
-        except ImportError:  # pragma: no cover - the chart widget is built alongside
-            self.chart = QLabel("The chart widget is not available in this build.")
+        # the chart (pyqtgraph) is built when the tab is first shown or a simulation needs it, not with the window
+        self._chart = None
+        self._chart_holder = QVBoxLayout()
 
         row = QHBoxLayout()
         for text, w in (("&Vary:", self.param_combo), ("V&alues:", self.grid_edit), ("Re&peats:", self.repeats)):
@@ -151,7 +149,7 @@ class SweepPanel(QWidget):
         advice_layout.addLayout(apply_row)
         self.advice_box.setVisible(False)
         layout.addLayout(shown_row)
-        layout.addWidget(self.chart, 1)
+        layout.addLayout(self._chart_holder, 1)
         layout.addWidget(self.advice_box)
 
         self.param_combo.currentIndexChanged.connect(self._param_chosen)
@@ -164,10 +162,26 @@ class SweepPanel(QWidget):
         self.shown_combo.currentIndexChanged.connect(lambda _i: self._show_sweep())
         self.compare_check.toggled.connect(lambda _on: self._show_sweep())
         self.apply_button.clicked.connect(self.apply_advice)
-        if hasattr(self.chart, "seriesChanged"):
-            self.chart.seriesChanged.connect(self._show_advice)  # the measure shown changed
         self._mechanism = None
         self._mechanism_changed()
+
+    @property
+    def chart(self):
+        """The utility-against-privacy chart, built (and pyqtgraph imported) on first use."""
+        if self._chart is None:
+            try:
+                from ppdp_gui.gui.charts import SweepChart
+                self._chart = SweepChart()
+            except ImportError:  # pragma: no cover - the chart widget is built alongside
+                self._chart = QLabel("The chart widget is not available in this build.")
+            if hasattr(self._chart, "seriesChanged"):
+                self._chart.seriesChanged.connect(self._show_advice)  # the measure shown changed
+            self._chart_holder.addWidget(self._chart)
+        return self._chart
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.chart  # noqa: B018 - the empty chart appears with the tab
+        super().showEvent(event)
 
     # -- parameter and grid -----------------------------------------------------------------------------------
     def numeric_specs(self) -> list[ParamSpec]:
@@ -188,8 +202,9 @@ class SweepPanel(QWidget):
         self.run_button.setEnabled(self.param_combo.count() > 0 and self._job is None)
 
     def _clear_if_new_table(self) -> None:
-        if not self.session.sweeps and hasattr(self.chart, "clear"):
-            self.chart.clear()
+        if not self.session.sweeps:
+            if self._chart is not None and hasattr(self._chart, "clear"):
+                self._chart.clear()
             self._sweeps_changed()
 
     def spec(self) -> ParamSpec | None:
