@@ -203,6 +203,11 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     params = dict(params or {})
     out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
                confirmed_columns=tuple(confirmed_columns or ()))
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data) and not getattr(mech, "large_tables", False):
+        out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "
+                                    "(DuckDB) runs DiffGen and Global recoding"))
+        return out
     try:
         out.params = mech.resolve_params(**params)
         out.cost = mech.privacy_cost(**out.params)

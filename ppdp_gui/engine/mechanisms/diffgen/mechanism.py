@@ -176,6 +176,7 @@ def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
 class DiffGen(Mechanism):
     name = "DiffGen"
     guarantee = "ε-DP"
+    large_tables = True  # both counting passes run as SQL on a large table (engine/bigdata/diffgen.py)
     summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
                "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
                "half of ε, then every group gets a noisy count (DiffGen: Mohammed et al., KDD 2011).")
