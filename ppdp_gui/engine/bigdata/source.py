@@ -210,6 +210,17 @@ def check_numeric(data: LargeDataset) -> None:
                             path=data.source.path, column=spec.name)
 
 
+def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
+    """pipeline.plan.uniqueness in SQL: (share of rows holding distinct values, share of rows whose value no
+    other row has)."""
+    n = table.n_rows
+    if not n:
+        return 0.0, 0.0
+    d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT COUNT(*) AS n "
+                             f"FROM src GROUP BY {quote(column)}) AS g").fetchall()[0]
+    return float(d) / n, float(u or 0) / n
+
+
 def distinct_typed(data: Dataset, column: str) -> pd.Series:
     """The distinct values of a column of a large table, typed as in memory."""
     return typed_values(data, column, data.table.distinct(column))

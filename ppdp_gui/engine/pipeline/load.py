@@ -28,11 +28,23 @@ class Loaded:
     taxonomies: dict = field(default_factory=dict)  # column -> Taxonomy attached from a file found by name
 
 
-def load(recipe: Recipe, *, max_bytes: int | None = None) -> Loaded:
-    """Read `recipe.source` and apply the recipe to it (see the module docstring)."""
-    kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
-    data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
-                      roles=recipe.roles or None, **kwargs)
+#: how a table is read: "memory" (the reader: the whole table as a DataFrame) or "duckdb" (engine/bigdata: the
+#: file stays on disk and the counting passes are SQL; DiffGen and Global recoding only)
+ENGINES = ("memory", "duckdb")
+
+
+def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory") -> Loaded:
+    """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES."""
+    if engine not in ENGINES:
+        raise DataError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if engine == "duckdb":
+        from ppdp_gui.engine.bigdata.source import open_large
+        data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
+                          roles=recipe.roles or None)
+    else:
+        kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
+        data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
+                          roles=recipe.roles or None, **kwargs)
     out = Loaded(data)
     out.notes += list(data.source.notes)  # how the file was read (formulas, merged cells, the sheet chosen)
     if recipe.source_sha256 and source_changed(recipe):

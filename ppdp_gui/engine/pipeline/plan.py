@@ -176,10 +176,16 @@ def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> lis
         return []
     confirmed = set(confirmed or ())
     problems = []
+    from ppdp_gui.engine.bigdata.source import is_large
+    large = is_large(data)
     for name in columns:
         if name not in data.frame.columns:
             continue
-        distinct, unique = uniqueness(data.frame[name])
+        if large:  # counted in SQL on the whole file (engine/bigdata)
+            from ppdp_gui.engine.bigdata.source import uniqueness_sql
+            distinct, unique = uniqueness_sql(data.table, name)
+        else:
+            distinct, unique = uniqueness(data.frame[name])
         if distinct < DISTINCT_SHARE and unique < UNIQUE_ROW_SHARE:
             continue
         fact = (f"{name} has a different value in {100 * distinct:.0f} % of rows" if distinct >= DISTINCT_SHARE
