@@ -98,9 +98,11 @@ class TableSource:
     # -- rows ---------------------------------------------------------------------------------------------------
     def _kept_rows(self) -> str:
         """The WHERE clause of the 'drop' policy: no column holds a missing value (NULL or a token)."""
-        tokens = ", ".join(literal(t) for t in self.na_policy.tokens) or "NULL"
-        parts = [f"(trim(CAST({quote(c)} AS VARCHAR)) IS NOT NULL AND trim(CAST({quote(c)} AS VARCHAR)) "
-                 f"NOT IN ({tokens}))" for c in self.columns]
+        tokens = ", ".join(literal(t) for t in self.na_policy.tokens)
+        parts = []
+        for c in self.columns:
+            text = f"trim(CAST({quote(c)} AS VARCHAR))"
+            parts.append(f"({text} IS NOT NULL" + (f" AND {text} NOT IN ({tokens}))" if tokens else ")"))
         return " AND ".join(parts) or "TRUE"
 
     @property
