@@ -47,7 +47,7 @@ class SqlRecords:
     plain_sql: str
     neutral_sql: str
     qis: list[str] = field(default_factory=list)
-    marker: str = "*"
+    marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
 
     def select(self, neutral: bool = False) -> str:
         return self.neutral_sql if neutral else self.plain_sql
@@ -61,9 +61,10 @@ class SqlRecords:
         if not self.qis:
             return np.array([self.n_rows], dtype=np.int64)
         keys = ", ".join(quote(c) for c in self.qis)
-        gone = " AND ".join(f"{quote(c)} = {literal(self.marker)}" for c in self.qis)
-        got = self.source.query(f"SELECT COUNT(*) AS n FROM ({self.plain_sql}) AS r WHERE NOT ({gone}) "
-                                f"GROUP BY {keys}")
+        where = ""
+        if self.marker is not None:
+            where = "WHERE NOT (" + " AND ".join(f"{quote(c)} = {literal(self.marker)}" for c in self.qis) + ")"
+        got = self.source.query(f"SELECT COUNT(*) AS n FROM ({self.plain_sql}) AS r {where} GROUP BY {keys}")
         return got["n"].to_numpy(dtype=np.int64)
 
     def digest(self) -> str:

@@ -212,7 +212,7 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     from ppdp_gui.engine.bigdata.source import is_large
     if is_large(data) and not getattr(mech, "large_tables", False):
         out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "
-                                    "(DuckDB) runs DiffGen and Global recoding"))
+                                    "(DuckDB) runs DiffGen, Global recoding and Mondrian"))
         return out
     try:
         out.params = mech.resolve_params(**params)
