@@ -1,4 +1,4 @@
-"""Tables larger than memory: DiffGen and Global recoding on an Adult-like Parquet of 10⁷ rows via DuckDB.
+"""Tables larger than memory: DiffGen, Global recoding and Mondrian on an Adult-like Parquet of 10⁷ rows (DuckDB).
 
     python benchmarks/bench_big_tables.py                 # 10,000,000 rows (about 1-2 minutes per mechanism)
     python benchmarks/bench_big_tables.py --rows 1000000  # a quick run
@@ -57,6 +57,8 @@ def run_one(mechanism: str, path: Path, out_dir: Path) -> dict:
         recipe.domains = {"age": Domain(low=0, high=100, integer=True),
                           "salary-class": Domain(categories=("<=50K", ">50K"))}
         params = {"epsilon": 1.0, "h": 10}
+    elif mechanism == "Mondrian":
+        params = {"k": 10}  # strict, every QI along its bundled hierarchy
     else:
         params = {"k": 10, "suppression": 2.0}
     data = load(recipe, engine="duckdb").dataset
@@ -85,7 +87,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--data-dir", help="where to write the generated table (default: a temporary folder)")
-    ap.add_argument("--mechanism", action="append", choices=["DiffGen", "Global recoding"])
+    ap.add_argument("--mechanism", action="append", choices=["DiffGen", "Global recoding", "Mondrian"])
     ap.add_argument("--child", nargs=2, metavar=("MECHANISM", "PARQUET"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
         secs = generate(path, args.rows)
         print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    for mech in args.mechanism or ["DiffGen", "Global recoding"]:
+    for mech in args.mechanism or ["DiffGen", "Global recoding", "Mondrian"]:
         proc = subprocess.run([sys.executable, __file__, "--child", mech, str(path)], env=env,
                               capture_output=True, text=True)
         if proc.returncode:

@@ -155,9 +155,51 @@ def test_formulas_are_neutralised_like_the_writer(tmp_path):
     assert sorted(written["note"]) == sorted(neutral_text(v) for v in values)
 
 
-def test_other_mechanisms_refuse_a_large_table(tables):
+@pytest.mark.parametrize("age_taxonomy", [True, False])
+def test_mondrian_same_partitions_and_rows(tables, tmp_path, age_taxonomy):
+    """Strict Mondrian on the weighted QI tuples publishes exactly the in-memory rows (as a multiset)."""
+    def prepared(data):
+        for col, tax in bundled_adult_taxonomies().items():
+            if col in data.frame.columns and (age_taxonomy or col != "age"):
+                data = data.with_column(col, taxonomy=tax)
+        return data
+    memory = publish(prepared(read_table(tables["csv"])), "Mondrian", {"k": 8})
+    large = publish(prepared(open_large(tables["parquet"], hashes=False)), "Mondrian", {"k": 8})
+    assert memory.release.note == large.release.note
+    assert memory.figures == pytest.approx(large.figures)
+    out = tmp_path / "m.csv"
+    exported = export(large, out)
+    assert [c.ok for c in exported.checks] == [True]
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    expected = memory.table.astype(str)
+    key = list(expected.columns)
+    pd.testing.assert_frame_equal(written.sort_values(key).reset_index(drop=True),
+                                  expected.sort_values(key).reset_index(drop=True))
+
+
+def test_weighted_partition_equals_expanded_rows():
+    """partition(weights=) on distinct tuples (shuffled) gives the classes of the expanded rows."""
+    from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
+    r = np.random.default_rng(1)
+    for _ in range(25):
+        n, d, k = int(r.integers(50, 2000)), int(r.integers(1, 4)), int(r.integers(2, 20))
+        X = r.integers(0, r.integers(2, 30), size=(n, d)).astype(float)
+        rows = partition(X, k)
+        uniq, inverse, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+        perm = r.permutation(len(uniq))
+        per_tuple = np.empty(len(uniq), dtype=np.int64)
+        per_tuple[perm] = partition(uniq[perm], k, weights=counts[perm])
+        pairs = set(zip(rows, per_tuple[inverse.ravel()]))
+        assert len(pairs) == len(set(rows)) == len(set(per_tuple))  # the same classes, renamed
+        assert np.bincount(rows).min() >= k
+
+
+def test_large_tables_refuse_what_they_cannot_do_exactly(tables):
     data = with_taxonomies(open_large(tables["parquet"], hashes=False), False)
-    planned = plan(data, "Mondrian", {"k": 5})
+    assert "strict mode" in plan(data, "Mondrian", {"k": 5, "mode": "relaxed"}).errors[0].message
+    assert "k-anonymity and suppression only" in plan(data, "Global recoding",
+                                                      {"k": 5, "l": 2, "sensitive": "salary-class"}).errors[0].message
+    planned = plan(data, "TDS", {"k": 5})
     assert planned.errors and "large-table engine" in planned.errors[0].message
 
 
