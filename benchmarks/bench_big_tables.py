@@ -66,7 +66,7 @@ def run_one(mechanism: str, path: Path, out_dir: Path) -> dict:
         data = data.with_column("age", taxonomy=None)
     n = data.n_rows
     t1 = time.perf_counter()
-    ledger = Ledger(out_dir / f"ledger-{mechanism.split()[0]}.db")
+    ledger = Ledger(Path(tempfile.mkdtemp(prefix="ppdp-bench-ledger-")) / "ledger.db")  # a fresh budget
     planned = plan(data, mechanism, params, ledger=ledger)
     assert not planned.errors, planned.errors
     published = None
