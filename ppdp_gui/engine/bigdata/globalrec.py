@@ -80,10 +80,10 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
             col = f"s.{quote(spec.name)}"
             plain[spec.name] = col
             neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
-    order = "ORDER BY c.gone, c.g, random()"
 
     def select(exprs: dict[str, str], neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols} FROM src AS s{''.join(joins)} {order}"
+        return f"SELECT {cols} FROM src AS s{''.join(joins)}"
 
-    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker)
+    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
+                      order_by="ORDER BY c.gone, c.g, random()")

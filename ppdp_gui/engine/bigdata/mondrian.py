@@ -83,9 +83,10 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
 
     def select(exprs, neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols} FROM src AS s{join} ORDER BY t.g, random()"
+        return f"SELECT {cols} FROM src AS s{join}"
 
-    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None)
+    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None,
+                      order_by="ORDER BY t.g, random()")
 
 
 def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:

@@ -44,13 +44,15 @@ class SqlRecords:
 
     source: TableSource
     columns: list[str]
-    plain_sql: str
-    neutral_sql: str
+    plain_sql: str  # the rows, unordered (what every count reads: no sort)
+    neutral_sql: str  # the same with formula starts neutralised and neutral column names (CSV, TSV)
     qis: list[str] = field(default_factory=list)
     marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
+    order_by: str = ""  # the written order: grouped by class, shuffled inside it
 
-    def select(self, neutral: bool = False) -> str:
-        return self.neutral_sql if neutral else self.plain_sql
+    def select(self, neutral: bool = False, ordered: bool = False) -> str:
+        sql = self.neutral_sql if neutral else self.plain_sql
+        return f"{sql} {self.order_by}" if ordered and self.order_by else sql
 
     @cached_property
     def n_rows(self) -> int:
@@ -84,4 +86,4 @@ class SqlRecords:
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))
-        self.source.con.execute(f"COPY ({self.select(fmt != 'parquet')}) TO {literal(str(path))} ({options})")
+        self.source.con.execute(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})")
