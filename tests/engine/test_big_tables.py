@@ -226,3 +226,12 @@ def test_cli_engine_duckdb(tables, tmp_path):
     note = json.loads((tmp_path / "note.json").read_text())
     assert note["checked on the written file"] and all(c["ok"] for c in note["checked on the written file"])
     assert note["files"][0]["rows"] == 2500 == len(pd.read_csv(out))
+
+
+def test_a_malformed_line_is_named(tmp_path):
+    from ppdp_gui.engine.errors import DataError
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b,c\n" + "".join(f"{i % 7},x,y\n" for i in range(3000)) + "2,y\n3,z,w\n")
+    with pytest.raises(DataError) as err:
+        open_large(path, hashes=False)
+    assert err.value.line == 3002 and "2 values where the header has 3 columns" in str(err.value)

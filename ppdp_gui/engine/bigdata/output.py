@@ -71,9 +71,8 @@ class SqlRecords:
 
     def digest(self) -> str:
         cols = ", ".join(quote(c) for c in self.columns)
-        n, total = self.source.con.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(CAST(hash({cols}) AS HUGEINT)), 0) FROM ({self.plain_sql}) AS r"
-        ).fetchall()[0]
+        n, total = self.source.run(
+            f"SELECT COUNT(*), COALESCE(SUM(CAST(hash({cols}) AS HUGEINT)), 0) FROM ({self.plain_sql}) AS r")[0]
         return hashlib.sha256(f"sql-records-v1:{n}:{total}".encode()).hexdigest()
 
     def copy_to(self, path: Path, fmt: str) -> None:
@@ -86,4 +85,5 @@ class SqlRecords:
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))
-        self.source.con.execute(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})")
+        self.source.run(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})",
+                        fetch="")

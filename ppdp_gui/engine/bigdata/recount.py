@@ -18,6 +18,7 @@ from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.claims import ClaimCheck
 from ppdp_gui.engine.checks.closeness import TOLERANCE
 from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, Suppression
+from ppdp_gui.engine.errors import CheckError
 
 
 def file_relation(path: Path, fmt: str) -> str:
@@ -30,7 +31,16 @@ def file_relation(path: Path, fmt: str) -> str:
 
 
 def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None) -> list[ClaimCheck]:
-    """ClaimChecks of every recountable claim on `relation` (a table name, a subquery or a file reader)."""
+    """ClaimChecks of every recountable claim on `relation` (a table name, a subquery or a file reader); a
+    relation that cannot be read (a broken written file) is a CheckError."""
+    import duckdb
+    try:
+        return _recount(con, relation, claims, name)
+    except duckdb.Error as exc:
+        raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _recount(con, relation: str, claims: Iterable, name) -> list[ClaimCheck]:
     name = name or (lambda t: t)
     claims = [c for c in claims if isinstance(c, RECOUNTED)]
     marker_claims = [c for c in claims if isinstance(c, Suppression)]

@@ -47,6 +47,28 @@ def literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
+def duckdb_error(exc: Exception, path) -> DataError:
+    """A DuckDB error as the reader would say it: the file, the line when DuckDB names one, and what is wrong."""
+    import re
+    lines = [t.strip() for t in str(exc).strip().splitlines() if t.strip()]
+    found = re.search(r"CSV Error on Line: (\d+)", lines[0] if lines else "")
+    what = next((re.search(r"(\d+)\D+(\d+)", t) for t in lines if t.startswith("Expected Number of Columns")),
+                None)
+    reason = (f"{what.group(2)} values where the header has {what.group(1)} columns" if what else
+              (lines[0] if lines else type(exc).__name__))
+    return DataError(f"cannot be read as a table: {reason}", path=str(path),
+                     line=int(found.group(1)) if found else None)
+
+
+def _sniff(path: Path) -> str:
+    """The delimiter by the reader's own rule on the first MiB (gzip-compressed files too)."""
+    import gzip
+    from ppdp_gui.engine.data.delimited import head_text, sniff_delimiter
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return sniff_delimiter(head_text(f.read(1 << 20)))
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -77,14 +99,11 @@ class TableSource:
         if self.file_format == "parquet":
             raw = f"read_parquet({literal(str(self.path))})"
         else:
-            delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else None)
-            opts = "header=true, all_varchar=true" + (f", delim={literal(delim)}" if delim else "")
+            delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else _sniff(self.path))
+            opts = f"header=true, all_varchar=true, delim={literal(delim)}, quote='\"', escape='\"'"
             raw = f"read_csv({literal(str(self.path))}, {opts})"
         self.delimiter = delimiter
-        try:
-            cols = self.con.execute(f"DESCRIBE SELECT * FROM {raw}").fetchall()
-        except duckdb.Error as exc:
-            raise DataError(f"cannot be read as a table: {str(exc).splitlines()[0]}", path=str(self.path)) from None
+        cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
         self.raw_columns = [str(c[0]) for c in cols]
         left_out = set(na_policy.leave_out)
         self.columns = [c for c in self.raw_columns if c not in left_out]
@@ -94,6 +113,17 @@ class TableSource:
         self.con.execute(f"CREATE VIEW src AS SELECT {texts} FROM raw_src WHERE {self._kept_rows()}")
         self._n_rows: int | None = None
         self._n_read: int | None = None
+
+    def run(self, sql: str, params=None, fetch: str = "all"):
+        """Execute one statement and fetch its result ("all": rows, "df": a frame, "": nothing); a DuckDB error
+        (a malformed line, a value that is not a number), raised by the execution or the fetch, becomes a
+        DataError naming the file and the line."""
+        import duckdb
+        try:
+            result = self.con.execute(sql, params or [])
+            return result.df() if fetch == "df" else (result.fetchall() if fetch == "all" else None)
+        except duckdb.Error as exc:
+            raise duckdb_error(exc, self.path) from None
 
     # -- rows ---------------------------------------------------------------------------------------------------
     def _kept_rows(self) -> str:
@@ -108,26 +138,26 @@ class TableSource:
     @property
     def n_rows(self) -> int:
         if self._n_rows is None:
-            self._n_rows = int(self.con.execute("SELECT COUNT(*) FROM src").fetchall()[0][0])
+            self._n_rows = int(self.run("SELECT COUNT(*) FROM src")[0][0])
         return self._n_rows
 
     @property
     def n_rows_read(self) -> int:
         if self._n_read is None:
-            self._n_read = int(self.con.execute("SELECT COUNT(*) FROM raw_src").fetchall()[0][0])
+            self._n_read = int(self.run("SELECT COUNT(*) FROM raw_src")[0][0])
         return self._n_read
 
     def head(self, n: int = SCHEMA_ROWS) -> pd.DataFrame:
         """The first `n` kept rows as text (the reader's typing rules decide kinds and role guesses on them)."""
-        return self.con.execute(f"SELECT * FROM src LIMIT {int(n)}").df()
+        return self.run(f"SELECT * FROM src LIMIT {int(n)}", fetch="df")
 
     # -- queries ------------------------------------------------------------------------------------------------
     def query(self, sql: str, params=None) -> pd.DataFrame:
         """A small result (counts, distinct values) as a frame."""
-        return self.con.execute(sql, params or []).df()
+        return self.run(sql, params, fetch="df")
 
     def scalar(self, sql: str):
-        return self.con.execute(sql).fetchall()[0][0]
+        return self.run(sql)[0][0]
 
     def distinct(self, column: str) -> pd.Series:
         """The distinct text values of a column (few for the columns a taxonomy generalises), sorted."""
@@ -153,8 +183,12 @@ class TableSource:
         from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         import pyarrow as pa
         texts = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in self.raw_columns)
-        reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
-        parts = [canonical_row_hashes(pa.Table.from_batches([b])) for b in reader]
+        import duckdb
+        try:
+            reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
+            parts = [canonical_row_hashes(pa.Table.from_batches([b])) for b in reader]
+        except duckdb.Error as exc:
+            raise duckdb_error(exc, self.path) from None
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
     def close(self) -> None:
