@@ -235,3 +235,12 @@ def test_a_malformed_line_is_named(tmp_path):
     with pytest.raises(DataError) as err:
         open_large(path, hashes=False)
     assert err.value.line == 3002 and "2 values where the header has 3 columns" in str(err.value)
+
+
+def test_dp_domains_stay_public_on_a_large_table(tables):
+    """DiffGen's numeric bounds and class list must be stated; nothing is read from the file, even on opt-in."""
+    data = with_taxonomies(open_large(tables["parquet"], hashes=False), False).with_column("age", taxonomy=None)
+    for allow in (False, True):
+        planned = plan(data, "DiffGen", {"epsilon": 1.0}, allow_data_domains=allow)
+        messages = " ".join(p.message for p in planned.errors)
+        assert "age needs public lower and upper bounds" in messages and not planned.caveats

@@ -229,6 +229,12 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
             out.problems.append(Problem(str(exc)))
         out.needs = [NeedState(n.column, n.what, need_status(data, n)) for n in needs]
         unmet = [n for n, s in zip(needs, out.needs) if s.status != "public"]
+        if unmet and is_large(data):  # its frame has no rows to read a domain from: state them, always
+            out.problems += _domain_problems(out.needs)
+            if allow_data_domains:
+                out.problems.append(Problem("domains are not read from the data of a table opened with the "
+                                            "large-table engine: state them (--domain)"))
+            unmet = []
         if unmet:
             try:
                 check_data, caveats = fill_from_data(data, unmet)
