@@ -244,3 +244,14 @@ def test_dp_domains_stay_public_on_a_large_table(tables):
         planned = plan(data, "DiffGen", {"epsilon": 1.0}, allow_data_domains=allow)
         messages = " ".join(p.message for p in planned.errors)
         assert "age needs public lower and upper bounds" in messages and not planned.caveats
+
+
+def test_auto_engine_only_for_large_tables_and_able_mechanisms(tables):
+    from ppdp_gui.engine.pipeline.load import choose_engine
+    path = tables["parquet"]
+    assert choose_engine(path, "DiffGen") == "memory"  # 2,500 rows
+    assert choose_engine(path, "DiffGen", max_rows=1000) == "duckdb"
+    assert choose_engine(path, "Mondrian", max_rows=1000) == "duckdb"
+    assert choose_engine(path, "TDS", max_rows=1000) == "memory"  # it needs the rows in memory
+    assert choose_engine(tables["csv"], "Global recoding", max_bytes=1000) == "duckdb"
+    assert choose_engine(tables["csv"], "Global recoding") == "memory"

@@ -33,6 +33,39 @@ class Loaded:
 ENGINES = ("memory", "duckdb")
 
 
+#: `choose_engine`: a Parquet file with more rows than this, or any file larger than the reader's byte limit,
+#: goes to DuckDB when the mechanism can run there
+AUTO_ROWS = 5_000_000
+
+
+def choose_engine(path, mechanism, *, max_rows: int = AUTO_ROWS, max_bytes: int | None = None) -> str:
+    """"duckdb" for a table too large to load comfortably (see AUTO_ROWS) whose mechanism runs on large tables
+    (`Mechanism.large_tables`), else "memory". Reads only the file's size and a Parquet footer."""
+    from ppdp_gui.engine.data.reader import DEFAULT_MAX_BYTES
+    from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+    try:
+        mech = resolve_mechanism(mechanism) if mechanism else None
+    except PpdpError:
+        return "memory"
+    if mech is None or not getattr(mech, "large_tables", False):
+        return "memory"
+    p = Path(path).expanduser()
+    try:
+        size = p.stat().st_size
+    except OSError:
+        return "memory"
+    if size > (DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
+        return "duckdb"
+    if p.suffix.lower() in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+            if pq.ParquetFile(p).metadata.num_rows > max_rows:
+                return "duckdb"
+        except Exception:  # noqa: BLE001 - not readable as Parquet: the reader will say why
+            return "memory"
+    return "memory"
+
+
 def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory") -> Loaded:
     """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES."""
     if engine not in ENGINES:
