@@ -34,7 +34,7 @@ def neutral_sql(expr: str) -> str:
     """SQL for `writer.neutral_text` of a text expression (DuckDB's regexp_full_match; Spark: RLIKE)."""
     starts = ", ".join(literal(c) for c in NEUTRAL_START)
     return (f"CASE WHEN substr({expr}, 1, 1) IN ({starts}) AND NOT regexp_full_match({expr}, "
-            f"{literal(_PLAIN_NUMBER)}) THEN '''' || {expr} ELSE {expr} END")
+            f"{literal(_PLAIN_NUMBER)}) THEN {literal(MARK)} || {expr} ELSE {expr} END")
 
 
 @dataclass

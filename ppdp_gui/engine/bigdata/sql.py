@@ -76,8 +76,3 @@ def cells_relation(columns: dict[str, object], keep: list[str], relation: str = 
         x, c0 = quote("x$" + name), quote("c0$" + name)
         outer.append(f"{corrected_cell_sql(x, c0, grid)} AS {quote('cell$' + name)}")
     return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {relation}) AS cells_inner) AS cells"
-
-
-def mapping_join(column: str, table: str, alias: str) -> str:
-    """LEFT JOIN of a mapping table (columns v, code) on a text column."""
-    return f" LEFT JOIN {table} AS {alias} ON {alias}.v = {quote(column)}"
