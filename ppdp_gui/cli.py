@@ -114,7 +114,14 @@ def make_recipe(args):
 def load_dataset(args):
     from ppdp_gui.engine.pipeline.load import load
     recipe = make_recipe(args)
-    loaded = load(recipe)
+    engine = getattr(args, "engine", None) or "memory"
+    if engine == "auto":
+        from ppdp_gui.engine.pipeline.load import choose_engine
+        engine = choose_engine(recipe.source, getattr(args, "mechanism", None) or recipe.mechanism)
+        if engine == "duckdb":
+            _warn("the table is large: it stays on disk and is counted with SQL (DuckDB); --engine memory "
+                  "loads it whole instead")
+    loaded = load(recipe, engine=engine)
     for note in loaded.notes:
         _warn(note)
     return recipe, loaded
@@ -171,7 +178,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
 
 def _say_published(published, exported) -> None:
     _say(f"{published.mechanism}: {published.guarantee_line()}")
-    _say(f"  {len(published.table):,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
+    rows = published.release.records.n_rows if published.release.records is not None else len(published.table)
+    _say(f"  {rows:,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
     for path in exported.files[1:]:
         _say(f"  also written: {path}")
     if exported.checks:
@@ -457,6 +465,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--separate-dataset", action="store_true",
                    help="confirm that a table the ledger sees as a near copy of a known one is about other people "
                         "(recorded in the ledger)")
+    p.add_argument("--engine", choices=["auto", "memory", "duckdb"], default="auto",
+                   help="duckdb: leave the table on disk and count with SQL (tables larger than memory; DiffGen, "
+                        "Global recoding, strict Mondrian; CSV/TSV/Parquet; rows with a missing value are left "
+                        "out); auto (default): duckdb above 1 GB or 5 million Parquet rows when the mechanism "
+                        "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
     p.set_defaults(func=cmd_run)

@@ -117,6 +117,16 @@ def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, 
     return Staged(target, tmp, fmt, _sha256(tmp), entry)
 
 
+def stage_with(path, write: Callable[[Path, str], object], *, source: SourceInfo | None = None,
+               protected=()) -> Staged:
+    """`stage_table` for rows that are not a DataFrame: `write(tmp, fmt)` fills the temporary file (a large
+    table's release is written by DuckDB's COPY: engine/bigdata/output.py)."""
+    target = _target(path, source, protected)
+    fmt = table_format(target)
+    tmp, entry = _write_temporary(target, lambda tmp: write(tmp, fmt))
+    return Staged(target, tmp, fmt, _sha256(tmp), entry)
+
+
 def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
     """Rename a staged file into place (the protected paths are checked again: nothing may have moved)."""
     _target(staged.target, source, protected)

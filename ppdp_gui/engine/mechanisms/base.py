@@ -180,6 +180,9 @@ class Release:
     warnings: tuple[str, ...] = ()
     extra_tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     apply_to: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    #: rows too many for memory (engine/bigdata/output.py `SqlRecords`): then `table` has the columns and no rows,
+    #: the publish path recounts the claims in SQL and the export writes the rows with DuckDB's COPY
+    records: Any = None
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every released table by the name claims use ("table" for the main one)."""
@@ -193,6 +196,9 @@ class Mechanism:
     guarantee: ClassVar[str]  # "ε-DP", "k-anonymity", "synthetic (no formal DP)"
     summary: ClassVar[str] = ""
     params: ClassVar[tuple[ParamSpec, ...]] = ()
+    #: runs on a table larger than memory (engine/bigdata: a LargeDataset, whose frame has no rows); the plan
+    #: refuses such a table for any other mechanism
+    large_tables: ClassVar[bool] = False
 
     # -- parameters -----------------------------------------------------------------------------------------
     @classmethod

@@ -28,8 +28,8 @@ from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
 from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
-from ppdp_gui.engine.data.writer import (Staged, commit, json_text, neutral_text, stage_table, table_format,
-                                         write_text_atomic)
+from ppdp_gui.engine.data.writer import (Staged, commit, json_text, neutral_text, stage_table, stage_with,
+                                         table_format, write_text_atomic)
 from ppdp_gui.engine.errors import CheckError, DataError
 from ppdp_gui.engine.pipeline.published import Published, custodian_record, release_note
 
@@ -179,19 +179,32 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     checks: list[ClaimCheck] = []
     try:
         tables = published.release.tables()
+        big = published.release.records  # a large table's rows: written and recounted by DuckDB
         for i, (name, table) in enumerate(tables.items()):
-            say(0.6 * i / len(tables), f"Writing {targets[name].name} ({len(table):,} rows)…")
-            staged[name] = stage_table(table, targets[name], source=published.source, protected=guard)
+            say(0.6 * i / len(tables), f"Writing {targets[name].name} ({_rows(published, name):,} rows)…")
+            if big is not None and name == "table":
+                staged[name] = stage_with(targets[name], big.copy_to, source=published.source, protected=guard)
+            else:
+                staged[name] = stage_table(table, targets[name], source=published.source, protected=guard)
         for i, (name, st) in enumerate(staged.items()):
             table = published.release.tables()[name]
             say(0.6 + 0.3 * i / len(staged), f"Reading {st.target.name} back and recounting every promise on it…")
+            mine = [c for c in published.claims if getattr(c, "table", None) == name]
+            neutral = None if st.fmt == "parquet" else neutral_text
+            if big is not None and name == "table":
+                from ppdp_gui.engine.bigdata.recount import file_relation, recount
+                relation = file_relation(st.tmp, st.fmt)
+                read = int(big.source.scalar(f"SELECT COUNT(*) FROM {relation} AS r"))
+                if read != _rows(published, name):
+                    raise CheckError(f"{st.target.name}: {read:,} rows were read back, "
+                                     f"{_rows(published, name):,} were written")
+                checks += recount(big.source.con, relation, mine, name=neutral)
+                continue
             frame = read_back(st, table.columns) if len(table) else table.iloc[:0].astype(str)
             if len(frame) != len(table):
                 raise CheckError(f"{st.target.name}: {len(frame):,} rows were read back, "
                                  f"{len(published.release.tables()[name]):,} were written")
-            mine = [c for c in published.claims if getattr(c, "table", None) == name]
-            checks += check_claims({name: frame}, mine,
-                                   neutralise=None if st.fmt == "parquet" else neutral_text)
+            checks += check_claims({name: frame}, mine, neutralise=neutral)
         bad = failures(checks)
         if bad:
             raise CheckError("the written file does not keep the release's promise, so nothing was published: "
@@ -204,7 +217,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         for st in staged.values():
             st.discard()  # a no-op for committed files (their temporary name is gone)
     files = [{"table": name, "file": st.target.name, "sha256": st.sha256,
-              "rows": int(len(published.release.tables()[name])),
+              "rows": _rows(published, name),
               "columns": [str(c) for c in published.release.tables()[name].columns]} for name, st in staged.items()]
     note = release_note(published, files)
     note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table, "ok": c.ok}
@@ -233,6 +246,14 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
+
+
+def _rows(published: Published, name: str) -> int:
+    """Rows of a released table (a large table's rows are counted by DuckDB, once)."""
+    big = published.release.records
+    if big is not None and name == "table":
+        return int(big.n_rows)
+    return int(len(published.release.tables()[name]))
 
 
 def _records_folder(published: Published, ledger) -> Path | None:

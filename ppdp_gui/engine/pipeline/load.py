@@ -28,11 +28,56 @@ class Loaded:
     taxonomies: dict = field(default_factory=dict)  # column -> Taxonomy attached from a file found by name
 
 
-def load(recipe: Recipe, *, max_bytes: int | None = None) -> Loaded:
-    """Read `recipe.source` and apply the recipe to it (see the module docstring)."""
-    kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
-    data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
-                      roles=recipe.roles or None, **kwargs)
+#: how a table is read: "memory" (the reader: the whole table as a DataFrame) or "duckdb" (engine/bigdata: the
+#: file stays on disk and the counting passes are SQL; DiffGen and Global recoding only)
+ENGINES = ("memory", "duckdb")
+
+
+#: `choose_engine`: a Parquet file with more rows than this, or any file larger than the reader's byte limit,
+#: goes to DuckDB when the mechanism can run there
+AUTO_ROWS = 5_000_000
+
+
+def choose_engine(path, mechanism, *, max_rows: int = AUTO_ROWS, max_bytes: int | None = None) -> str:
+    """"duckdb" for a table too large to load comfortably (see AUTO_ROWS) whose mechanism runs on large tables
+    (`Mechanism.large_tables`), else "memory". Reads only the file's size and a Parquet footer."""
+    from ppdp_gui.engine.data.reader import DEFAULT_MAX_BYTES
+    from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+    try:
+        mech = resolve_mechanism(mechanism) if mechanism else None
+    except PpdpError:
+        return "memory"
+    if mech is None or not getattr(mech, "large_tables", False):
+        return "memory"
+    p = Path(path).expanduser()
+    try:
+        size = p.stat().st_size
+    except OSError:
+        return "memory"
+    if size > (DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
+        return "duckdb"
+    if p.suffix.lower() in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+            if pq.ParquetFile(p).metadata.num_rows > max_rows:
+                return "duckdb"
+        except Exception:  # noqa: BLE001 - not readable as Parquet: the reader will say why
+            return "memory"
+    return "memory"
+
+
+def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory") -> Loaded:
+    """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES."""
+    if engine not in ENGINES:
+        raise DataError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if engine == "duckdb":
+        from ppdp_gui.engine.bigdata.source import open_large
+        data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
+                          roles=recipe.roles or None)
+    else:
+        kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
+        data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
+                          roles=recipe.roles or None, **kwargs)
     out = Loaded(data)
     out.notes += list(data.source.notes)  # how the file was read (formulas, merged cells, the sheet chosen)
     if recipe.source_sha256 and source_changed(recipe):

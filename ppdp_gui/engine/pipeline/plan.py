@@ -178,10 +178,16 @@ def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> lis
         return []
     confirmed = set(confirmed or ())
     problems = []
+    from ppdp_gui.engine.bigdata.source import is_large
+    large = is_large(data)
     for name in columns:
         if name not in data.frame.columns:
             continue
-        distinct, unique = uniqueness(data.frame[name])
+        if large:  # counted in SQL on the whole file (engine/bigdata)
+            from ppdp_gui.engine.bigdata.source import uniqueness_sql
+            distinct, unique = uniqueness_sql(data.table, name)
+        else:
+            distinct, unique = uniqueness(data.frame[name])
         if distinct < DISTINCT_SHARE and unique < UNIQUE_ROW_SHARE:
             continue
         fact = (f"{name} has a different value in {100 * distinct:.0f} % of rows" if distinct >= DISTINCT_SHARE
@@ -205,6 +211,11 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     params = dict(params or {})
     out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
                confirmed_columns=tuple(confirmed_columns or ()))
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data) and not getattr(mech, "large_tables", False):
+        out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "
+                                    "(DuckDB) runs DiffGen, Global recoding and Mondrian"))
+        return out
     try:
         out.params = mech.resolve_params(**params)
         out.cost = mech.privacy_cost(**out.params)
@@ -220,6 +231,12 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
             out.problems.append(Problem(str(exc)))
         out.needs = [NeedState(n.column, n.what, need_status(data, n)) for n in needs]
         unmet = [n for n, s in zip(needs, out.needs) if s.status != "public"]
+        if unmet and is_large(data):  # its frame has no rows to read a domain from: state them, always
+            out.problems += _domain_problems(out.needs)
+            if allow_data_domains:
+                out.problems.append(Problem("domains are not read from the data of a table opened with the "
+                                            "large-table engine: state them (--domain)"))
+            unmet = []
         if unmet:
             try:
                 check_data, caveats = fill_from_data(data, unmet)

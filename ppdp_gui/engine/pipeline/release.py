@@ -47,6 +47,8 @@ def test_seed() -> int | None:
 def class_sizes(release: Release) -> np.ndarray | None:
     """Group sizes of the first k-anonymity claim's table (None for releases without one); suppressed rows (a
     Suppression claim's marker in every quasi-identifier) are not a group."""
+    if release.records is not None:  # a large table's rows: counted in SQL
+        return release.records.group_sizes() if any(isinstance(c, KAnonymity) for c in release.claims) else None
     for claim in release.claims:
         if isinstance(claim, KAnonymity):
             table = release.tables().get(claim.table)
@@ -114,12 +116,16 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "recounting every claim of the release")
     claims = with_caveats(release.claims, plan.caveats)
-    checks = check_claims(release.tables(), claims)
+    if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
+        from ppdp_gui.engine.bigdata.recount import recount
+        checks = recount(release.records.source.con, f"({release.records.select()})", claims)
+    else:
+        checks = check_claims(release.tables(), claims)
     bad = failures(checks)
     if bad:
         raise CheckError(f"{mech.name}: the independent check failed, nothing can be exported: "
                          + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
-    digest = content_hash(release.table)
+    digest = release.records.digest() if release.records is not None else content_hash(release.table)
     if entry is not None:
         ledger.complete(entry.id, digest)
         entry = ledger.entry(entry.id)

@@ -154,6 +154,12 @@ def noisy_counts(cells: np.ndarray, y: np.ndarray, n_cells: int, n_classes: int,
     Every group of the domain is noised, in chunks so a large grid never needs several full-size arrays.
     """
     true = np.bincount(cells * n_classes + y, minlength=n_cells * n_classes)
+    return add_count_noise(true, epsilon=epsilon, rng=rng)
+
+
+def add_count_noise(true: np.ndarray, *, epsilon: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """`noisy_counts` from the true count of every group (flat, zeros included), however they were counted
+    (here with numpy, or by SQL for a table larger than memory: engine/bigdata/diffgen.py)."""
     scale = 2.0 / float(epsilon)
     keep_idx, keep_val = [], []
     for start in range(0, true.size, _CHUNK):

@@ -31,7 +31,9 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
-from ppdp_gui.engine.mechanisms.diffgen.algorithm import leaf_cells, noisy_counts, positive_noise_mean, specialise
+from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+from ppdp_gui.engine.mechanisms.diffgen.algorithm import (add_count_noise, leaf_cells, noisy_counts,
+                                                          positive_noise_mean, specialise)
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform
 from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
@@ -110,7 +112,11 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         raise ParameterError(f"the class column {cls!r} has no public list of classes: set its domain (e.g. "
                              "'<=50K, >50K') or give it a taxonomy")
     classes = list(found.values)
-    if not set(data.frame[cls].astype(str).unique()) <= set(classes):
+    large = is_large(data)
+    if large:
+        from ppdp_gui.engine.bigdata.diffgen import plan_checks
+    seen = distinct_typed(data, cls) if large else data.frame[cls]
+    if not set(seen.astype(str).unique()) <= set(classes):
         raise ParameterError(f"class column {cls!r} has values outside its list of classes; add them to its domain")
     if len(classes) < 2:
         raise ParameterError(f"class column {cls!r} needs at least two classes")
@@ -122,7 +128,7 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         spec = data.spec(col)
         if spec.kind == "categorical":
             tax = categorical_taxonomy(data, col)
-            if check_values_in_taxonomy(tax, data.frame[col]):
+            if (plan_checks(data, col, tax=tax)[0] if large else check_values_in_taxonomy(tax, data.frame[col])):
                 raise TaxonomyError(f"column {col!r} has values that are not in its taxonomy; add them to it")
             taxonomies[col] = tax
             continue
@@ -135,8 +141,11 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
             integer.add(col)
         # the grid of split points: the domain's step, else 1 on whole numbers, else a round step from the bounds
         steps[col] = float(b.step) if b.step else (1.0 if b.integer else grid_step(b.low, b.high))
-        x = numeric_values(data.frame[col])
-        outside = int(((x < b.low) | (x > b.high)).sum())
+        if large:  # counted in SQL (bigdata/diffgen.py); the file was checked to hold numbers when opened
+            outside = plan_checks(data, col, bounds=(b.low, b.high))[1]
+        else:
+            x = numeric_values(data.frame[col])
+            outside = int(((x < b.low) | (x > b.high)).sum())
         if outside:
             problems.append(Problem(f"{outside} value(s) of {col!r} lie outside its public bounds "
                                     f"[{b.low:g}, {b.high:g}] and are clamped onto them", level="warning",
@@ -167,6 +176,7 @@ def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
 class DiffGen(Mechanism):
     name = "DiffGen"
     guarantee = "ε-DP"
+    large_tables = True  # both counting passes run as SQL on a large table (engine/bigdata/diffgen.py)
     summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
                "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
                "half of ε, then every group gets a noisy count (DiffGen: Mohammed et al., KDD 2011).")
@@ -262,9 +272,13 @@ class DiffGen(Mechanism):
         plan = make_plan(data, params)
         frame, k = data.frame, len(plan.classes)
         yield Progress(0.0, "coding the quasi-identifiers")
-        y = class_codes(frame[plan.class_column], plan.classes)
+        large = is_large(data)
+        y = None if large else class_codes(frame[plan.class_column], plan.classes)
         attrs = []
-        for col in plan.columns:
+        if large:  # the first counting pass as SQL GROUP BYs (engine/bigdata/diffgen.py)
+            from ppdp_gui.engine.bigdata.diffgen import build_attrs
+            attrs = build_attrs(data, plan)
+        for col in ([] if large else plan.columns):
             if col in plan.bounds:
                 attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
                                                integer=col in plan.integer, step=plan.steps[col]))
@@ -273,10 +287,18 @@ class DiffGen(Mechanism):
         outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],
                                         utility=params["utility"], rng=rng)
         yield Progress(0.95, "noisy counts")
-        cells, shape = leaf_cells(attrs)
-        n_cells = int(np.prod(shape, dtype=np.int64))
-        idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=params["epsilon"], rng=rng)
-        del cells, y
+        if large:  # the second counting pass: GROUP BY cut position × class in SQL, then the same noise
+            from ppdp_gui.engine.bigdata.diffgen import leaf_class_counts
+            shape = tuple(len(a.labels()) for a in attrs)
+            n_cells = int(np.prod(shape, dtype=np.int64))
+            true = leaf_class_counts(data, plan, attrs, shape)
+            idx, counts = add_count_noise(true, epsilon=params["epsilon"], rng=rng)
+            del true
+        else:
+            cells, shape = leaf_cells(attrs)
+            n_cells = int(np.prod(shape, dtype=np.int64))
+            idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=params["epsilon"], rng=rng)
+            del cells, y
         transform = CutTransform(tuple(ColumnCut.of(a) for a in attrs), plan.class_column)
         count_name = "count" if "count" not in plan.columns and plan.class_column != "count" else "noisy count"
         table = groups_frame(transform, plan, shape, idx, counts, count_name)

@@ -54,7 +54,8 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
             continue
         if spec.taxonomy is not None:
             try:
-                spec.taxonomy.node_codes(col)
+                from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+                spec.taxonomy.node_codes(distinct_typed(data, name) if is_large(data) else col)
             except TaxonomyError as exc:
                 problems.append(Problem(str(exc), column=name))
         elif spec.kind == "numeric":

@@ -18,12 +18,14 @@ suppressed rows; `preview_candidate` recomputes any node's release for the windo
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
+from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.kanon.common import passed_through
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
@@ -58,7 +60,7 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
                                     "Taxonomies step)", column=name))
             continue
         try:
-            tax.node_codes(col)
+            tax.node_codes(distinct_typed(data, name) if is_large(data) else col)
         except TaxonomyError as exc:
             problems.append(Problem(str(exc), column=name))
             continue
@@ -95,6 +97,7 @@ def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> Sensitiv
 class GlobalRecoding(Mechanism):
     name = "Global recoding"
     guarantee = "k-anonymity"
+    large_tables = True  # the lattice needs only the group-size histogram (engine/bigdata/globalrec.py)
     summary = ("Generalises every quasi-identifier to one level of its taxonomy for all rows (e.g. age in 5-year "
                "bands) and suppresses the few rows that still stand out; the levels are the best the chosen "
                "quality model allows (optimal search over all level combinations).")
@@ -148,6 +151,10 @@ class GlobalRecoding(Mechanism):
 
     def _model_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = []
+        if is_large(data) and (params["l"] > 1 or params["t"] > 0 or params["max_risk"] or params["avg_risk"]):
+            problems.append(Problem("a table read by the large-table engine is released with k-anonymity and "
+                                    "suppression only (l-diversity, t-closeness and risk thresholds need the "
+                                    "in-memory engine)", param="l"))
         if not (params["l"] > 1 or params["t"] > 0):
             if params["k"] < 2 and not params["max_risk"] and not params["avg_risk"]:
                 problems.append(Problem("choose at least one privacy model: k of 2 or more, l, t or a risk "
@@ -197,7 +204,11 @@ class GlobalRecoding(Mechanism):
     def _prepare(self, data: Dataset, params: dict[str, Any]) -> tuple[Encoded, Evaluator, str | None]:
         models = _models(params)
         sens = _sensitive(data, params) if models.needs_sensitive else None
-        enc = encode(data, data.quasi_identifiers, sens)
+        if is_large(data):  # the group-size histogram by one SQL GROUP BY (engine/bigdata/globalrec.py)
+            from ppdp_gui.engine.bigdata.globalrec import encode_large
+            enc = encode_large(data, data.quasi_identifiers, sens)
+        else:
+            enc = encode(data, data.quasi_identifiers, sens)
         distance = _distance(data, sens, enc, models.distance) if models.uses_t and sens else None
         quality = Quality(enc, params["quality"], params["aggregate"])
         return enc, Evaluator(enc, models, quality, distance), sens
@@ -228,7 +239,7 @@ class GlobalRecoding(Mechanism):
         note["search"] = "optimal (proven)" if result.proven_optimal else "heuristic (not proven optimal)"
         yield Release(mechanism=self.name, table=release.table, cost=release.cost, params=release.params,
                       claims=release.claims, note=note, record=record, warnings=tuple(warnings),
-                      apply_to=release.apply_to)
+                      apply_to=release.apply_to, records=release.records)
 
     def preview_candidate(self, data: Dataset, params: dict[str, Any], candidate) -> dict:
         """The release one lattice node would give (for the Search tab): figures and its first rows."""
@@ -259,6 +270,8 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
     models = evaluate.models
     names = [q.name for q in enc.qis]
     n = enc.n_rows
+    if enc.row_tuple is None:  # a large table: the rows are a SQL query, written at export
+        return _large_release(mech, data, params, enc, evaluate, node, sens, check)
     row_cls = node.cls[enc.row_tuple]
     gone = node.verdict.suppressed[row_cls]
     published, intervals, domains = {}, {}, {}
@@ -292,6 +305,36 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
         else:
             cols[spec.name] = data.frame[spec.name].iloc[order].reset_index(drop=True)
     table = pd.DataFrame(cols)
+    return _finish_release(mech, data, params, enc, evaluate, node, sens, table, intervals, domains)
+
+
+def _large_release(mech, data, params, enc, evaluate, node, sens, check: bool) -> Release:
+    """build_release for a large table: the records as SQL (bigdata/globalrec.py); the same claims and figures."""
+    from ppdp_gui.engine.bigdata.globalrec import records
+    intervals, domains = {}, {}
+    shown_marker = np.ones(enc.n_tuples, dtype=bool)
+    for j, (q, lev) in enumerate(zip(enc.qis, node.levels)):
+        text = np.asarray(q.labels[lev], dtype=object)
+        shown_marker &= text[q.code_of_leaf[lev][enc.leaf[:, j]]] == MARKER
+        lo, hi = q.bounds(lev)
+        intervals[q.name] = {str(t): [float(a), float(b)] for t, a, b in zip(text, lo, hi)}
+        intervals[q.name][MARKER] = [0.0, float(q.n_leaves - 1)]
+        domains[q.name] = [0.0, float(q.n_leaves - 1)]
+    shown_marker |= node.verdict.suppressed[node.cls]
+    marked = int(enc.count[shown_marker].sum())
+    if check and 0 < marked < enc.n_rows and marked > evaluate.models.limit_rows(enc.n_rows):
+        raise MechanismError(f"rows generalised to '{MARKER}' in every quasi-identifier look suppressed and exceed "
+                             "the suppression limit; give the taxonomies' roots another label")
+    rows = records(data, enc, node, MARKER)
+    table = pd.DataFrame({c: pd.Series([], dtype=object) for c in rows.columns})
+    release = _finish_release(mech, data, params, enc, evaluate, node, sens, table, intervals, domains)
+    return dataclasses.replace(release, records=rows)
+
+
+def _finish_release(mech, data, params, enc, evaluate, node, sens, table, intervals, domains) -> Release:
+    models = evaluate.models
+    names = [q.name for q in enc.qis]
+    n = enc.n_rows
     claims = _claims(data, params, models, names, sens)
     figures = node_figures(enc, evaluate, node)
     levels = dict(zip(names, node.levels))

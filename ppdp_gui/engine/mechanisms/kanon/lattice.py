@@ -96,7 +96,9 @@ def taxonomy_for(data: Dataset, name: str) -> Taxonomy | None:
     if spec.taxonomy is not None:
         return spec.taxonomy
     if spec.kind != "numeric":
-        return Taxonomy.flat(name, pd.unique(data.frame[name].astype(str)), origin="data")
+        from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+        values = distinct_typed(data, name) if is_large(data) else data.frame[name]
+        return Taxonomy.flat(name, pd.unique(values.astype(str)), origin="data")
     return None
 
 
@@ -156,10 +158,30 @@ class Encoded:
         self.count = np.bincount(self.row_tuple, minlength=len(uniq)).astype(np.int64)
         self.sensitive = None if sensitive is None else sensitive[first].astype(np.int64)
         self.n_sensitive = n_sensitive
+        self._finish(cache_entries)
+
+    @classmethod
+    def from_counts(cls, qis: list[QILevels], leaf: np.ndarray, count: np.ndarray, sensitive: np.ndarray | None,
+                    n_sensitive: int, cache_entries: int = 256) -> "Encoded":
+        """The distinct tuples already counted (by a SQL GROUP BY over a table larger than memory:
+        engine/bigdata/globalrec.py); there is no per-row map back (`row_tuple` is None)."""
+        self = cls.__new__(cls)
+        self.qis, self.d = qis, len(qis)
+        self.leaf = np.asarray(leaf, dtype=np.int32).reshape(len(count), len(qis))
+        self._leaf_rows = np.ascontiguousarray(self.leaf.T)
+        self.count = np.asarray(count, dtype=np.int64)
+        self.n_rows = int(self.count.sum())
+        self.row_tuple = None
+        self.sensitive = None if sensitive is None else np.asarray(sensitive, dtype=np.int64)
+        self.n_sensitive = n_sensitive
+        self._finish(cache_entries)
+        return self
+
+    def _finish(self, cache_entries: int) -> None:
         self.sensitive_values: list[str] = []  # the text of each sensitive code
-        self.n_tuples = len(uniq)
+        self.n_tuples = len(self.count)
         # split the QIs in two halves with about as many level combinations each
-        combos = [q.height + 1 for q in qis]
+        combos = [q.height + 1 for q in self.qis]
         best, split = None, 0
         for s in range(self.d + 1):
             cost = max(int(np.prod(combos[:s])), int(np.prod(combos[s:])))

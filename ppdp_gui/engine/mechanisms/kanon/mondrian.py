@@ -12,6 +12,9 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.bigdata.source import is_large
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
@@ -44,8 +47,13 @@ class Mondrian(Mechanism):
         GRID_PARAM,
     )
 
+    large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (engine/bigdata/mondrian.py)
+
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = kanon_problems(data, params["k"], params["grid_width"])
+        if is_large(data) and (params["mode"] != "strict" or (params["l"] and params["l"] > 1)):
+            problems.append(Problem("a table read by the large-table engine is partitioned in strict mode with k "
+                                    "only (relaxed mode and l-diversity need the in-memory engine)", param="mode"))
         if params["l"] and params["l"] > 1:
             sens = resolve_sensitive(data, params)
             if sens is None:
@@ -76,6 +84,9 @@ class Mondrian(Mechanism):
     def _run(self, data: Dataset, *, rng, k: int, mode: str, l: int, diversity: str, sensitive: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
         yield Progress(0.05, "coding quasi-identifiers")
+        if is_large(data):
+            yield self._release_large(data, k, mode, grid_width)
+            return
         qis = [code_quasi_identifier(data, name, grid_width) for name in data.quasi_identifiers]
         sens = resolve_sensitive(data, {"l": l, "sensitive": sensitive})
         use_l = bool(l and l > 1 and sens)
@@ -102,6 +113,23 @@ class Mondrian(Mechanism):
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
                               "grid_width": grid_width}, claims=tuple(claims), note=note, record=record)
 
+    def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float) -> Release:
+        """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""
+        from ppdp_gui.engine.bigdata.mondrian import run_large
+        qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
+        names = [q.name for q in qis]
+        table = pd.DataFrame({c: pd.Series([], dtype=object) for c in records.columns})
+        note = {"quasi_identifiers": names, "k": k, "l": None, "sensitive": None, "diversity": None,
+                "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": int(figures["classes"])}
+        record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
+                  "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
+        return Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=0, diversity="distinct"),
+                       params={"k": k, "mode": mode, "l": 0, "diversity": "distinct", "sensitive": None,
+                               "grid_width": grid_width}, claims=(KAnonymity(k, tuple(names)),), note=note,
+                       record=record, records=records)
+
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
+        if release.records is not None:  # a large table: figures from the weighted tuples
+            return dict(release.record["figures"])
         from ppdp_gui.engine.metrics.information_loss import kanon_measures
         return kanon_measures(release, train, test)

@@ -85,15 +85,17 @@ class _Runs:
     `count` of every run in (segment, code) order, `end` its cumulative end position. Positions are those the rows
     would have if the segments were sorted (`cstart` = each segment's first position)."""
 
-    def __init__(self, local: np.ndarray, code: np.ndarray, mult: int, csize: np.ndarray, n_codes: int):
+    def __init__(self, local: np.ndarray, code: np.ndarray, mult: int, csize: np.ndarray, n_codes: int,
+                 weight: np.ndarray | None = None):
         n_seg = csize.size
         if n_seg * n_codes <= 4 * code.size + 4096:  # few possible pairs: count them in place, already sorted
-            counts = np.bincount(local * n_codes + code, minlength=n_seg * n_codes)
+            counts = np.bincount(local * n_codes + code, weights=weight, minlength=n_seg * n_codes)
+            counts = counts.astype(np.int64)
             key = np.flatnonzero(counts)
             self.seg, self.code, self.count = key // n_codes, key % n_codes, counts[key]
         else:
             ids, uniq = pd.factorize(local * mult + code)
-            count = np.bincount(ids, minlength=len(uniq))
+            count = np.bincount(ids, weights=weight, minlength=len(uniq)).astype(np.int64)
             order = np.argsort(uniq, kind="stable")
             key = uniq[order]
             self.seg, self.code, self.count = key // mult, key % mult, count[order]
@@ -220,12 +222,18 @@ def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
 
 def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndarray | None = None,
               l: int | None = None, diversity: str = "distinct",
-              hierarchies: Sequence[Hierarchy | None] | None = None) -> np.ndarray:
+              hierarchies: Sequence[Hierarchy | None] | None = None,
+              weights: np.ndarray | None = None) -> np.ndarray:
     """Equivalence-class id (0..C-1, int64) of every row of X (n x d numbers: quasi-identifiers coded).
 
     Every class has at least k rows (and is l-diverse on `sensitive` when l is given). `hierarchies` (one per
     column, None for plain numbers) makes cuts follow taxonomy groups. Raises ValueError when the whole table
     already violates the requirement (fewer than k rows, or not l-diverse).
+
+    `weights` (strict mode, no l): each row of X stands for that many identical rows — the distinct tuples of a
+    table larger than memory with their counts (engine/bigdata/mondrian.py). Strict cuts never separate equal
+    values, and every decision reads only counts per (partition, value), so the classes are those of the
+    expanded table, tuple by tuple.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
@@ -238,8 +246,15 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     k = int(k)
     if k < 1:
         raise ValueError("k must be at least 1")
-    if n < k:
-        raise ValueError(f"the table has {n} rows, fewer than k = {k}")
+    if weights is not None:
+        if mode != "strict" or (l is not None and l > 1):
+            raise ValueError("weighted rows need strict mode without l-diversity")
+        weights = np.asarray(weights, dtype=np.int64)
+        if weights.shape != (n,) or (weights < 1).any():
+            raise ValueError("weights must be one positive count per row")
+    total = int(weights.sum()) if weights is not None else n
+    if total < k:
+        raise ValueError(f"the table has {total} rows, fewer than k = {k}")
     if np.isnan(X).any():
         raise ValueError("quasi-identifier codes contain NaN; code missing values first")
     hier = list(hierarchies) if hierarchies is not None else [None] * d
@@ -267,6 +282,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     span[span == 0] = np.inf  # a constant column never widens anything
     mult = n + 1  # run key = segment * mult + code, codes < n
 
+    aw = weights  # the weight of each active row (None: 1 each)
     active = np.arange(n, dtype=np.int64)  # rows of unfinished partitions, grouped by partition
     acodes = codes.copy()  # their codes in the same order: contiguous reads, permuted with `active`
     asens = s_codes.copy() if use_l else None
@@ -274,8 +290,9 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     next_label = 0
     while active.size:
         P = int(pid[-1]) + 1
-        sizes = np.bincount(pid, minlength=P)
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        rows_in = np.bincount(pid, minlength=P)  # entries of `active` per partition
+        sizes = rows_in if aw is None else np.bincount(pid, weights=aw, minlength=P).astype(np.int64)
+        starts = np.concatenate(([0], np.cumsum(rows_in)[:-1]))
         # normalised width of every partition on every dimension
         width = np.empty((P, d))
         for j in range(d):
@@ -324,7 +341,8 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
                 for j in np.unique(dd):
                     at = np.flatnonzero(row_dim == j)
                     code[at] = acodes[j][at if pos is None else pos[at]]
-            runs = _Runs(local, code, mult, csize, int(max(len(uniques[j]) for j in np.unique(dd))))
+            runs = _Runs(local, code, mult, csize, int(max(len(uniques[j]) for j in np.unique(dd))),
+                         None if aw is None else (aw if pos is None else aw[pos]))
             cstart = runs.cstart
             if mode == "strict":
                 mrun = runs.run_at(cstart + (csize - 1) // 2)
@@ -392,11 +410,18 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         pos = pos[srt]
         seg = seg[srt]
         new_base = (np.cumsum(split) - 1) * 2
-        offset = np.arange(pos.size) - (np.cumsum(np.r_[0, sizes[split]])[:-1])[(np.cumsum(split) - 1)[seg]]
+        if aw is None:
+            offset = np.arange(pos.size) - (np.cumsum(np.r_[0, sizes[split]])[:-1])[(np.cumsum(split) - 1)[seg]]
+        else:  # rows before this one in its sorted segment, counted with their weights
+            w = aw[pos]
+            before = np.cumsum(w) - w
+            offset = before - (np.cumsum(np.r_[0, sizes[split]])[:-1])[(np.cumsum(split) - 1)[seg]]
         side = (offset >= left_count[seg]).astype(np.int64)
         pid = new_base[seg] + side
         active = active[pos]
         acodes = acodes[:, pos]
+        if aw is not None:
+            aw = aw[pos]
         if use_l:
             asens = asens[pos]
     return labels

@@ -1,0 +1,89 @@
+"""Released records too many for memory: a SQL query over the source, written by DuckDB's `COPY … TO`.
+
+A record-level release of a large table (global recoding) is not a DataFrame but `SqlRecords`: the query that
+produces its rows (generalised quasi-identifiers from small mapping tables, the other columns as they are), the
+column names and what the claims need. `Release.records` holds it and `Release.table` is the same columns with
+no rows. The publish path then:
+- recounts the claims on the query right after the run (bigdata/recount.py), where a table in memory would be
+  recounted by engine.checks;
+- at export, stages the file with `COPY (query) TO tmp` beside the target, reads the written file back with
+  DuckDB as text and recounts the claims on it, and only then renames it into place (pipeline/export.py).
+
+For CSV, text the writer would neutralise (a leading = + - @ tab or CR that does not start a plain number) gets
+the same apostrophe here: in the mapping tables for generalised labels, by a SQL CASE for the columns passed
+through. Output hash: an order-independent digest of the rows (their row count and the sum of DuckDB's row
+hashes); the sha256 of the written file is in the release note's file list as for any release.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from ppdp_gui.engine.bigdata.source import TableSource, literal, quote
+from ppdp_gui.engine.errors import DataError
+
+from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
+
+
+def neutral_sql(expr: str) -> str:
+    """SQL for `writer.neutral_text` of a text expression (DuckDB's regexp_full_match; Spark: RLIKE)."""
+    starts = ", ".join(literal(c) for c in NEUTRAL_START)
+    return (f"CASE WHEN substr({expr}, 1, 1) IN ({starts}) AND NOT regexp_full_match({expr}, "
+            f"{literal(_PLAIN_NUMBER)}) THEN {literal(MARK)} || {expr} ELSE {expr} END")
+
+
+@dataclass
+class SqlRecords:
+    """The released rows as SQL (see the module docstring). `select(neutral)` gives the query; `neutral` for
+    CSV/TSV, where formula starts are neutralised."""
+
+    source: TableSource
+    columns: list[str]
+    plain_sql: str  # the rows, unordered (what every count reads: no sort)
+    neutral_sql: str  # the same with formula starts neutralised and neutral column names (CSV, TSV)
+    qis: list[str] = field(default_factory=list)
+    marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
+    order_by: str = ""  # the written order: grouped by class, shuffled inside it
+
+    def select(self, neutral: bool = False, ordered: bool = False) -> str:
+        sql = self.neutral_sql if neutral else self.plain_sql
+        return f"{sql} {self.order_by}" if ordered and self.order_by else sql
+
+    @cached_property
+    def n_rows(self) -> int:
+        return int(self.source.scalar(f"SELECT COUNT(*) FROM ({self.plain_sql}) AS r"))
+
+    def group_sizes(self) -> np.ndarray:
+        """Sizes of the released groups (suppressed rows, the marker in every QI, left out)."""
+        if not self.qis:
+            return np.array([self.n_rows], dtype=np.int64)
+        keys = ", ".join(quote(c) for c in self.qis)
+        where = ""
+        if self.marker is not None:
+            where = "WHERE NOT (" + " AND ".join(f"{quote(c)} = {literal(self.marker)}" for c in self.qis) + ")"
+        got = self.source.query(f"SELECT COUNT(*) AS n FROM ({self.plain_sql}) AS r {where} GROUP BY {keys}")
+        return got["n"].to_numpy(dtype=np.int64)
+
+    def digest(self) -> str:
+        cols = ", ".join(quote(c) for c in self.columns)
+        n, total = self.source.run(
+            f"SELECT COUNT(*), COALESCE(SUM(CAST(hash({cols}) AS HUGEINT)), 0) FROM ({self.plain_sql}) AS r")[0]
+        return hashlib.sha256(f"sql-records-v1:{n}:{total}".encode()).hexdigest()
+
+    def copy_to(self, path: Path, fmt: str) -> None:
+        """Write every row to `path` with DuckDB (the caller stages and renames it)."""
+        if fmt == "parquet":
+            options = "FORMAT parquet"
+        elif fmt in ("csv", "tsv"):
+            sep = "\t" if fmt == "tsv" else ","
+            options = f"FORMAT csv, HEADER true, DELIMITER {literal(sep)}"
+        else:
+            raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
+                            "holds at most 1,048,576 rows)", path=str(path))
+        self.source.run(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})",
+                        fetch="")

@@ -1,0 +1,87 @@
+"""Recount the claims of a large record-level release in SQL: on the query after the run, on the file after export.
+
+The same independence rule as engine/checks (it imports no mechanism): group the released quasi-identifier
+columns as text, count rows per group, leave suppressed rows (the marker in every quasi-identifier) out of the
+k recount and count them for the suppression claim. On the written file it reads the bytes back with DuckDB
+(`read_csv(…, all_varchar)` or `read_parquet`), not with the query that wrote them.
+
+Only k-anonymity and suppression are recounted here; any other claim on a large table fails the check (and the
+mechanisms do not offer them for large tables).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ppdp_gui.engine.bigdata.source import literal, quote
+from ppdp_gui.engine.checks.claims import ClaimCheck
+from ppdp_gui.engine.checks.closeness import TOLERANCE
+from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, Suppression
+from ppdp_gui.engine.errors import CheckError
+
+
+def file_relation(path: Path, fmt: str) -> str:
+    """The written file as a relation of text columns."""
+    if fmt == "parquet":
+        return f"read_parquet({literal(str(path))})"
+    sep = "\t" if fmt == "tsv" else ","
+    return (f"read_csv({literal(str(path))}, header=true, all_varchar=true, delim={literal(sep)}, quote='\"', "
+            "escape='\"')")
+
+
+def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None) -> list[ClaimCheck]:
+    """ClaimChecks of every recountable claim on `relation` (a table name, a subquery or a file reader); a
+    relation that cannot be read (a broken written file) is a CheckError."""
+    import duckdb
+    try:
+        return _recount(con, relation, claims, name)
+    except duckdb.Error as exc:
+        raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _recount(con, relation: str, claims: Iterable, name) -> list[ClaimCheck]:
+    name = name or (lambda t: t)
+    claims = [c for c in claims if isinstance(c, RECOUNTED)]
+    marker_claims = [c for c in claims if isinstance(c, Suppression)]
+    out = []
+    total = int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r").fetchall()[0][0])
+
+    def gone_sql(claim: Suppression) -> str:
+        cols = [name(c) for c in claim.columns]
+        return "(" + " AND ".join(f"CAST({quote(c)} AS VARCHAR) = {literal(name(claim.marker))}" for c in cols) + ")"
+
+    suppressed = [gone_sql(c) for c in marker_claims if c.columns]
+    n_marked = [int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r WHERE {g}").fetchall()[0][0])
+                for g in suppressed]
+    # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
+    keep = " AND ".join(f"NOT {g}" for g, n in zip(suppressed, n_marked) if n < total) or "TRUE"
+    for claim in claims:
+        if isinstance(claim, KAnonymity):
+            keys = ", ".join(f"CAST({quote(name(c))} AS VARCHAR)" for c in claim.columns)
+            got = con.execute(f"SELECT MIN(n), COUNT(*), SUM(CASE WHEN n < {int(claim.k)} THEN 1 ELSE 0 END) "
+                              f"FROM (SELECT COUNT(*) AS n FROM {relation} AS r WHERE {keep} "
+                              f"GROUP BY {keys}) AS g").fetchall()[0]
+            smallest = int(got[0] or 0)
+            if got[1] == 0:
+                out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
+            elif got[2]:
+                out.append(ClaimCheck(claim, False, f"{int(got[2])} group(s) have fewer than k = {claim.k} rows "
+                                                    f"(smallest {smallest})", {"smallest group": float(smallest)}))
+            else:
+                out.append(ClaimCheck(claim, True, f"every group has at least k = {claim.k} rows (smallest "
+                                                   f"{smallest})", {"smallest group": float(smallest)}))
+        elif isinstance(claim, Suppression):
+            s = n_marked[marker_claims.index(claim)] if claim.columns else 0
+            if total and s == total:
+                out.append(ClaimCheck(claim, True, "every row shows only the marker: the most general release, "
+                                                   "one group", {"suppressed rows": 0.0}))
+            elif s > claim.max_share * total + TOLERANCE:
+                out.append(ClaimCheck(claim, False, f"{s:,} of {total:,} rows are suppressed, more than "
+                                                    f"{100 * claim.max_share:g} %", {"suppressed rows": float(s)}))
+            else:
+                out.append(ClaimCheck(claim, True, f"{s:,} of {total:,} rows suppressed (at most "
+                                                   f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
+        else:
+            out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
+    return out
