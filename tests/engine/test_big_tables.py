@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.bigdata.recount import file_relation, recount
 from ppdp_gui.engine.bigdata.source import TableSource, open_large
 from ppdp_gui.engine.bigdata.sql import cells_relation
@@ -26,7 +27,7 @@ from ppdp_gui.engine.pipeline import export, plan, run_release
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "resources" / "samples" / "adult_sample.csv"
+SAMPLE = sample_table()
 
 
 @pytest.fixture(scope="module")
