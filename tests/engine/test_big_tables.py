@@ -26,7 +26,6 @@ from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.pipeline import export, plan, run_release
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = sample_table()
 
 
