@@ -1,0 +1,101 @@
+"""A hand-made ward table as a nurse would export it (MRN, patient name, dates of birth and admission, 5-digit ZIP
+codes, an age column with '90+', free-text notes blank in a third of the rows): a person's name and the notes are
+guessed identifiers (left out), blank notes cost no row, and the Safe Harbor screen does not take dates or 8-digit
+record numbers for telephone numbers."""
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_gui.engine.data import Role, guess_roles, read_table
+from ppdp_gui.engine.data import roles as R
+from ppdp_gui.engine.data.roles import guess_roles_with_reasons, role_rule_text
+from ppdp_gui.engine.metrics.safe_harbor import screen
+
+I, N = Role.IDENTIFIER, Role.INSENSITIVE
+
+
+def ward_table(n: int = 600, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    dob = pd.Timestamp("1925-01-01") + pd.to_timedelta(rng.integers(0, 365 * 95, n), unit="D")
+    notes = np.array(["Pt stable, d/c home", "Fall at home, L hip pain", "SOB on exertion; O2 2L",
+                      "Wound dressing changed", "Refused meds this AM"])
+    note = [f"{notes[i % 5]} ({i})" for i in range(n)]
+    blank = rng.random(n) < 0.3
+    return pd.DataFrame({
+        "MRN": [f"{x:08d}" for x in rng.choice(10**8, n, replace=False)],
+        "patient_name": [f"{a} {b}" for a, b in zip(rng.choice(["Ann", "Bob", "Eve", "Jon"], n),
+                                                   rng.choice(["Lee", "Kim", "Cole", "Ward", "Khan"], n))],
+        "date_of_birth": dob.strftime("%Y-%m-%d"),
+        "zip": rng.choice(["02139", "02140", "01002"], n),
+        "sex": rng.choice(["F", "M"], n),
+        "age": rng.choice(["45", "67", "90+", "81"], n),
+        "ward": rng.choice(["Cardio", "Ortho", "ICU"], n),
+        "hospital_name": rng.choice([f"site{i}" for i in range(40)], n),
+        "nurse_notes": np.where(blank, "", note),
+    })
+
+
+def test_people_names_are_identifiers_but_named_codes_are_not():
+    reasons = guess_roles_with_reasons(ward_table())
+    assert reasons["patient_name"][0] == I and "people's names" in reasons["patient_name"][1]
+    assert reasons["hospital_name"][0] == N  # 40 hospitals: a code, not a person
+    assert reasons["MRN"][0] == I
+    roles = guess_roles(pd.DataFrame({"name": ["a", "b"], "Name": ["a", "b"], "contact_name": ["a", "b"],
+                                      "GivenName": ["a", "b"], "ward_name": ["a", "b"]}))
+    assert roles == {"name": I, "Name": I, "contact_name": I, "GivenName": I, "ward_name": N}
+
+
+@pytest.mark.parametrize("column", sorted(getattr(R, "FREE_TEXT_WORDS", {"notes"})))
+def test_free_text_by_its_name_is_an_identifier(column):
+    reasons = guess_roles_with_reasons(pd.DataFrame({f"nurse_{column}": ["ok", "ok"]}))
+    role, reason = reasons[f"nurse_{column}"]
+    assert role == I and "free text" in reason and column in role_rule_text()
+
+
+def test_free_text_by_its_values_is_an_identifier_whatever_its_name():
+    n = 200
+    frame = pd.DataFrame({"observations": [f"patient seen by Dr Ross on ward {i}" for i in range(n)],
+                          "ward_title": ["Cardiology ward east"] * n,  # many words, one value: a label
+                          "code": [f"c{i % 7}" for i in range(n)]})
+    reasons = guess_roles_with_reasons(frame)
+    assert reasons["observations"][0] == I and "free text" in reasons["observations"][1]
+    assert reasons["ward_title"][0] == N and reasons["code"][0] == N
+
+
+def test_blank_notes_do_not_drop_rows(tmp_path):
+    frame = ward_table()
+    blanks = int((frame["nurse_notes"] == "").sum())
+    assert blanks > 0.25 * len(frame)
+    path = tmp_path / "ward.csv"
+    frame.to_csv(path, index=False)
+    data = read_table(path)
+    assert len(data.frame) == len(frame) and data.source.n_rows_dropped == 0
+    roles = {c.name: c.role for c in data.schema}
+    assert roles["nurse_notes"] == I and roles["patient_name"] == I
+    assert any("nurse_notes" in note and "kept" in note for note in data.source.notes)
+    assert not any("dropped" in note for note in data.source.notes)
+    # a blank in a column that is released still drops its row, and the warning does not blame the notes
+    frame.loc[: len(frame) // 5, "ward"] = ""
+    frame.to_csv(path, index=False)
+    data = read_table(path)
+    assert data.source.n_rows_dropped == len(frame) // 5 + 1
+    warning = next(note for note in data.source.notes if "dropped" in note)
+    assert "'ward'" in warning and "nurse_notes" not in warning
+    # an explicit role counts too: blanks in a column set as identifier keep their rows
+    data = read_table(path, roles={"ward": Role.IDENTIFIER})
+    assert data.source.n_rows_dropped == 0
+
+
+def test_safe_harbor_does_not_take_dates_or_record_numbers_for_telephone_numbers():
+    frame = ward_table(200)
+    found = {(f.column, f.identifier) for f in screen(frame, today=dt.date(2026, 6, 1))}
+    assert ("date_of_birth", "dates (except year)") in found
+    assert ("date_of_birth", "telephone numbers") not in found
+    assert ("MRN", "telephone numbers") not in found and ("MRN", "medical record numbers") in found
+    codes = pd.DataFrame({"chart": [f"{i:08d}" for i in range(200)],
+                          "reach": [f"0{441234000 + i}" for i in range(200)]})  # 10 digits: a phone number
+    found = {(f.column, f.identifier) for f in screen(codes)}
+    assert ("reach", "telephone numbers") in found and ("chart", "telephone numbers") not in found
