@@ -170,7 +170,11 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
                    allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
                    confirmed_columns=tuple(dict.fromkeys([*recipe.publish_as_is, *(confirmed or ())])))
     if planned.errors:
-        raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
+        text = f"{planned.name}: " + " ".join(p.message for p in planned.errors)
+        if not recipe.allow_data_domains and any(n.status != "public" for n in planned.needs):
+            text += (" In ppdp: --domain COL=LOW:HIGH[:int] for a number, --domain COL=A,B,C for a list of values "
+                     "(repeat for each column), or --allow-data-domains.")
+        raise ParameterError(text)
     if planned.over_budget:
         raise BudgetError(planned.budget_text())
     published = _drain(run_release(planned, ledger=ledger), show_progress)

@@ -132,6 +132,8 @@ class Plan:
 
 
 def _domain_problems(needs: list[NeedState]) -> list[Problem]:
+    """One problem per column whose domain is missing (the window offers to set each); the first says why in
+    full, the others briefly, so nine code-list columns read as a list rather than nine copies of a paragraph."""
     problems = []
     for n in needs:
         if n.status == "public":
@@ -141,10 +143,13 @@ def _domain_problems(needs: list[NeedState]) -> list[Problem]:
                           ("a public list of its values", "the values of a published code list"))
         why = ("its only domain was built from the table's own values" if n.status == "data"
                else "it has no domain")
-        problems.append(Problem(
-            f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from the data "
-            f"would reveal the table's own values. Set the domain of {n.column} ({example}), or explicitly allow "
-            "domains from the data — the release is then not ε-differentially private.", column=n.column))
+        if problems:
+            message = f"{n.column} needs {what} too ({why})."
+        else:
+            message = (f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from "
+                       f"the data would reveal the table's own values. Set the domain of {n.column} ({example}), or "
+                       "explicitly allow domains from the data — the release is then not ε-differentially private.")
+        problems.append(Problem(message, column=n.column))
     return problems
 
 
