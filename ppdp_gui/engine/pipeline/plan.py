@@ -106,6 +106,9 @@ class Plan:
         if self.cost is None:
             return ""
         if not self.is_dp:
+            if self.cost.k is None and not self.cost.l:
+                return ("Not charged to the ε budget: this mechanism gives no formal privacy guarantee; check the "
+                        "risk figures in Results before you publish.")
             return ("Not charged to the ε budget: this mechanism gives a syntactic guarantee "
                     f"({self.cost.describe(with_note=False)}).")
         eps = fmt_eps(self.cost.epsilon)

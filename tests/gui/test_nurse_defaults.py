@@ -1,0 +1,26 @@
+"""The window's first choices on a table the project was not tuned on (UCI nursery: no column looks like a
+quasi-identifier, so only KRIMP could run with its defaults): a generator with no formal privacy guarantee is never
+preselected, and when the custodian chooses it the Mechanism step says it gives no guarantee (not "a syntactic
+guarantee")."""
+
+from __future__ import annotations
+
+import pytest
+
+from ppdp_gui.engine.mechanisms import registry
+
+pytestmark = pytest.mark.skipif("KRIMP synthetic" not in registry.names(), reason="KRIMP is not registered")
+
+
+def test_no_guarantee_generator_is_never_the_default(make_window, qtbot, shared_data):
+    w = make_window()
+    w.open_path(str(shared_data / "nursery" / "nursery.csv.gz"))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    mv = w.mechanism_view
+    qtbot.wait(50)
+    assert mv.combo.currentText() != "KRIMP synthetic"
+    assert "KRIMP" not in w.step_texts()[2]
+    mv.combo.setCurrentText("KRIMP synthetic")
+    mv.refresh_preview(fresh=True)
+    qtbot.waitUntil(lambda: "no formal privacy guarantee" in mv.budget_label.text(), timeout=10000)
+    assert "syntactic" not in mv.budget_label.text()
