@@ -99,3 +99,29 @@ def test_safe_harbor_does_not_take_dates_or_record_numbers_for_telephone_numbers
                           "reach": [f"0{441234000 + i}" for i in range(200)]})  # 10 digits: a phone number
     found = {(f.column, f.identifier) for f in screen(codes)}
     assert ("reach", "telephone numbers") in found and ("chart", "telephone numbers") not in found
+
+
+@pytest.mark.parametrize("mechanism", ["Mondrian", "Global recoding"])
+def test_text_quasi_identifiers_without_taxonomy_warn_before_the_run(tmp_path, mechanism):
+    """A date of birth read as text and an age with '90+' have no taxonomy: the release would show '*' in nearly
+    every row (seen on the ward table), so the plan warns, naming them, and the Run step's sentences say it."""
+    from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.pipeline import plan
+    path = tmp_path / "ward.csv"
+    ward_table().to_csv(path, index=False)
+    data = read_table(path)
+    planned = plan(data, mechanism, {})
+    warned = {p.column: p.message for p in planned.problems if p.level == "warning" and p.column}
+    assert "date_of_birth" in warned and "'*'" in warned["date_of_birth"] and "Taxonomies step" in warned["date_of_birth"]
+    assert "zip" not in warned and "sex" not in warned and "age" not in warned  # 3, 2 and 4 values
+    assert not planned.errors
+    if mechanism == "Mondrian":
+        shape = registry.create(mechanism).describe_release(data, planned.params)
+        assert any("date_of_birth" in s and "no taxonomy" in s and "'*'" in s for s in shape.sentences)
+
+
+def test_global_recoding_says_how_to_give_a_number_taxonomy_in_both_places(shared_data):
+    from ppdp_gui.engine.pipeline import plan
+    data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
+    message = next(p.message for p in plan(data, "Global recoding", {}).errors if p.column == "age")
+    assert "Taxonomies step" in message and "--taxonomy age=" in message

@@ -26,6 +26,29 @@ GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonom
                             "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
 
 
+#: a text quasi-identifier without a taxonomy and with more values than this is said to end up mostly as '*'
+FLAT_MANY_VALUES = 20
+
+
+def flat_problem(data: Dataset, name: str) -> Problem | None:
+    """A warning for a text quasi-identifier without a taxonomy and with many values (a date of birth read as
+    text, an age column holding '90+'): a flat tree can only keep a value or replace it by '*', so with this many
+    values nearly every row shows '*', which the custodian should know before running (for them only: it counts
+    the table's values, like every check before a k-anonymity run)."""
+    spec = data.spec(name)
+    if spec.taxonomy is not None or spec.kind == "numeric":
+        return None
+    from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+    count = len(distinct_typed(data, name)) if is_large(data) else int(data.frame[name].nunique())
+    if count <= FLAT_MANY_VALUES:
+        return None
+    return Problem(f"{name!r} has {count:,} different values and no taxonomy: each value can only be kept or "
+                   "replaced by '*', so expect '*' in nearly every row. To keep some detail, build or import a "
+                   "taxonomy for it in the Taxonomies step (dates by year or month, ages by intervals after setting "
+                   "the kind to numeric), or set a coarser value in your table before loading it.",
+                   level="warning", column=name)
+
+
 def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
     """The sensitive column for l-diversity: the chosen one, else the only one the data has, else None."""
     if not params.get("l"):
@@ -58,6 +81,8 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
                 spec.taxonomy.node_codes(distinct_typed(data, name) if is_large(data) else col)
             except TaxonomyError as exc:
                 problems.append(Problem(str(exc), column=name))
+        elif (flat := flat_problem(data, name)) is not None:
+            problems.append(flat)
         elif spec.kind == "numeric":
             how = f"width {grid_width:g}" if grid_width > 0 else "an automatic round width"
             problems.append(Problem(f"{name!r} has no taxonomy: its ranges are snapped to intervals of {how} "
@@ -99,6 +124,10 @@ def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseSh
     qis = data.quasi_identifiers
     kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
     raw = [c for c in kept if c not in qis]
+    flat = [q for q in qis if data.spec(q).taxonomy is None and data.spec(q).kind != "numeric"]
+    if flat:
+        extra = (f"{', '.join(flat)} {'has' if len(flat) == 1 else 'have'} no taxonomy: each value is kept as it is "
+                 "or replaced by '*'.",) + extra
     return ReleaseShape(columns=kept, per_person=True, sentences=(
         f"One row per row of your table, in a shuffled order: {', '.join(qis) or 'the quasi-identifiers'} are "
         f"replaced by ranges or groups so that every combination is shared by at least {k} rows.",
