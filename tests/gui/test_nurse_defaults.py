@@ -24,3 +24,11 @@ def test_no_guarantee_generator_is_never_the_default(make_window, qtbot, shared_
     mv.refresh_preview(fresh=True)
     qtbot.waitUntil(lambda: "no formal privacy guarantee" in mv.budget_label.text(), timeout=10000)
     assert "syntactic" not in mv.budget_label.text()
+
+
+def test_k_anonymity_budget_line_has_no_jargon(shared_data):
+    from ppdp_gui.engine.data import read_table
+    from ppdp_gui.engine.pipeline import plan
+    data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
+    text = plan(data, "Mondrian", {}).budget_text()
+    assert "k = 10" in text and "spends no ε" in text and "syntactic" not in text

@@ -109,8 +109,8 @@ class Plan:
             if self.cost.k is None and not self.cost.l:
                 return ("Not charged to the ε budget: this mechanism gives no formal privacy guarantee; check the "
                         "risk figures in Results before you publish.")
-            return ("Not charged to the ε budget: this mechanism gives a syntactic guarantee "
-                    f"({self.cost.describe(with_note=False)}).")
+            return ("Not charged to the ε budget: this mechanism's guarantee is about the groups in the released "
+                    f"table ({self.cost.describe(with_note=False)}), so it spends no ε.")
         eps = fmt_eps(self.cost.epsilon)
         b, ident = self.budget, self.identity
         if b is None:
