@@ -125,3 +125,30 @@ def test_global_recoding_says_how_to_give_a_number_taxonomy_in_both_places(share
     data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
     message = next(p.message for p in plan(data, "Global recoding", {}).errors if p.column == "age")
     assert "Taxonomies step" in message and "--taxonomy age=" in message
+
+
+def test_an_age_with_90_plus_is_told_why_it_is_text_and_what_to_do():
+    from ppdp_gui.engine.data import dataset_from_frame
+    from ppdp_gui.engine.pipeline import plan
+    ages = [str(a) for a in range(18, 90)] + ["90+"]
+    frame = pd.DataFrame({"age": (ages * 10)[:700], "sex": (["F", "M"] * 350)})
+    data = dataset_from_frame(frame)
+    assert data.spec("age").kind == "categorical"  # '90+' is not a number
+    message = next(p.message for p in plan(data, "Mondrian", {}).problems if p.column == "age")
+    assert "'90+'" in message and "read as text" in message and "Numeric intervals" in message
+
+
+def test_date_spelling_is_read_only_when_it_is_certain():
+    from ppdp_gui.engine.errors import TaxonomyError
+    from ppdp_gui.engine.taxonomy.dates import date_format_of, date_hierarchy
+    assert date_format_of("d", ["2020-03-07", "1999-12-31"]) is None
+    assert date_format_of("d", ["07/03/2020", "25/12/2020"]) == "%d/%m/%Y"  # 25 is a day
+    assert date_format_of("d", ["03.07.2020", "12.25.2020"]) == "%m.%d.%Y"
+    for bad, words in ((["03/04/2020", "05/06/2020"], "day or the month"),
+                       (["07/03/2020", "25.12.2020"], "mixes"), (["07/03/2020", "soon"], "'soon'")):
+        with pytest.raises(TaxonomyError, match=words):
+            date_format_of("d", bad)
+    ward = ward_table(100)
+    tax = date_hierarchy("date_of_birth", ward["date_of_birth"],
+                         date_format=date_format_of("date_of_birth", ward["date_of_birth"]))
+    assert tax.origin == "data" and tax.height == 4

@@ -32,3 +32,25 @@ def test_k_anonymity_budget_line_has_no_jargon(shared_data):
     data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
     text = plan(data, "Mondrian", {}).budget_text()
     assert "k = 10" in text and "spends no ε" in text and "syntactic" not in text
+
+
+def test_dates_button_builds_a_date_taxonomy(make_window, qtbot, tmp_path):
+    """The engine could build date taxonomies but the window offered no way to: a ward table's admission dates
+    (07/03/2024, day first) get day → month → year → decade from the Taxonomies step, and the k-anonymity warning
+    about '*' in nearly every row goes away."""
+    import pandas as pd
+    days = pd.date_range("2024-01-01", periods=300, freq="D")
+    frame = pd.DataFrame({"admission_date": days.strftime("%d/%m/%Y"), "sex": ["F", "M"] * 150})
+    path = tmp_path / "ward.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    assert w.session.dataset.spec("admission_date").role.value == "quasi-identifier"
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("admission_date")
+    tv.dates_button.click()
+    tax = w.session.dataset.spec("admission_date").taxonomy
+    assert tax is not None and tax.height == 4
+    assert tax.generalise(pd.Series(["07/03/2024"]), tax.nodes_at_level(2)).tolist() == ["2024"]

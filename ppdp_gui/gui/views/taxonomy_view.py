@@ -91,6 +91,10 @@ class TaxonomyView(StepView):
         self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
         self.intervals_button = QPushButton("Numeric &intervals")
         self.intervals_button.setToolTip("Build intervals of the given width for the selected numeric column.")
+        self.dates_button = QPushButton("&Dates: month → year → decade")
+        self.dates_button.setToolTip("For a column of dates (2020-03-07, or 07/03/2020 when some day is above 12): "
+                                     "each date under its month, year and decade. Built from the table's dates, "
+                                     "so a differentially private release cannot treat them as public.")
         self.remove_button = QPushButton("&Remove taxonomy")
         self.summary = note(object_name="taxonomy_summary")
 
@@ -101,7 +105,8 @@ class TaxonomyView(StepView):
         buttons.addWidget(self.flat_all_button, 3, 0, 1, 2)
         buttons.addWidget(self.width_box, 4, 0)
         buttons.addWidget(self.intervals_button, 4, 1)
-        buttons.addWidget(self.remove_button, 5, 0, 1, 2)
+        buttons.addWidget(self.dates_button, 5, 0, 1, 2)
+        buttons.addWidget(self.remove_button, 6, 0, 1, 2)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -135,6 +140,7 @@ class TaxonomyView(StepView):
         self.flat_button.clicked.connect(lambda: self._flat([self.selected_column()]))
         self.flat_all_button.clicked.connect(lambda: self._flat(self.session.qi_without_taxonomy()))
         self.intervals_button.clicked.connect(self._intervals)
+        self.dates_button.clicked.connect(self.build_dates)
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
@@ -324,6 +330,19 @@ class TaxonomyView(StepView):
             self._set(column, numeric_intervals(column, values, self.width_box.value()))
         except PpdpError as exc:
             show_error(self, exc, context=f"Could not build intervals for {column}.")
+
+    def build_dates(self) -> None:
+        """A date taxonomy (day → month → year → decade) for the selected column; its spelling is read from the
+        values (engine.taxonomy.dates.date_format_of), and a column that is not dates says why."""
+        column = self.selected_column()
+        if column is None:
+            return
+        try:
+            from ppdp_gui.engine.taxonomy.dates import date_format_of, date_hierarchy
+            values = self.session.dataset.frame[column]
+            self._set(column, date_hierarchy(column, values, date_format=date_format_of(column, values)))
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build a date taxonomy for {column}.")
 
     # -- step state ---------------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:

@@ -39,14 +39,22 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     if spec.taxonomy is not None or spec.kind == "numeric":
         return None
     from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
-    count = len(distinct_typed(data, name)) if is_large(data) else int(data.frame[name].nunique())
+    values = pd.Series(distinct_typed(data, name) if is_large(data) else data.frame[name].dropna().unique())
+    count = len(values)
     if count <= FLAT_MANY_VALUES:
         return None
+    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    text = values[numbers.isna()]
+    if numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as '90+' made it text
+        how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
+               f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
+               f"{'that value' if len(text) == 1 else 'those values'} by numbers in a copy of your table (a top "
+               "code such as 90 for '90+') and build Numeric intervals, or import an ARX hierarchy.")
+    else:
+        how = ("To keep some detail, build a taxonomy for it in the Taxonomies step (“Dates” for dates: month, "
+               "year, decade) or import an ARX hierarchy.")
     return Problem(f"{name!r} has {count:,} different values and no taxonomy: each value can only be kept or "
-                   "replaced by '*', so expect '*' in nearly every row. To keep some detail, build or import a "
-                   "taxonomy for it in the Taxonomies step (dates by year or month, ages by intervals after setting "
-                   "the kind to numeric), or set a coarser value in your table before loading it.",
-                   level="warning", column=name)
+                   f"replaced by '*', so expect '*' in nearly every row. {how}", level="warning", column=name)
 
 
 def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
