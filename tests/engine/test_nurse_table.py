@@ -152,3 +152,21 @@ def test_date_spelling_is_read_only_when_it_is_certain():
     tax = date_hierarchy("date_of_birth", ward["date_of_birth"],
                          date_format=date_format_of("date_of_birth", ward["date_of_birth"]))
     assert tax.origin == "data" and tax.height == 4
+
+
+def test_noise_example_is_about_the_columns_counted(tmp_path, shared_data):
+    """A sex × ward histogram read 'for example ages below your youngest patient', about nothing in it."""
+    from ppdp_gui.engine.data.domains import Domain
+    from ppdp_gui.engine.explain import plan_sentences
+    from ppdp_gui.engine.pipeline import plan
+    path = tmp_path / "ward.csv"
+    ward_table().to_csv(path, index=False)
+    data = read_table(path).with_column("sex", domain=Domain(categories=("F", "M"))) \
+        .with_column("ward", domain=Domain(categories=("Cardio", "Ortho", "ICU")))
+    text = " ".join(plan_sentences(plan(data, "Laplace histogram", {"columns": ["sex", "ward"]})))
+    assert "youngest" not in text and "a combination of sex and ward that no one in your table has" in text
+    pima = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
+    pima = pima.with_column("age", domain=Domain(low=0, high=120, integer=True)) \
+        .with_column("class", domain=Domain(categories=("0", "1")))
+    text = " ".join(plan_sentences(plan(pima, "DiffGen", {})))
+    assert "youngest patient, when the public domain of age starts lower" in text
