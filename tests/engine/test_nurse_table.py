@@ -170,3 +170,20 @@ def test_noise_example_is_about_the_columns_counted(tmp_path, shared_data):
         .with_column("class", domain=Domain(categories=("0", "1")))
     text = " ".join(plan_sentences(plan(pima, "DiffGen", {})))
     assert "youngest patient, when the public domain of age starts lower" in text
+
+
+def test_every_global_recoding_figure_has_plain_words(tmp_path):
+    """Results showed 'NCP % date_of_birth', 'Precision %', 'suppressed rows' with no meaning beside them."""
+    from ppdp_gui.engine.glossary import figure
+    from ppdp_gui.engine.pipeline import plan, run_release
+    path = tmp_path / "ward.csv"
+    ward_table().to_csv(path, index=False)
+    planned = plan(read_table(path), "Global recoding", {})
+    published = None
+    for item in run_release(planned, ledger=tmp_path / "ledger.sqlite"):
+        published = item
+    names = [n for n in published.figures if not n.startswith("prosecutor") and not n.startswith("journalist")]
+    assert "NCP % date_of_birth" in names and "Precision %" in names and "suppressed rows" in names
+    unexplained = [n for n in names if not figure(n).meaning]
+    assert not unexplained, unexplained
+    assert figure("NCP % date_of_birth").title == "Information loss of date_of_birth"
