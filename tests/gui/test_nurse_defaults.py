@@ -54,3 +54,18 @@ def test_dates_button_builds_a_date_taxonomy(make_window, qtbot, tmp_path):
     tax = w.session.dataset.spec("admission_date").taxonomy
     assert tax is not None and tax.height == 4
     assert tax.generalise(pd.Series(["07/03/2024"]), tax.nodes_at_level(2)).tolist() == ["2024"]
+
+
+def test_taxonomy_step_does_not_repeat_the_data_steps_missing_value_notes(make_window, qtbot, tmp_path):
+    import pandas as pd
+    frame = pd.DataFrame({"age": [str(20 + i % 50) for i in range(200)], "sex": ["F", "M"] * 100,
+                          "ward": (["A"] * 9 + [""]) * 20})  # 20 rows dropped: a note for the Data step
+    path = tmp_path / "ward.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    notes = w.session.dataset.source.notes
+    assert notes and w.data_view.notes_label.isVisibleTo(w)
+    summary = w.taxonomy_view.summary_text()
+    assert not any(n[:40] in summary for n in notes), summary

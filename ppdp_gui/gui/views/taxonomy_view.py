@@ -207,8 +207,10 @@ class TaxonomyView(StepView):
         if auto:
             text += (f" {len(auto)} attached automatically from the ARX hierarchy files named after the table"
                      + (f" ({', '.join(auto)})." if len(auto) <= 3 else "."))
+        read_notes = set(self.session.dataset.source.notes)  # how the file was read: the Data step shows those
         for note_text in self.session.auto_notes:
-            text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
+            if note_text not in read_notes:
+                text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
         return text
 
     def _show_selected(self) -> None:
