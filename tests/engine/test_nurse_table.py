@@ -187,3 +187,15 @@ def test_every_global_recoding_figure_has_plain_words(tmp_path):
     unexplained = [n for n in names if not figure(n).meaning]
     assert not unexplained, unexplained
     assert figure("NCP % date_of_birth").title == "Information loss of date_of_birth"
+
+
+def test_release_note_says_a_column_without_taxonomy_was_kept_or_starred(tmp_path):
+    """The note said 'taxonomy' for date_of_birth although none was given (every value became '*')."""
+    from ppdp_gui.engine.pipeline import plan, run_release
+    path = tmp_path / "ward.csv"
+    ward_table().to_csv(path, index=False)
+    published = None
+    for item in run_release(plan(read_table(path), "Mondrian", {}), ledger=tmp_path / "ledger.sqlite"):
+        published = item
+    how = published.release.note["generalisation"]
+    assert how["date_of_birth"] == "no taxonomy: a value or '*'" and how["sex"] == "no taxonomy: a value or '*'"
