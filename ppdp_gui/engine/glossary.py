@@ -175,11 +175,11 @@ FIGURES: dict[str, Figure] = {
                                     "divided by its value for '*'; averaged over the columns × 100 (ARX's "
                                     "non-uniform entropy)", "lower",
                                     "utility"),
-    "suppressed rows": Figure("Rows hidden (shown as '*')", "Rows whose quasi-identifiers are all replaced by '*' "
+    "suppressed rows": Figure("Rows hidden (shown as *)", "Rows whose quasi-identifiers are all replaced by '*' "
                               "so that the others can keep more detail; they stay in the file.",
                               "rows in groups smaller than k (or failing l, t or a risk limit), within the "
                               "suppression limit", "lower", "utility"),
-    "suppressed %": Figure("Rows hidden (shown as '*')", "Share of rows whose quasi-identifiers are all replaced by "
+    "suppressed %": Figure("Rows hidden (shown as *)", "Share of rows whose quasi-identifiers are all replaced by "
                            "'*' (within the suppression limit you set).", "suppressed rows / rows × 100", "lower",
                            "utility"),
     "smallest class": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
