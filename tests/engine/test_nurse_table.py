@@ -199,3 +199,16 @@ def test_release_note_says_a_column_without_taxonomy_was_kept_or_starred(tmp_pat
         published = item
     how = published.release.note["generalisation"]
     assert how["date_of_birth"] == "no taxonomy: a value or '*'" and how["sex"] == "no taxonomy: a value or '*'"
+
+
+def test_a_date_column_is_a_quasi_identifier_whatever_its_name():
+    """'admitted' holding 07/03/2024 was published as is: no word of its name is in a list."""
+    n = 300
+    days = pd.date_range("2024-01-01", periods=n, freq="D")
+    frame = pd.DataFrame({"admitted": days.strftime("%d/%m/%Y"), "seen": days.strftime("%Y-%m-%d %H:%M"),
+                          "ward": ["A", "B", "C"] * 100, "version": ["1.2.2024"] * 10 + ["x"] * (n - 10)})
+    reasons = guess_roles_with_reasons(frame)
+    assert reasons["admitted"][0] == Role.QUASI_IDENTIFIER and "dates" in reasons["admitted"][1]
+    assert reasons["seen"][0] == Role.QUASI_IDENTIFIER
+    assert reasons["ward"][0] == N and reasons["version"][0] == N
+    assert "dates with a day" in role_rule_text()

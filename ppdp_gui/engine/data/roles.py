@@ -138,6 +138,23 @@ def free_text_share(series: pd.Series) -> tuple[float, float]:
     return float(words.mean()), float(text.nunique()) / len(text)
 
 
+#: a day written 2020-03-07 (a time may follow), 07/03/2020, 3.7.2020 or 07-03-2020
+_DATE_VALUE = r"^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}[./-]\d{1,2}[./-]\d{4})\s*$"
+
+
+def date_example(series: pd.Series) -> str | None:
+    """A value of a text column whose present values (at most 5,000 of them) are nearly all dates with a day, else
+    None: such a column is a quasi-identifier whatever its name ('admitted', 'seen_on')."""
+    present = series.dropna()
+    if present.empty or pd.api.types.is_numeric_dtype(series.dtype):
+        return None
+    if len(present) > 5_000:
+        present = present.iloc[:: len(present) // 5_000]
+    text = present.astype(str)
+    matches = text.str.match(_DATE_VALUE, na=False)
+    return str(text[matches].iloc[0]) if matches.mean() >= NEAR_UNIQUE else None
+
+
 def _distinct(series: pd.Series, exact: bool = True) -> tuple[int, int]:
     """(distinct values, rows) among the present values. Not `exact`: a strided sample decides first, enough to
     tell that a column is far from distinct (most columns; the reader guesses on every table it reads)."""
@@ -248,6 +265,12 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
                     role = Role.INSENSITIVE
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
+        if role is None and kind != "numeric":
+            example = date_example(series)
+            if example is not None:
+                role = Role.QUASI_IDENTIFIER
+                reason = (f"its values are dates (e.g. '{example}'), which others can know or look up (a birth, "
+                          "admission or visit date): quasi-identifier")
         if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
             count, rows = counted if counted is not None else _distinct(series, exact=False)
             if rows and count >= NEAR_UNIQUE * rows:
@@ -286,7 +309,9 @@ def role_rule_text() -> str:
         f"  5. Names containing {words(ID_LIKE_WORDS)}: an identifier (a record or patient number) when the column "
         f"has at least {MANY_VALUES:,} different values, or as many as {100 * ID_LIKE_SHARE:.0f} % of its rows; "
         "otherwise a code, published as is (number codes are best set to categorical).\n"
-        f"  6. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
+        "  6. Quasi-identifier: text whose values are dates with a day (2020-03-07, 07/03/2020), whatever the "
+        "name.\n"
+        f"  7. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
         f"rows (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
-        "  7. Everything else: insensitive (published as is)."
+        "  8. Everything else: insensitive (published as is)."
     )
