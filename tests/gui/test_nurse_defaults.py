@@ -54,6 +54,10 @@ def test_dates_button_builds_a_date_taxonomy(make_window, qtbot, tmp_path):
     tax = w.session.dataset.spec("admission_date").taxonomy
     assert tax is not None and tax.height == 4
     assert tax.generalise(pd.Series(["07/03/2024"]), tax.nodes_at_level(2)).tolist() == ["2024"]
+    # the list and the tree editor count levels the same way (the list said 5, the editor 4)
+    assert tv.column_status("admission_date").startswith("4 levels, 300 values")
+    assert tv.editor is None or "4 levels" in tv.editor.title_label.text()
+    assert tv.columns.wordWrap()
 
 
 def test_taxonomy_step_does_not_repeat_the_data_steps_missing_value_notes(make_window, qtbot, tmp_path):

@@ -54,8 +54,8 @@ def cached_missing_values(tax, frame: pd.DataFrame, column: str) -> list[str]:
 
 
 def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:
-    levels = tax.height + 1
-    text = f"{levels} levels, {len(tax.leaf_values())} values"
+    levels = tax.height  # levels above the values, as the tree editor's title counts them
+    text = f"{levels} level{'s' if levels != 1 else ''}, {len(tax.leaf_values())} values"
     missing = cached_missing_values(tax, frame, column)
     if missing:
         text += f" — {len(missing)} data value{'s' if len(missing) != 1 else ''} not in the tree"
@@ -69,6 +69,7 @@ class TaxonomyView(StepView):
         super().__init__(session, runner, parent)
         self.columns = QListWidget()
         self.columns.setAccessibleName("Quasi-identifier columns and their taxonomies")
+        self.columns.setWordWrap(True)  # "built from the table's values: not a public domain" was cut off
         self.columns.setToolTip("Each quasi-identifier needs a generalisation tree (taxonomy) for DiffGen, TDS and "
                                 "similar mechanisms. Numeric columns can use intervals instead.")
         self.import_button = QPushButton("&Import ARX hierarchy…")
