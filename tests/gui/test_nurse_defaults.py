@@ -73,3 +73,11 @@ def test_taxonomy_step_does_not_repeat_the_data_steps_missing_value_notes(make_w
     assert notes and w.data_view.notes_label.isVisibleTo(w)
     summary = w.taxonomy_view.summary_text()
     assert not any(n[:40] in summary for n in notes), summary
+
+
+def test_run_step_parameters_say_what_zero_means():
+    from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.gui.preview import params_text
+    specs = registry.create("Mondrian").params
+    text = params_text({s.name: s.default for s in specs}, specs)
+    assert "Interval width for numbers without taxonomy (0 = automatic) = 0" in text
