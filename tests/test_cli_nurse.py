@@ -36,7 +36,7 @@ def test_planned_domain_problems_keep_one_per_column_for_the_window(shared_data)
     planned = plan(data, "DiffGen", {})
     by_column = {p.column: p.message for p in planned.errors if p.column}
     assert set(by_column) == {"class", "age"}
-    first, second = (by_column[c] for c in ("class", "age")) if list(by_column)[0] == "class" else \
+    first, second = (by_column[c] for c in ("class", "age")) if next(iter(by_column)) == "class" else \
         (by_column[c] for c in ("age", "class"))
     assert "not ε-differentially private" in first and "would reveal" in first
     assert "too" in second and "would reveal" not in second

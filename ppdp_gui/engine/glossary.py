@@ -192,11 +192,12 @@ FIGURES: dict[str, Figure] = {
 }
 
 #: figures named after a column: 'NCP % age' -> the information loss of age
-_PER_COLUMN = {"NCP % ": ("Information loss of {}", "How much the published values of {} were widened, on "
-                          "average: 0 % is the exact data, 100 % hides everything (lower is better).",
-                          "mean over rows of (values or width under the published value − 1 step) / (values or "
-                          "width of the whole column − 1 step) × 100; a hidden row counts as '*'", "lower",
-                          "utility")}
+_PER_COLUMN = {"NCP % ": ("Information loss of {}",
+                          ("How much the published values of {} were widened, on average: 0 % is the exact data, "
+                           "100 % hides everything (lower is better)."),
+                          ("mean over rows of (values or width under the published value − 1 step) / (values or "
+                           "width of the whole column − 1 step) × 100; a hidden row counts as '*'"),
+                          "lower", "utility")}
 
 _HIGHER = ("accuracy", "f-measure", "f1", "ca %", "ba %", "smallest group")
 _LOWER = ("error", "loss", "risk", "distortion", "ncp", "discernibility", "penalty")

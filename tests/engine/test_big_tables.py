@@ -23,10 +23,10 @@ from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.pipeline import export, plan, run_release
+from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "resources" / "samples" / "adult_sample.csv"
+SAMPLE = sample_table()  # inside the package since the bundle work (was ROOT/resources/samples: not found)
 
 
 @pytest.fixture(scope="module")

@@ -134,8 +134,9 @@ def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseSh
     raw = [c for c in kept if c not in qis]
     flat = [q for q in qis if data.spec(q).taxonomy is None and data.spec(q).kind != "numeric"]
     if flat:
-        extra = (f"{', '.join(flat)} {'has' if len(flat) == 1 else 'have'} no taxonomy: each value is kept as it is "
-                 "or replaced by '*'.",) + extra
+        said = (f"{', '.join(flat)} {'has' if len(flat) == 1 else 'have'} no taxonomy: each value is kept as it is "
+                "or replaced by '*'.")
+        extra = (said, *extra)
     return ReleaseShape(columns=kept, per_person=True, sentences=(
         f"One row per row of your table, in a shuffled order: {', '.join(qis) or 'the quasi-identifiers'} are "
         f"replaced by ranges or groups so that every combination is shared by at least {k} rows.",
