@@ -212,3 +212,13 @@ def test_a_date_column_is_a_quasi_identifier_whatever_its_name():
     assert reasons["seen"][0] == Role.QUASI_IDENTIFIER
     assert reasons["ward"][0] == N and reasons["version"][0] == N
     assert "dates with a day" in role_rule_text()
+
+
+def test_pima_measurements_are_sensitive(shared_data):
+    """Pima's glucose, insulin, blood pressure and BMI were 'insensitive: nothing suggests a role'."""
+    data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
+    roles = {c.name: c.role for c in data.schema}
+    for column in ("pregnancies", "plasma-glucose", "diastolic-bp", "serum-insulin", "bmi", "diabetes-pedigree"):
+        assert roles[column] == Role.SENSITIVE, column
+    assert roles["age"] == Role.QUASI_IDENTIFIER and roles["class"] == Role.CLASS
+    assert roles["triceps-skinfold"] == N  # a measurement with no listed word: still the custodian's call

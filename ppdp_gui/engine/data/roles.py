@@ -62,6 +62,9 @@ SENSITIVE_WORDS = frozenset({
     "medications", "med", "meds", "drug", "drugs", "prescription", "hiv", "cancer", "icd", "icd9", "icd10",
     "procedure", "procedures", "surgery", "therapy", "symptom", "symptoms", "pregnancy", "psychiatric",
     "religion", "sexuality",
+    # measurements of a person's health (Pima: plasma-glucose, serum-insulin, bmi, diastolic-bp)
+    "glucose", "glu", "insulin", "bmi", "cholesterol", "chol", "hba1c", "a1c", "a1cresult", "bp", "blood",
+    "pressure", "pregnancies", "pregnant", "diabetes",
 })
 QUASI_IDENTIFIER_WORDS = frozenset({
     "age", "sex", "gender", "zip", "zipcode", "zip3", "zip5", "postcode", "postal", "plz", "race", "ethnicity",
