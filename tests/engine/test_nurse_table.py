@@ -222,3 +222,16 @@ def test_pima_measurements_are_sensitive(shared_data):
         assert roles[column] == Role.SENSITIVE, column
     assert roles["age"] == Role.QUASI_IDENTIFIER and roles["class"] == Role.CLASS
     assert roles["triceps-skinfold"] == N  # a measurement with no listed word: still the custodian's call
+
+
+def test_numeric_intervals_take_a_top_coded_age():
+    from ppdp_gui.engine.errors import TaxonomyError
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes, numeric_intervals
+    ages = pd.Series(["22", "90+", "82", "45", "90+"])
+    assert numbers_with_top_codes(ages) and not numbers_with_top_codes(pd.Series(["22", "unknown"]))
+    tax = numeric_intervals("age", ages, 10)
+    assert tax.generalise(ages, tax.nodes_at_level(1)).tolist() == \
+        ["[20, 30)", "[90, 100)", "[80, 90)", "[40, 50)", "[90, 100)"]
+    assert tax.has_value("90+")
+    with pytest.raises(TaxonomyError, match="top code"):
+        numeric_intervals("age", pd.Series(["22", "unknown"]), 10)

@@ -81,3 +81,24 @@ def test_run_step_parameters_say_what_zero_means():
     specs = registry.create("Mondrian").params
     text = params_text({s.name: s.default for s in specs}, specs)
     assert "Interval width for numbers without taxonomy (0 = automatic) = 0" in text
+
+
+def test_intervals_for_an_age_read_as_text_because_of_90_plus(make_window, qtbot, tmp_path):
+    import pandas as pd
+    ages = [str(a) for a in range(18, 90)] + ["90+"]
+    frame = pd.DataFrame({"age": (ages * 4)[:292], "sex": ["F", "M"] * 146})
+    path = tmp_path / "ages.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    assert w.session.dataset.spec("age").kind == "categorical"
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("age")
+    assert tv.intervals_button.isEnabled()  # it was disabled: the column is text
+    tv.width_box.setValue(10)
+    tv.intervals_button.click()
+    tax = w.session.dataset.spec("age").taxonomy
+    assert tax is not None and tax.generalise(pd.Series(["90+", "18"]), tax.nodes_at_level(1)).tolist() == \
+        ["[90, 100)", "[10, 20)"]

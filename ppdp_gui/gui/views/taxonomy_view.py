@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLa
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
-from ppdp_gui.engine.taxonomy.builders import default_width
+from ppdp_gui.engine.taxonomy.builders import as_numbers, default_width, numbers_with_top_codes
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 
@@ -235,11 +235,12 @@ class TaxonomyView(StepView):
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        numeric = name is not None and ds.spec(name).kind == "numeric"
+        numeric = name is not None and (ds.spec(name).kind == "numeric"
+                                         or numbers_with_top_codes(ds.frame[name].dropna().unique()))
         self.intervals_button.setEnabled(numeric)
         self.width_box.setEnabled(numeric)
         if numeric and name != self._width_column:  # the one default width, unless absurd for this range
-            values = ds.frame[name].dropna()
+            values = as_numbers(ds.frame[name].dropna().unique())  # an age read as text because of '90+' too
             if len(values):
                 self.width_box.setValue(default_width(float(values.min()), float(values.max())))
         self._width_column = name if numeric else None

@@ -43,9 +43,14 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     count = len(values)
     if count <= FLAT_MANY_VALUES:
         return None
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
     numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
     text = values[numbers.isna()]
-    if numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as '90+' made it text
+    if numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
+        how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
+               "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
+               "top interval), or import an ARX hierarchy.")
+    elif numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as 'unknown' made it text
         how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
                f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
                f"{'that value' if len(text) == 1 else 'those values'} by numbers in a copy of your table (a top "
