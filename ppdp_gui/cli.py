@@ -76,6 +76,8 @@ def _say(*parts: Any) -> None:
 
 
 def _warn(message: str) -> None:
+    if message[:9].lower() == "warning: ":  # engine notes may start with it already: say it once
+        message = message[9:]
     print(f"ppdp: warning: {message}", file=sys.stderr, flush=True)
 
 
@@ -168,7 +170,11 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
                    allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
                    confirmed_columns=tuple(dict.fromkeys([*recipe.publish_as_is, *(confirmed or ())])))
     if planned.errors:
-        raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
+        text = f"{planned.name}: " + " ".join(p.message for p in planned.errors)
+        if not recipe.allow_data_domains and any(n.status != "public" for n in planned.needs):
+            text += (" In ppdp: --domain COL=LOW:HIGH[:int] for a number, --domain COL=A,B,C for a list of values "
+                     "(repeat for each column), or --allow-data-domains.")
+        raise ParameterError(text)
     if planned.over_budget:
         raise BudgetError(planned.budget_text())
     published = _drain(run_release(planned, ledger=ledger), show_progress)
@@ -214,7 +220,10 @@ def cmd_inspect(args) -> int:
     lines += [f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {missing:>7,}"
               for spec, (distinct, missing) in zip(data.schema, counts)]
     _say("\n".join(lines))
-    with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts) if missing]
+    from ppdp_gui.engine.data.roles import identifier_by_name
+    # blanks in a column that is an identifier by its name cost no row (the reader keeps those rows)
+    with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
+                    if missing and not identifier_by_name(spec.name)]
     _say(f"rows with a missing value (dropped by the default policy): {_rows_with_missing(data, with_missing, policy):,}")
     _say("\nHow kinds are decided:\n" + kind_rule_text())
     _say("\n" + role_rule_text())

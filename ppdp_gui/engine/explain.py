@@ -22,6 +22,22 @@ from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema
 NOISE_SENTENCE = ("The counts carry random noise on purpose. They do not add up exactly to your table's rows, and "
                   "combinations nobody in your table has can get a count — for example ages below your youngest "
                   "patient, when the public domain of age starts lower. That is what keeps any one person hidden.")
+
+
+def noise_sentence(columns) -> str:
+    """NOISE_SENTENCE with an example from the columns counted: the age example only when an age is counted
+    (a sex × ward table read 'ages below your youngest patient', which is about nothing in it)."""
+    from ppdp_gui.engine.data.roles import name_words
+    columns = [str(c) for c in columns]
+    age = next((c for c in columns if "age" in name_words(c)), None)
+    if age is not None or not columns:
+        return NOISE_SENTENCE.replace("public domain of age", f"public domain of {age}") if age else NOISE_SENTENCE
+    example = (f"a value of {columns[0]} nobody in your table has, when its public list of values has it"
+               if len(columns) == 1 else
+               f"a combination of {', '.join(columns[:-1])} and {columns[-1]} that no one in your table has")
+    return ("The counts carry random noise on purpose. They do not add up exactly to your table's rows, and "
+            f"combinations nobody in your table has can get a count — for example {example}. That is what keeps "
+            "any one person hidden.")
 SYNTHETIC_SENTENCE = ("The rows come from noisy counts: there are not exactly as many rows as in your table, and "
                       "combinations nobody in your table has can appear. That is what keeps any one person hidden.")
 
@@ -48,7 +64,7 @@ def shape_sentences(shape, data) -> list[str]:
         lines.append(f"It is a table of counts, not one row per person: each row is a combination of values with "
                      f"the number of people who have it (column {shape.count_column}).")
         if shape.noisy:
-            lines.append(NOISE_SENTENCE)
+            lines.append(noise_sentence([c for c in shape.columns if c != shape.count_column]))
     elif shape.noisy:
         lines.append(SYNTHETIC_SENTENCE)
     lines.extend(s for s in shape.sentences if s)
@@ -116,7 +132,8 @@ def published_sentences(published) -> list[str]:
         name = next(n for n in extra if count_columns(published, n))
         lines.append(f"Its rows are synthetic records made from the noisy counts in {name}, not your patients.")
     if published.dp is not None and published.cost.is_dp:
-        lines.append(NOISE_SENTENCE if counts else SYNTHETIC_SENTENCE if count_table(published) else
+        lines.append(noise_sentence([c for c in main.columns if c not in counts]) if counts else
+                     SYNTHETIC_SENTENCE if count_table(published) else
                      "Everything in it was chosen or counted with random noise.")
     for claim in published.claims:
         if isinstance(claim, KAnonymity):

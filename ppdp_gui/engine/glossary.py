@@ -159,7 +159,45 @@ FIGURES: dict[str, Figure] = {
     "records added by noise": Figure("Records added by the noise", "How many more records the counts stand for than "
                                      "your table has (negative: fewer). Noise on every combination, empty ones "
                                      "too, adds records.", "Σ counts − rows of your table", None, "custodian"),
+    # global recoding's quality models (ARX's names), per column and aggregated
+    "Loss (geometric, ARX)": Figure("Information loss as ARX reports it", "ARX's 'Loss' figure: how much the "
+                                    "published values were widened, 0 is the exact data and 1 hides everything "
+                                    "(lower is better).", "(Π over quasi-identifiers of (1 + their average "
+                                    "widening))^(1/d) − 1, d quasi-identifiers (ARX's Loss)", "lower", "utility"),
+    "Precision %": Figure("Generalisation level", "How high up its taxonomy each published value was taken, on "
+                          "average: 0 % is the exact value, 100 % is '*' (lower is better).",
+                          "mean over rows and quasi-identifiers of level / height of the taxonomy × 100 (Sweeney's "
+                          "precision)", "lower", "utility"),
+    "Non-uniform entropy %": Figure("Information lost (entropy)", "How hard it is, from a published value, to tell "
+                                    "which original value it was, compared with '*' everywhere: 0 % is the exact "
+                                    "data, 100 % hides everything (lower is better).",
+                                    "per column: mean over rows of −log₂ P(original value | published value), "
+                                    "divided by its value for '*'; averaged over the columns × 100 (ARX's "
+                                    "non-uniform entropy)", "lower",
+                                    "utility"),
+    "suppressed rows": Figure("Rows hidden (shown as *)", "Rows whose quasi-identifiers are all replaced by '*' "
+                              "so that the others can keep more detail; they stay in the file.",
+                              "rows in groups smaller than k (or failing l, t or a risk limit), within the "
+                              "suppression limit", "lower", "utility"),
+    "suppressed %": Figure("Rows hidden (shown as *)", "Share of rows whose quasi-identifiers are all replaced by "
+                           "'*' (within the suppression limit you set).", "suppressed rows / rows × 100", "lower",
+                           "utility"),
+    "smallest class": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
+                             "quasi-identifiers, hidden rows aside (higher is safer).", "min over groups of their "
+                             "size", "higher", "risk"),
+    "highest risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest group (lower is "
+                             "better).", "100 / size of the smallest group", "lower", "risk"),
+    "average risk %": Figure("Average re-identification risk", _RISK_ANY + ", averaged over all rows (lower is "
+                             "better).", "100 × groups / rows", "lower", "risk"),
 }
+
+#: figures named after a column: 'NCP % age' -> the information loss of age
+_PER_COLUMN = {"NCP % ": ("Information loss of {}",
+                          ("How much the published values of {} were widened, on average: 0 % is the exact data, "
+                           "100 % hides everything (lower is better)."),
+                          ("mean over rows of (values or width under the published value − 1 step) / (values or "
+                           "width of the whole column − 1 step) × 100; a hidden row counts as '*'"),
+                          "lower", "utility")}
 
 _HIGHER = ("accuracy", "f-measure", "f1", "ca %", "ba %", "smallest group")
 _LOWER = ("error", "loss", "risk", "distortion", "ncp", "discernibility", "penalty")
@@ -170,6 +208,10 @@ def figure(name: str) -> Figure:
     found = FIGURES.get(name)
     if found is not None:
         return found
+    for prefix, (title, meaning, formula, direction, kind_) in _PER_COLUMN.items():
+        if name.startswith(prefix) and len(name) > len(prefix):
+            column = name[len(prefix):]
+            return Figure(title.format(column), meaning.format(column), formula, direction, kind_)
     low = name.lower()
     better: Better | None = ("higher" if any(w in low for w in _HIGHER) else
                              "lower" if any(w in low for w in _LOWER) else None)

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.bigdata.recount import file_relation, recount
 from ppdp_gui.engine.bigdata.source import TableSource, open_large
 from ppdp_gui.engine.bigdata.sql import cells_relation
@@ -24,6 +23,7 @@ from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.pipeline import export, plan, run_release
+from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 
 SAMPLE = sample_table()

@@ -27,6 +27,8 @@ class MissingReport:
     missing: dict[str, int] = field(default_factory=dict)
     left_out: tuple[str, ...] = ()
     dropped: int = 0
+    #: identifier columns (never released) whose blanks did not drop their rows
+    blanks_kept: tuple[str, ...] = ()
 
     def notes(self, policy: NAPolicy) -> list[str]:
         out = []
@@ -40,9 +42,15 @@ class MissingReport:
         named = [c for c in self.left_out if c in policy.leave_out]
         if named:
             out.append(f"Left out as asked: {', '.join(repr(c) for c in named)}.")
+        if self.blanks_kept:
+            which = ", ".join(f"'{c}' ({self.missing.get(c, 0):,})" for c in self.blanks_kept)
+            out.append(f"Rows whose only blank is in {which} are kept: "
+                       + ("that column is an identifier" if len(self.blanks_kept) == 1 else
+                          "those columns are identifiers")
+                       + ", left out of every release (its blanks read “(missing)”).")
         if self.rows and self.dropped / self.rows > WARN_SHARE:
-            worst = sorted(((n, c) for c, n in self.missing.items() if n and c not in self.left_out),
-                           reverse=True)[:3]
+            worst = sorted(((n, c) for c, n in self.missing.items()
+                            if n and c not in self.left_out and c not in self.blanks_kept), reverse=True)[:3]
             which = ", ".join(f"'{c}' ({n:,})" for n, c in worst)
             out.append(f"Warning: {self.dropped:,} of {self.rows:,} rows ({100 * self.dropped / self.rows:.0f} %) "
                        f"have a missing value and are dropped (most missing: {which}). To keep them, choose "

@@ -26,7 +26,7 @@ from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
 from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknown_left_out
-from ppdp_gui.engine.data.roles import guess_roles
+from ppdp_gui.engine.data.roles import guess_roles, identifier_by_name
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
 from ppdp_gui.engine.errors import DataError
@@ -350,14 +350,19 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
         kinds = {**kinds, **{c: "categorical" for c in left_out}}
     keep = None
     dropped = 0
+    unreleased: set[str] = set()
     if na_policy.action == "drop" and names:
+        # a blank in a column that is never released (an identifier: set so, or one by its name alone, such as
+        # nurse_notes or patient_name) costs no row
+        unreleased = set(left_out) | {c for c in names if roles.get(c) == Role.IDENTIFIER
+                                       or (c not in roles and identifier_by_name(c))}
         any_missing = np.zeros(n, dtype=bool)
         for (group, _), miss in zip(batches, text_miss):
-            rows = [j for j, c in enumerate(group) if c not in left_out]
+            rows = [j for j, c in enumerate(group) if c not in unreleased]
             if rows:
                 any_missing |= miss[rows].any(axis=0)
         for c, miss in typed_miss.items():
-            if c not in left_out:
+            if c not in unreleased:
                 any_missing |= miss
         dropped = int(any_missing.sum())
         if dropped and dropped == n:
@@ -409,7 +414,8 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     guessed.update(roles)
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
                    for c in names)
-    report = MissingReport(rows=n, missing=missing, left_out=left_out, dropped=dropped)
+    blanks_kept = tuple(c for c in names if c in unreleased and missing.get(c))
+    report = MissingReport(rows=n, missing=missing, left_out=left_out, dropped=dropped, blanks_kept=blanks_kept)
     return frame, schema, dropped, ([counts[c] for c in names] if profile else None), report
 
 

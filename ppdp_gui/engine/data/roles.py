@@ -23,6 +23,22 @@ IDENTIFIER_WORDS = frozenset({
     "mail", "phone", "telephone", "mobile", "fax", "address", "street", "uuid", "guid", "patientid", "recordid",
     "iban", "url", "ip",
 })
+#: a column of people's names: 'name' with one of these words (patient_name, contact_name), or one of the joined
+#: words below; 'drug_name' or 'ward_name' are codes, not people
+PERSON_WORDS = frozenset({
+    "patient", "person", "pt", "first", "last", "full", "given", "family", "maiden", "middle", "contact", "relative",
+    "guardian", "mother", "father", "spouse", "kin", "client", "resident", "subject",
+})
+PERSON_NAME_WORDS = frozenset({"givenname", "familyname", "maidenname", "middlename", "patientname", "personname"})
+#: whole names that are people's names
+PERSON_NAMES = frozenset({"name", "names"})
+#: free text: notes can name anyone, any date or place, so they are left out (remove what identifies first)
+FREE_TEXT_WORDS = frozenset({
+    "note", "notes", "comment", "comments", "remark", "remarks", "narrative", "freetext", "memo",
+})
+#: text whose values hold at least this many words on average, and differ in at least ID_LIKE_SHARE of rows,
+#: is free text whatever its name
+FREE_TEXT_WORDS_PER_VALUE = 3
 #: words of record numbers: an identifier when the column has many values, a code when it has few
 ID_LIKE_WORDS = frozenset({
     "id", "ids", "identifier", "nbr", "nr", "number", "no", "patient", "encounter", "visit", "case", "record",
@@ -46,6 +62,9 @@ SENSITIVE_WORDS = frozenset({
     "medications", "med", "meds", "drug", "drugs", "prescription", "hiv", "cancer", "icd", "icd9", "icd10",
     "procedure", "procedures", "surgery", "therapy", "symptom", "symptoms", "pregnancy", "psychiatric",
     "religion", "sexuality",
+    # measurements of a person's health (Pima: plasma-glucose, serum-insulin, bmi, diastolic-bp)
+    "glucose", "glu", "insulin", "bmi", "cholesterol", "chol", "hba1c", "a1c", "a1cresult", "bp", "blood",
+    "pressure", "pregnancies", "pregnant", "diabetes",
 })
 QUASI_IDENTIFIER_WORDS = frozenset({
     "age", "sex", "gender", "zip", "zipcode", "zip3", "zip5", "postcode", "postal", "plz", "race", "ethnicity",
@@ -72,6 +91,71 @@ def name_words(name: str) -> set[str]:
     words = {w for w in re.split(r"[^0-9A-Za-z]+", spaced.lower()) if w}
     joined = re.sub(r"[^0-9a-z]+", "", str(name).lower())
     return words | {joined}
+
+
+def person_name_word(name: str) -> str | None:
+    """The word that makes a column name a person's name ('patient_name' -> 'patient name'), else None."""
+    words = name_words(name)
+    joined = _hit(words, PERSON_NAME_WORDS)
+    if joined:
+        return joined
+    if str(name).strip().lower() in PERSON_NAMES:
+        return str(name).strip().lower()
+    if words & {"name", "names"}:
+        person = _hit(words, PERSON_WORDS)
+        if person:
+            return f"{person} name"
+    return None
+
+
+def identifier_by_name(name: str) -> str | None:
+    """Why rule 1 makes `name` an identifier whatever its values (a direct identifier, a person's name, free
+    text), in words; None when its name alone does not. The reader keeps rows whose only missing value is in
+    such a column: the column is left out of every release, so its blanks cost no row."""
+    words = name_words(name)
+    word = _hit(words, IDENTIFIER_WORDS)
+    if word:
+        return f"its name mentions '{word}', which directly identifies a person"
+    word = person_name_word(name)
+    if word:
+        return f"its name says it holds people's names ('{word}')"
+    word = _hit(words, FREE_TEXT_WORDS)
+    if word:
+        return (f"its name says it holds free text ('{word}'), which can name people, places and dates; remove "
+                "what identifies before publishing it separately")
+    return None
+
+
+def free_text_share(series: pd.Series) -> tuple[float, float]:
+    """(average words per value, share of distinct values) of a text column's present values, on at most 5,000
+    of them; (0, 0) for numbers or an empty column."""
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        return 0.0, 0.0
+    present = series.dropna()
+    if present.empty:
+        return 0.0, 0.0
+    if len(present) > 5_000:
+        present = present.iloc[:: len(present) // 5_000]
+    text = present.astype(str)
+    words = text.str.count(r"\S+").to_numpy()
+    return float(words.mean()), float(text.nunique()) / len(text)
+
+
+#: a day written 2020-03-07 (a time may follow), 07/03/2020, 3.7.2020 or 07-03-2020
+_DATE_VALUE = r"^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{1,2}[./-]\d{1,2}[./-]\d{4})\s*$"
+
+
+def date_example(series: pd.Series) -> str | None:
+    """A value of a text column whose present values (at most 5,000 of them) are nearly all dates with a day, else
+    None: such a column is a quasi-identifier whatever its name ('admitted', 'seen_on')."""
+    present = series.dropna()
+    if present.empty or pd.api.types.is_numeric_dtype(series.dtype):
+        return None
+    if len(present) > 5_000:
+        present = present.iloc[:: len(present) // 5_000]
+    text = present.astype(str)
+    matches = text.str.match(_DATE_VALUE, na=False)
+    return str(text[matches].iloc[0]) if matches.mean() >= NEAR_UNIQUE else None
 
 
 def _distinct(series: pd.Series, exact: bool = True) -> tuple[int, int]:
@@ -125,10 +209,17 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
             return counted
 
         role, reason = None, ""
-        word = _hit(words, IDENTIFIER_WORDS)
-        if word:
+        by_name = identifier_by_name(name)
+        if by_name:
             role = Role.IDENTIFIER
-            reason = f"its name mentions '{word}', which directly identifies a person: it is left out of the release"
+            reason = f"{by_name}: it is left out of the release"
+        if role is None and kind != "numeric" and len(series) >= 20:
+            per_value, share = free_text_share(series)
+            if per_value >= FREE_TEXT_WORDS_PER_VALUE and share >= ID_LIKE_SHARE:
+                role = Role.IDENTIFIER
+                reason = (f"its values look like free text ({per_value:.0f} words on average, "
+                          f"{100 * share:.0f} % of them different), which can name people, places and dates: it is "
+                          "left out of the release; remove what identifies before publishing it separately")
         if role is None:
             word = _hit(words, CLASS_WORDS) or next(("/".join(sorted(p)) for p in CLASS_PHRASES if p <= words), None)
             if word is None and str(name).strip().lower() in CLASS_NAMES:
@@ -177,6 +268,12 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
                     role = Role.INSENSITIVE
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
+        if role is None and kind != "numeric":
+            example = date_example(series)
+            if example is not None:
+                role = Role.QUASI_IDENTIFIER
+                reason = (f"its values are dates (e.g. '{example}'), which others can know or look up (a birth, "
+                          "admission or visit date): quasi-identifier")
         if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
             count, rows = counted if counted is not None else _distinct(series, exact=False)
             if rows and count >= NEAR_UNIQUE * rows:
@@ -201,7 +298,11 @@ def role_rule_text() -> str:
     return (
         "Roles are a first guess from the column names and values; please check each one. The first rule that "
         "fits decides:\n"
-        f"  1. Identifier (left out of every release): names containing {words(IDENTIFIER_WORDS)}.\n"
+        f"  1. Identifier (left out of every release): names containing {words(IDENTIFIER_WORDS)}; people's "
+        f"names (name with {words(PERSON_WORDS)}, {words(PERSON_NAME_WORDS)}, a column named "
+        f"{words(PERSON_NAMES)}); free text (names containing {words(FREE_TEXT_WORDS)}, or text of at least "
+        f"{FREE_TEXT_WORDS_PER_VALUE} words per value on average, different in {100 * ID_LIKE_SHARE:.0f} % of "
+        "rows).\n"
         f"  2. Class (the first such column; later ones become sensitive): {words(CLASS_WORDS)}, 'vital status', "
         f"'discharge status', a column named {words(CLASS_NAMES)}, or 'num' as the last column with at most "
         f"{NUM_CLASS_MAX} values.\n"
@@ -211,7 +312,9 @@ def role_rule_text() -> str:
         f"  5. Names containing {words(ID_LIKE_WORDS)}: an identifier (a record or patient number) when the column "
         f"has at least {MANY_VALUES:,} different values, or as many as {100 * ID_LIKE_SHARE:.0f} % of its rows; "
         "otherwise a code, published as is (number codes are best set to categorical).\n"
-        f"  6. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
+        "  6. Quasi-identifier: text whose values are dates with a day (2020-03-07, 07/03/2020), whatever the "
+        "name.\n"
+        f"  7. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
         f"rows (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
-        "  7. Everything else: insensitive (published as is)."
+        "  8. Everything else: insensitive (published as is)."
     )

@@ -189,6 +189,12 @@ def _is_person_name(words: set[str], name: str) -> bool:
         str(name).strip().lower() in {"name", "names"}
 
 
+def _bare_codes(text: pd.Series) -> bool:
+    """Digits only, fewer than 10 of them (an 8-digit record number, not a telephone number, which is written
+    with a '+', spaces or dashes, or has at least 10 digits): such values are not taken for telephone numbers."""
+    return bool(text.str.fullmatch(r"[0-9]{1,9}", na=False).mean() >= 1 - PATTERN_SHARE)
+
+
 def _near_unique(series: pd.Series) -> float:
     n = int(series.notna().sum())
     if n < MIN_ROWS_UNIQUE:
@@ -230,7 +236,8 @@ def screen(frame: pd.DataFrame, *, today: _dt.date | None = None) -> list[Findin
             hit = sorted(words & vocabulary)
             if hit:
                 found.append(Finding(name, kind, f"{name}: its name says it holds {kind} ('{hit[0]}'); remove it"))
-            elif pattern and not text.empty and _share_matching(pd.Series(text.unique()), pattern) >= PATTERN_SHARE:
+            elif pattern and not text.empty and not (kind == "telephone numbers" and (is_dates or _bare_codes(text))) \
+                    and _share_matching(pd.Series(text.unique()), pattern) >= PATTERN_SHARE:
                 rows = int(text.str.match(pattern, na=False).sum())
                 found.append(Finding(name, kind, f"{name}: its values look like {kind}; remove it", rows))
         if not found:

@@ -106,8 +106,11 @@ class Plan:
         if self.cost is None:
             return ""
         if not self.is_dp:
-            return ("Not charged to the ε budget: this mechanism gives a syntactic guarantee "
-                    f"({self.cost.describe(with_note=False)}).")
+            if self.cost.k is None and not self.cost.l:
+                return ("Not charged to the ε budget: this mechanism gives no formal privacy guarantee; check the "
+                        "risk figures in Results before you publish.")
+            return ("Not charged to the ε budget: this mechanism's guarantee is about the groups in the released "
+                    f"table ({self.cost.describe(with_note=False)}), so it spends no ε.")
         eps = fmt_eps(self.cost.epsilon)
         b, ident = self.budget, self.identity
         if b is None:
@@ -132,6 +135,8 @@ class Plan:
 
 
 def _domain_problems(needs: list[NeedState]) -> list[Problem]:
+    """One problem per column whose domain is missing (the window offers to set each); the first says why in
+    full, the others briefly, so nine code-list columns read as a list rather than nine copies of a paragraph."""
     problems = []
     for n in needs:
         if n.status == "public":
@@ -141,10 +146,13 @@ def _domain_problems(needs: list[NeedState]) -> list[Problem]:
                           ("a public list of its values", "the values of a published code list"))
         why = ("its only domain was built from the table's own values" if n.status == "data"
                else "it has no domain")
-        problems.append(Problem(
-            f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from the data "
-            f"would reveal the table's own values. Set the domain of {n.column} ({example}), or explicitly allow "
-            "domains from the data — the release is then not ε-differentially private.", column=n.column))
+        if problems:
+            message = f"{n.column} needs {what} too ({why})."
+        else:
+            message = (f"{n.column} needs {what} for a differentially private release, but {why}. Reading it from "
+                       f"the data would reveal the table's own values. Set the domain of {n.column} ({example}), or "
+                       "explicitly allow domains from the data — the release is then not ε-differentially private.")
+        problems.append(Problem(message, column=n.column))
     return problems
 
 

@@ -62,6 +62,28 @@ def _decimal(value: float) -> Fraction:
     return Fraction(str(float(value)))
 
 
+#: a top code: '90+' stands for 90 and over (HIPAA's ages over 89), placed with 90 in the intervals
+TOP_CODE = r"^\s*(-?\d+(?:\.\d+)?)\s*\+\s*$"
+
+
+def as_numbers(values) -> pd.Series:
+    """Numbers of `values`, a top code such as '90+' read as its number (90), NaN where neither: the one rule by
+    which `numeric_intervals` places values, and by which the Taxonomies step offers intervals for a text column
+    (an age column holding '90+' is read as text)."""
+    series = pd.Series(values)
+    numbers = pd.to_numeric(series, errors="coerce")
+    if numbers.isna().any():
+        top = pd.to_numeric(series.astype(str).str.extract(TOP_CODE)[0], errors="coerce")
+        numbers = numbers.fillna(top)
+    return numbers
+
+
+def numbers_with_top_codes(values) -> bool:
+    """Every present value is a number or a top code ('90+'), and there is at least one value."""
+    present = pd.Series(values).dropna()
+    return bool(len(present)) and not as_numbers(present).isna().any()
+
+
 def numeric_intervals(column: str, values, width=DEFAULT_INTERVAL_WIDTH, fan_out: int = 2, low=None, high=None,
                       root_label: str = "*") -> Taxonomy:
     """Leaves = distinct values; level 1 = intervals [low + i·width, low + (i+1)·width); each higher level merges
@@ -80,10 +102,11 @@ def numeric_intervals(column: str, values, width=DEFAULT_INTERVAL_WIDTH, fan_out
         raise TaxonomyError(f"fan-out must be a whole number of at least 2, got {fan_out!r}")
     fan_out = int(fan_out)
     text = series.astype(str)
-    numbers = pd.to_numeric(series, errors="coerce")
+    numbers = as_numbers(series)  # '90+' goes with 90: the top interval holds it
     bad = text[numbers.isna()]
     if not bad.empty:
-        raise TaxonomyError(f"column {column!r} has values that are not numbers: {sorted(set(bad))[:5]}")
+        raise TaxonomyError(f"column {column!r} has values that are not numbers (nor a top code such as '90+'): "
+                            f"{sorted(set(bad))[:5]}")
     distinct = pd.DataFrame({"text": text.to_numpy(), "num": numbers.to_numpy(dtype=float)}).drop_duplicates("text")
     distinct = distinct.sort_values("num", kind="stable")
     vmin, vmax = float(distinct["num"].iloc[0]), float(distinct["num"].iloc[-1])

@@ -44,6 +44,41 @@ def _parse(texts: pd.Series, column: str, date_format: str | None) -> pd.Datetim
     return pd.DatetimeIndex(parsed)
 
 
+_SLASHED = r"^\s*(\d{1,2})([./-])(\d{1,2})\2(\d{4})\s*$"
+
+
+def date_format_of(column: str, values) -> str | None:
+    """The format of a column's dates, for `date_hierarchy`: None for ISO dates (2020-03-07), '%d/%m/%Y' or
+    '%m/%d/%Y' (with '/', '.' or '-') when some value shows which comes first (a first number above 12 is a
+    day; a second one above 12 is a day too). Never a guess: when every value fits both readings, or the values
+    mix spellings, a TaxonomyError says so and what to do."""
+    texts = pd.Series(pd.Series(values).dropna().astype(str).unique())
+    if texts.empty:
+        raise TaxonomyError(f"column {column!r} has no dates to build a taxonomy from")
+    iso = pd.to_datetime(texts, format="ISO8601", errors="coerce")
+    if iso.notna().all():
+        return None
+    parts = texts.str.extract(_SLASHED)
+    if parts[0].isna().any():
+        bad = texts[parts[0].isna() & iso.isna()]
+        examples = ", ".join(repr(v) for v in bad.iloc[:3])
+        raise TaxonomyError(f"column {column!r}: some values are not dates written as 2020-03-07 or 07/03/2020 "
+                            f"(e.g. {examples}); correct them in your table first")
+    separators = parts[1].unique()
+    if len(separators) != 1:
+        raise TaxonomyError(f"column {column!r} mixes date spellings ({', '.join(map(repr, separators))}); write "
+                            "them one way in your table first")
+    first, second = parts[0].astype(int), parts[2].astype(int)
+    day_first, month_first = bool((first > 12).any()), bool((second > 12).any())
+    sep = separators[0]
+    if day_first and not month_first:
+        return f"%d{sep}%m{sep}%Y"
+    if month_first and not day_first:
+        return f"%m{sep}%d{sep}%Y"
+    raise TaxonomyError(f"column {column!r}: cannot tell whether its dates start with the day or the month "
+                        f"(e.g. {texts.iloc[0]!r}); write them as 2020-03-07 in your table first")
+
+
 def date_hierarchy(column: str, values=None, *, start=None, end=None, levels: Sequence[str] = LEVELS,
                    date_format: str | None = None, root_label: str = "*") -> Taxonomy:
     """Day → `levels` (month, year, decade, in that order; any of them may be left out) → root.

@@ -99,8 +99,10 @@ def _as_text(series: pd.Series) -> np.ndarray:
 
 
 def table_features(name: str, frame: pd.DataFrame, out: dict[str, Any]) -> None:
-    """Per distinct key of the non-numeric columns: row count and numeric sums (vectorised over the rows)."""
-    out[f"table {name}: rows"] = float(len(frame))
+    """Per distinct key of the non-numeric columns: row count and numeric sums (vectorised over the rows). The main
+    table (named 'table') reads 'released table', not 'table table', in the verdict's events."""
+    prefix = "released table" if name == "table" else f"table {name}"
+    out[f"{prefix}: rows"] = float(len(frame))
     if not len(frame):
         return
     numeric, text = {}, None
@@ -119,9 +121,9 @@ def table_features(name: str, frame: pd.DataFrame, out: dict[str, Any]) -> None:
     sums = {c: np.bincount(inverse, weights=x, minlength=len(labels)) for c, x in numeric.items()}
     for i, label in enumerate(labels):
         if not numeric or rows[i] != 1:
-            out[f"table {name} [{label}]: rows"] = float(rows[i])
+            out[f"{prefix} [{label}]: rows"] = float(rows[i])
         for c, sm in sums.items():
-            out[f"table {name} [{label}]: {c}"] = float(sm[i])
+            out[f"{prefix} [{label}]: {c}"] = float(sm[i])
 
 
 _FLAT_CACHE: dict[tuple[str, str], dict[str, Any]] = {}

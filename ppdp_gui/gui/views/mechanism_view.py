@@ -150,10 +150,14 @@ class MechanismView(StepView):
 
     def choose_runnable(self) -> str | None:
         """Select the first mechanism, in registry order, that can run on the table as it is (no error
-        problem with its default parameters); keep the current one if none can."""
+        problem with its default parameters) and gives a formal guarantee — a synthetic generator without one
+        (KRIMP) is never the default, the custodian chooses it; keep the current one if none can."""
+        from ppdp_gui.engine.mechanisms import registry
         from ppdp_gui.gui.preview import runnable
         for i in range(self.combo.count()):
             name = self.combo.itemText(i)
+            if "no formal" in getattr(registry.get(name), "guarantee", ""):
+                continue
             if runnable(name, self.session.dataset):
                 if name != self.combo.currentText():
                     self.combo.setCurrentText(name)

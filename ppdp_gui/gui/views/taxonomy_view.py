@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLa
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
-from ppdp_gui.engine.taxonomy.builders import default_width
+from ppdp_gui.engine.taxonomy.builders import as_numbers, default_width, numbers_with_top_codes
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 
@@ -54,8 +54,8 @@ def cached_missing_values(tax, frame: pd.DataFrame, column: str) -> list[str]:
 
 
 def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:
-    levels = tax.height + 1
-    text = f"{levels} levels, {len(tax.leaf_values())} values"
+    levels = tax.height  # levels above the values, as the tree editor's title counts them
+    text = f"{levels} level{'s' if levels != 1 else ''}, {len(tax.leaf_values())} values"
     missing = cached_missing_values(tax, frame, column)
     if missing:
         text += f" — {len(missing)} data value{'s' if len(missing) != 1 else ''} not in the tree"
@@ -69,6 +69,7 @@ class TaxonomyView(StepView):
         super().__init__(session, runner, parent)
         self.columns = QListWidget()
         self.columns.setAccessibleName("Quasi-identifier columns and their taxonomies")
+        self.columns.setWordWrap(True)  # "built from the table's values: not a public domain" was cut off
         self.columns.setToolTip("Each quasi-identifier needs a generalisation tree (taxonomy) for DiffGen, TDS and "
                                 "similar mechanisms. Numeric columns can use intervals instead.")
         self.import_button = QPushButton("&Import ARX hierarchy…")
@@ -91,6 +92,10 @@ class TaxonomyView(StepView):
         self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
         self.intervals_button = QPushButton("Numeric &intervals")
         self.intervals_button.setToolTip("Build intervals of the given width for the selected numeric column.")
+        self.dates_button = QPushButton("&Dates: month → year → decade")
+        self.dates_button.setToolTip("For a column of dates (2020-03-07, or 07/03/2020 when some day is above 12): "
+                                     "each date under its month, year and decade. Built from the table's dates, "
+                                     "so a differentially private release cannot treat them as public.")
         self.remove_button = QPushButton("&Remove taxonomy")
         self.summary = note(object_name="taxonomy_summary")
 
@@ -101,7 +106,8 @@ class TaxonomyView(StepView):
         buttons.addWidget(self.flat_all_button, 3, 0, 1, 2)
         buttons.addWidget(self.width_box, 4, 0)
         buttons.addWidget(self.intervals_button, 4, 1)
-        buttons.addWidget(self.remove_button, 5, 0, 1, 2)
+        buttons.addWidget(self.dates_button, 5, 0, 1, 2)
+        buttons.addWidget(self.remove_button, 6, 0, 1, 2)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -135,6 +141,7 @@ class TaxonomyView(StepView):
         self.flat_button.clicked.connect(lambda: self._flat([self.selected_column()]))
         self.flat_all_button.clicked.connect(lambda: self._flat(self.session.qi_without_taxonomy()))
         self.intervals_button.clicked.connect(self._intervals)
+        self.dates_button.clicked.connect(self.build_dates)
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
@@ -201,8 +208,10 @@ class TaxonomyView(StepView):
         if auto:
             text += (f" {len(auto)} attached automatically from the ARX hierarchy files named after the table"
                      + (f" ({', '.join(auto)})." if len(auto) <= 3 else "."))
+        read_notes = set(self.session.dataset.source.notes)  # how the file was read: the Data step shows those
         for note_text in self.session.auto_notes:
-            text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
+            if note_text not in read_notes:
+                text += f"<br><span style='color:#a33a00'>{html.escape(note_text)}</span>"
         return text
 
     def _show_selected(self) -> None:
@@ -226,11 +235,12 @@ class TaxonomyView(StepView):
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        numeric = name is not None and ds.spec(name).kind == "numeric"
+        numeric = name is not None and (ds.spec(name).kind == "numeric"
+                                         or numbers_with_top_codes(ds.frame[name].dropna().unique()))
         self.intervals_button.setEnabled(numeric)
         self.width_box.setEnabled(numeric)
         if numeric and name != self._width_column:  # the one default width, unless absurd for this range
-            values = ds.frame[name].dropna()
+            values = as_numbers(ds.frame[name].dropna().unique())  # an age read as text because of '90+' too
             if len(values):
                 self.width_box.setValue(default_width(float(values.min()), float(values.max())))
         self._width_column = name if numeric else None
@@ -324,6 +334,19 @@ class TaxonomyView(StepView):
             self._set(column, numeric_intervals(column, values, self.width_box.value()))
         except PpdpError as exc:
             show_error(self, exc, context=f"Could not build intervals for {column}.")
+
+    def build_dates(self) -> None:
+        """A date taxonomy (day → month → year → decade) for the selected column; its spelling is read from the
+        values (engine.taxonomy.dates.date_format_of), and a column that is not dates says why."""
+        column = self.selected_column()
+        if column is None:
+            return
+        try:
+            from ppdp_gui.engine.taxonomy.dates import date_format_of, date_hierarchy
+            values = self.session.dataset.frame[column]
+            self._set(column, date_hierarchy(column, values, date_format=date_format_of(column, values)))
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build a date taxonomy for {column}.")
 
     # -- step state ---------------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:

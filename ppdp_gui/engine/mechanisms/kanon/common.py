@@ -21,9 +21,45 @@ K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, hi
                     formula="every group of rows with the same published quasi-identifiers has ≥ k rows: "
                             "highest re-identification risk (someone known to be in the table) ≤ 1/k",
                     more_private="higher")
-GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy", "float", default=0.0, low=0.0,
+GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy (0 = automatic)", "float", default=0.0, low=0.0,
                        help="Numeric quasi-identifiers without a taxonomy are published as unions of intervals "
                             "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
+
+
+#: a text quasi-identifier without a taxonomy and with more values than this is said to end up mostly as '*'
+FLAT_MANY_VALUES = 20
+
+
+def flat_problem(data: Dataset, name: str) -> Problem | None:
+    """A warning for a text quasi-identifier without a taxonomy and with many values (a date of birth read as
+    text, an age column holding '90+'): a flat tree can only keep a value or replace it by '*', so with this many
+    values nearly every row shows '*', which the custodian should know before running (for them only: it counts
+    the table's values, like every check before a k-anonymity run)."""
+    spec = data.spec(name)
+    if spec.taxonomy is not None or spec.kind == "numeric":
+        return None
+    from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+    values = pd.Series(distinct_typed(data, name) if is_large(data) else data.frame[name].dropna().unique())
+    count = len(values)
+    if count <= FLAT_MANY_VALUES:
+        return None
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
+    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    text = values[numbers.isna()]
+    if numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
+        how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
+               "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
+               "top interval), or import an ARX hierarchy.")
+    elif numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as 'unknown' made it text
+        how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
+               f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
+               f"{'that value' if len(text) == 1 else 'those values'} by numbers in a copy of your table (a top "
+               "code such as 90 for '90+') and build Numeric intervals, or import an ARX hierarchy.")
+    else:
+        how = ("To keep some detail, build a taxonomy for it in the Taxonomies step (“Dates” for dates: month, "
+               "year, decade) or import an ARX hierarchy.")
+    return Problem(f"{name!r} has {count:,} different values and no taxonomy: each value can only be kept or "
+                   f"replaced by '*', so expect '*' in nearly every row. {how}", level="warning", column=name)
 
 
 def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
@@ -58,6 +94,8 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
                 spec.taxonomy.node_codes(distinct_typed(data, name) if is_large(data) else col)
             except TaxonomyError as exc:
                 problems.append(Problem(str(exc), column=name))
+        elif (flat := flat_problem(data, name)) is not None:
+            problems.append(flat)
         elif spec.kind == "numeric":
             how = f"width {grid_width:g}" if grid_width > 0 else "an automatic round width"
             problems.append(Problem(f"{name!r} has no taxonomy: its ranges are snapped to intervals of {how} "
@@ -99,6 +137,11 @@ def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseSh
     qis = data.quasi_identifiers
     kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
     raw = [c for c in kept if c not in qis]
+    flat = [q for q in qis if data.spec(q).taxonomy is None and data.spec(q).kind != "numeric"]
+    if flat:
+        said = (f"{', '.join(flat)} {'has' if len(flat) == 1 else 'have'} no taxonomy: each value is kept as it is "
+                "or replaced by '*'.")
+        extra = (said, *extra)
     return ReleaseShape(columns=kept, per_person=True, sentences=(
         f"One row per row of your table, in a shuffled order: {', '.join(qis) or 'the quasi-identifiers'} are "
         f"replaced by ranges or groups so that every combination is shared by at least {k} rows.",

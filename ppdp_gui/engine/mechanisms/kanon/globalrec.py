@@ -27,7 +27,7 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
 from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.kanon.common import passed_through
+from ppdp_gui.engine.mechanisms.kanon.common import flat_problem, passed_through
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, encode, taxonomy_for
@@ -56,9 +56,13 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
             continue
         tax = taxonomy_for(data, name)
         if tax is None:
-            problems.append(Problem(f"the number column {name!r} needs a taxonomy (build intervals in the "
-                                    "Taxonomies step)", column=name))
+            problems.append(Problem(f"the number column {name!r} needs a taxonomy: build intervals in the "
+                                    "Taxonomies step (“Numeric intervals”), or give an ARX hierarchy file (ppdp: "
+                                    f"--taxonomy {name}=FILE.csv); Mondrian needs none", column=name))
             continue
+        flat = flat_problem(data, name)
+        if flat is not None:
+            problems.append(flat)
         try:
             tax.node_codes(distinct_typed(data, name) if is_large(data) else col)
         except TaxonomyError as exc:

@@ -105,6 +105,7 @@ class QICode:
     width: float | None = None  # grid width when there is no taxonomy
     integer: bool = False
     domain: tuple[float, float] = (0.0, 0.0)  # bounds of the whole column, in loss units
+    flat: bool = False  # a text column without a taxonomy: each group shows its value or '*'
 
     @property
     def hierarchy(self) -> TaxonomyIndex | None:
@@ -114,7 +115,7 @@ class QICode:
     @property
     def how(self) -> str:
         if self.index is not None:
-            return "taxonomy"
+            return "no taxonomy: a value or '*'" if self.flat else "taxonomy"
         return f"grid of width {_fmt(self.width)}"
 
     def publish(self, cmin: np.ndarray, cmax: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -158,7 +159,8 @@ def code_quasi_identifier(data: Dataset, name: str, grid_width: float = 0.0) -> 
     if tax is not None:
         index = TaxonomyIndex(tax)
         pos = index.positions(series).astype(float)
-        return QICode(name, pos, index=index, domain=(0.0, float(index.n_leaves - 1)))
+        return QICode(name, pos, index=index, domain=(0.0, float(index.n_leaves - 1)),
+                      flat=spec.taxonomy is None)
     values = pd.to_numeric(series).to_numpy(dtype=float)
     vmin, vmax = float(np.min(values)), float(np.max(values))
     width = float(grid_width) if grid_width and grid_width > 0 else nice_width(vmax - vmin)
