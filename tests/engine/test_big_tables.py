@@ -26,7 +26,7 @@ from ppdp_gui.engine.pipeline import export, plan, run_release
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "resources" / "samples" / "adult_sample.csv"
+SAMPLE = ROOT / "ppdp_gui" / "resources" / "samples" / "adult_sample.csv"
 
 
 @pytest.fixture(scope="module")

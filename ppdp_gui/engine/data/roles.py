@@ -96,6 +96,24 @@ def _is_whole(series: pd.Series, kind: str) -> bool:
     return bool(values.size) and bool(np.all(np.mod(values, 1) == 0))
 
 
+class ColumnFacts:
+    """What the value rules read from a column: the table's rows, a column's (distinct present values, present
+    rows) and whether its numbers are all whole. Read from a frame here; a table larger than memory answers the
+    same questions exactly in SQL (bigdata/columns.SqlFacts), so both engines guess the same roles."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+
+    def rows(self) -> int:
+        return len(self.frame)
+
+    def distinct(self, name: str, exact: bool = True) -> tuple[int, int]:
+        return _distinct(self.frame[name], exact)
+
+    def whole(self, name: str, kind: str) -> bool:
+        return _is_whole(self.frame[name], kind)
+
+
 def _hit(words: set[str], vocabulary: frozenset) -> str | None:
     found = sorted(words & vocabulary)
     return found[0] if found else None
@@ -105,23 +123,24 @@ def _share(count: int, rows: int) -> str:
     return f"{100 * count / max(rows, 1):.0f} %"
 
 
-def guess_roles_with_reasons(frame: pd.DataFrame,
-                             kinds: dict[str, str] | None = None) -> dict[str, tuple[Role, str]]:
-    """{column: (role, reason in plain words)} by the rules of `role_rule_text()`, in that order."""
+def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None = None,
+                             facts: ColumnFacts | None = None) -> dict[str, tuple[Role, str]]:
+    """{column: (role, reason in plain words)} by the rules of `role_rule_text()`, in that order. `facts`: where
+    the values are read (default: `frame`; its columns are then only names)."""
     kinds = kinds or {}
+    facts = facts or ColumnFacts(frame)
     out: dict[str, tuple[Role, str]] = {}
     have_class = False
     columns = list(frame.columns)
     for position, name in enumerate(columns):
         words = name_words(name)
         kind = kinds.get(name, "categorical")
-        series = frame[name]
         counted: tuple[int, int] | None = None
 
         def distinct() -> tuple[int, int]:
             nonlocal counted
             if counted is None:
-                counted = _distinct(series)
+                counted = facts.distinct(name)
             return counted
 
         role, reason = None, ""
@@ -177,8 +196,8 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
                     role = Role.INSENSITIVE
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
-        if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
-            count, rows = counted if counted is not None else _distinct(series, exact=False)
+        if role is None and facts.rows() >= UNIQUE_ID_MIN_ROWS and facts.whole(name, kind):
+            count, rows = counted if counted is not None else facts.distinct(name, exact=False)
             if rows and count >= NEAR_UNIQUE * rows:
                 role = Role.IDENTIFIER
                 reason = (f"it has a different value in {_share(count, rows)} of rows, so a value points to one "
@@ -189,9 +208,10 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
     return out
 
 
-def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None) -> dict[str, Role]:
+def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None,
+                facts: ColumnFacts | None = None) -> dict[str, Role]:
     """A role per column by `role_rule_text()` (the reasons: `guess_roles_with_reasons`)."""
-    return {name: role for name, (role, _reason) in guess_roles_with_reasons(frame, kinds).items()}
+    return {name: role for name, (role, _reason) in guess_roles_with_reasons(frame, kinds, facts).items()}
 
 
 def role_rule_text() -> str:
