@@ -99,11 +99,12 @@ def number_sql(col: str) -> str:
             f"COALESCE(isfinite(TRY_CAST({col} AS DOUBLE)), FALSE))")
 
 
-def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str], floats: list[str]
+def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str], whole: list[str]
                ) -> dict[str, dict]:
-    """One pass over the kept rows (missing cells NULL): per column the present values that are not plain
-    numbers, those with a leading zero, the distinct values (for `count_distinct` only: the sample already has
-    more than enough for the others) and, for typed float columns, whether every finite value is whole."""
+    """One pass over the kept rows (missing cells NULL): per column of `columns` the present values that are not
+    plain numbers and those with a leading zero, the distinct values (for `count_distinct` only: the sample
+    already has more than enough for the others); per column of `whole`, whether every finite value it reads as
+    is a whole number below 2**53 (the reader then holds integers)."""
     parts, keys = [], []
     for c in columns:
         q = quote(c)
@@ -113,17 +114,17 @@ def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str]
         if c in count_distinct:
             parts.append(f"COUNT(DISTINCT {q})")
             keys.append((c, "distinct"))
-    for c in floats:  # the kept text of a float column reads back as the same double
-        raw = f"TRY_CAST({quote(c)} AS DOUBLE)"
-        parts.append(f"COALESCE(bool_and(CASE WHEN isfinite({raw}) THEN {raw} = floor({raw}) AND "
-                     f"abs({raw}) < {_INT_LIMIT} ELSE TRUE END), TRUE)")
+    for c in whole:  # the kept text of a float column reads back as the same double
+        x = f"TRY_CAST({quote(c)} AS DOUBLE)"
+        parts.append(f"COALESCE(bool_and(CASE WHEN isfinite({x}) THEN {x} = floor({x}) AND "
+                     f"abs({x}) < {_INT_LIMIT} ELSE TRUE END), TRUE)")
         keys.append((c, "whole"))
-    out: dict[str, dict] = {c: {} for c in columns}
+    out: dict[str, dict] = {c: {} for c in [*columns, *whole]}
     if not parts:
         return out
     row = run(f"SELECT {', '.join(parts)} FROM {relation}")[0]
     for (c, what), v in zip(keys, row):
-        out.setdefault(c, {})[what] = v if what == "whole" else int(v or 0)
+        out[c][what] = bool(v) if what == "whole" else int(v or 0)
     return out
 
 

@@ -109,6 +109,7 @@ class TableSource:
         self._n_rows: int | None = None if self.dropped is None else self.n_rows_read - self.dropped
         self.kinds: dict[str, str] = {}
         self._whole_floats: set[str] = set()
+        self.integers: set[str] = set()
         self._define_views()
 
     # -- missing values (the reader's rules: data/missing.py) ---------------------------------------------------
@@ -153,13 +154,24 @@ class TableSource:
                           else f"COALESCE({quote(c)}, {label}) AS {quote(c)}" for c in self.columns)
         self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {shown} FROM kept")
 
-    def apply_kinds(self, kinds: dict[str, str], whole_floats=()) -> None:
+    def apply_kinds(self, kinds: dict[str, str], whole=()) -> None:
         """The columns' kinds are known: under 'category', a categorical column shows missing cells as the
         label and a numeric one keeps them NULL (the reader's NaN); a float column of whole numbers reads as
         integers (as the reader's text of it)."""
         self.kinds = dict(kinds)
-        self._whole_floats = set(whole_floats)
+        floats = {c for c in self.columns if self.raw_types[c].upper() in FLOAT_TYPES}
+        self._whole_floats = set(whole) & floats
+        self.integers = {c for c in whole if kinds.get(c) == "numeric" and not self.nulls.get(c)}
         self._define_views()
+
+    def value_sql(self, column: str, alias: str = "s") -> str:
+        """A column as the in-memory table holds it, for released records: a numeric column as BIGINT when the
+        reader holds integers (whole numbers, none missing), else DOUBLE (missing: NULL, the reader's NaN); text
+        as it is. So '2.50' and '1e3' are written 2.5 and 1000 by either engine."""
+        c = f"{alias}.{quote(column)}"
+        if self.kinds.get(column) != "numeric":
+            return c
+        return f"CAST(CAST({c} AS DOUBLE) AS BIGINT)" if column in self.integers else f"CAST({c} AS DOUBLE)"
 
     @property
     def nulls(self) -> dict[str, int]:
@@ -226,7 +238,9 @@ class TableSource:
         text: the same people give the same identity whichever engine reads the file."""
         from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         import pyarrow as pa
-        texts = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in self.raw_columns)
+        # a CSV's empty field is '' to the reader, NULL to DuckDB
+        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
+        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
         import duckdb
         try:
             reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
@@ -303,21 +317,24 @@ ENGINE_NOTE = ("Read with the large-table engine (DuckDB): missing values, kinds
 
 def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """Each kept column's kind by `coltypes`' rule over every kept row (bigdata/columns.py), the declared ones
-    checked (a declared numeric column holding a non-number is an error naming it, as in memory); and the typed
-    float columns whose every value is whole (the reader shows those as integers)."""
+    checked (a declared numeric column holding a non-number is an error naming it, as in memory); and the
+    columns whose every value is a whole number (a typed float column of them reads as integers; a numeric
+    column of them with no missing cell is held as integers, so it is written as such)."""
     floats = [c for c in source.columns if source.raw_types[c].upper() in FLOAT_TYPES]
     check = [c for c in source.columns if c not in given or given[c] == "numeric"]
     sample = source.head(SCHEMA_ROWS, relation="kept")
     seen = {c: int(sample[c].dropna().nunique()) for c in check}
     facts = kind_facts(source.run, "kept", check, [c for c in check if c not in given
-                                                   and seen[c] <= NUMERIC_MIN_DISTINCT], floats)
+                                                   and seen[c] <= NUMERIC_MIN_DISTINCT],
+                       list(dict.fromkeys(check + floats)))
     for c in check:
         if given.get(c) == "numeric" and facts[c]["not numbers"]:
             bad = example_non_numbers(source.run, c)
             raise DataError(f"column {c!r} is set to numeric but holds values that are not finite numbers, e.g. "
                             f"{bad}; make it categorical or fix the values", path=str(source.path), column=c)
     kinds = {c: given.get(c) or infer_kind(facts[c], seen[c]) for c in source.columns}
-    return kinds, [c for c in floats if facts[c].get("whole")]
+    whole = [c for c in source.columns if facts.get(c, {}).get("whole")]
+    return kinds, whole
 
 
 def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:

@@ -1,0 +1,270 @@
+"""The same file gives the same dataset and the same release whichever engine reads it (memory or DuckDB).
+
+A clinical-shaped table with a mostly-missing column (`weight`, 97 % '?'), missing values in a quasi-identifier
+(`zip3`, about 6 %: a warning note), a numeric column with a few missing cells (`los`) and a record number, read
+as CSV, as a Parquet file of text and as a typed Parquet file (integers, floats with NaN), under the 'drop' and
+the 'category' policies: the rows kept, the columns left out, the missing counts, the notes, kinds and role
+guesses must be the reader's; DiffGen, global recoding and Mondrian (same seed) must publish the same release,
+and the custodian record the same row counts (never the release note).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_gui.engine.bigdata import source as big
+from ppdp_gui.engine.bigdata.source import ENGINE_NOTE, open_large
+from ppdp_gui.engine.data.domains import Domain
+from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
+from ppdp_gui.engine.data.schema import NAPolicy, Role
+from ppdp_gui.engine.errors import DataError
+from ppdp_gui.engine.pipeline import export, plan, run_release
+from ppdp_gui.engine.pipeline.published import custodian_record, release_note
+from ppdp_gui.engine.taxonomy import Taxonomy
+from ppdp_gui.engine.taxonomy.builders import grouped, ordered_intervals
+
+N = 1500
+ZIPS = ["101", "102", "103", "104", "105", "106", "107", "108"]
+POLICIES = {"drop": NAPolicy(), "category": NAPolicy(action="category"),
+            "named": NAPolicy(leave_out=("los",)), "strict": NAPolicy(mostly_missing=None, tokens=("?",))}
+
+
+def clinical_frame() -> pd.DataFrame:
+    r = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "patient_nbr": [f"P{i:05d}" for i in r.permutation(N)],
+        "age": r.integers(18, 91, N).astype(str),
+        "sex": r.choice(["F", "M"], N),
+        "zip3": r.choice(ZIPS, N),
+        "weight": np.where(r.random(N) < 0.97, "?", r.choice(["[50-75)", "[75-100)"], N)),
+        "los": r.integers(1, 31, N).astype(str),
+        "diagnosis": r.choice(["I10", "E11", "J45", "K21"], N),
+        "outcome": r.choice(["no", "yes"], N, p=[0.7, 0.3]),
+    })
+    frame.loc[r.random(N) < 0.06, "zip3"] = "?"
+    frame.loc[r.random(N) < 0.01, "los"] = "NA"
+    frame.loc[[3, 9], "sex"] = [" M\u00a0", "\tF "]  # white space the reader strips (NBSP, tab)
+    return frame
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("parity")
+    frame = clinical_frame()
+    frame.to_csv(folder / "t.csv", index=False)
+    frame.to_parquet(folder / "text.parquet", index=False)
+    typed = frame.copy()
+    typed["age"] = typed["age"].astype(np.int64)
+    typed["los"] = pd.to_numeric(typed["los"], errors="coerce")  # float64 with NaN: missing for both readers
+    typed.to_parquet(folder / "typed.parquet", index=False)
+    return {"csv": folder / "t.csv", "text": folder / "text.parquet", "typed": folder / "typed.parquet"}
+
+
+def rows_of(data) -> pd.DataFrame:
+    """A dataset's rows as text, sorted (a large one's through its `src` view, typed by the reader's rules)."""
+    if big.is_large(data):
+        raw = data.table.query("SELECT * FROM src")
+        kinds = {c.name: c.kind for c in data.schema}
+        frame = dataset_from_frame(raw, kinds=kinds, na_policy=NAPolicy(tokens=(), action="category",
+                                                                        mostly_missing=None)).frame
+    else:
+        frame = data.frame
+    out = frame.astype(str)
+    return out.sort_values(list(out.columns)).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "text", "typed"])
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_same_dataset_and_notes(files, fmt, policy):
+    pol = POLICIES[policy]
+    memory, large = read_table(files[fmt], na_policy=pol), open_large(files[fmt], na_policy=pol, hashes=False)
+    assert large.source.left_out == memory.source.left_out
+    assert large.source.missing == memory.source.missing
+    assert (large.source.n_rows_read, large.source.n_rows_dropped, large.n_rows) == \
+        (memory.source.n_rows_read, memory.source.n_rows_dropped, memory.n_rows)
+    assert large.source.notes == memory.source.notes + (ENGINE_NOTE,)
+    assert [(c.name, c.kind, c.role) for c in large.schema] == [(c.name, c.kind, c.role) for c in memory.schema]
+    pd.testing.assert_frame_equal(rows_of(large), rows_of(memory))
+
+
+def test_the_policies_do_what_the_reader_does(files):
+    """Golden facts of the fixture (so the parity above is not between two equally wrong readers)."""
+    frame = clinical_frame()
+    drop = open_large(files["csv"], hashes=False)
+    gone = int(((frame["zip3"] == "?") | (frame["los"] == "NA")).sum())
+    assert drop.source.left_out == ("weight",) and drop.source.n_rows_dropped == gone
+    assert drop.source.missing["weight"] == int((frame["weight"] == "?").sum())
+    assert any(t.startswith("Warning") and "'zip3'" in t for t in drop.source.notes)
+    assert drop.spec("patient_nbr").role.value == "identifier" and drop.spec("los").kind == "numeric"
+    cat = open_large(files["csv"], na_policy=NAPolicy(action="category"), hashes=False)
+    assert cat.source.left_out == () and cat.n_rows == N
+    counts = cat.table.query("SELECT zip3, COUNT(*) AS n FROM src GROUP BY zip3").set_index("zip3")["n"]
+    assert counts["(missing)"] == int((frame["zip3"] == "?").sum())
+    assert cat.table.nulls == {"age": 0, "los": int((frame["los"] == "NA").sum())}
+
+
+def prepared(data, category: bool):
+    """Roles, taxonomies and public domains for the three mechanisms (the same on both engines)."""
+    zips = ZIPS + (["(missing)"] if category else [])
+    roles = {"patient_nbr": "identifier", "age": "quasi-identifier", "sex": "quasi-identifier",
+             "zip3": "quasi-identifier", "los": "insensitive", "diagnosis": "insensitive", "outcome": "class"}
+    for col, role in roles.items():
+        data = data.with_column(col, role=Role(role))
+    zip_tax = grouped("zip3", {"north": zips[:4], "south": zips[4:]})
+    return (data.with_column("zip3", taxonomy=zip_tax, domain=Domain(categories=tuple(zips)))
+            .with_column("sex", taxonomy=Taxonomy.flat("sex", ["F", "M"]), domain=Domain(categories=("F", "M")))
+            .with_column("outcome", domain=Domain(categories=("no", "yes"))))
+
+
+def publish(data, mechanism, params, seed=3):
+    planned = plan(data, mechanism, params)
+    assert not planned.errors, planned.errors
+    return list(run_release(planned, seed=seed))[-1]
+
+
+def released_rows(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return frame.sort_values(list(frame.columns)).reset_index(drop=True)
+
+
+def same_record_counts(memory, large):
+    a, b = custodian_record(memory)["source"], custodian_record(large)["source"]
+    for key in ("rows read", "rows dropped for missing values", "rows used", "columns left out", "missing values"):
+        assert a[key] == b[key], key
+    assert b["notes on reading"] == a["notes on reading"] + [ENGINE_NOTE]
+
+
+def no_counts_in_note(published, data):
+    note = json.dumps(release_note(published), default=str)
+    assert not any(text[:40] in note for text in data.source.notes)
+    assert "is missing in" not in note and "have a missing value" not in note
+    count = data.source.missing["weight"]
+    assert count > 1000 and not re.search(rf"(?<![0-9a-f.]){count}(?![0-9a-f.])", note)
+
+
+@pytest.mark.parametrize("policy", ["drop", "category"])
+@pytest.mark.parametrize("fmt", ["csv", "typed"])
+def test_diffgen_same_release(files, policy, fmt):
+    pol = POLICIES[policy]
+    out = []
+    for data in (read_table(files[fmt], na_policy=pol), open_large(files[fmt], na_policy=pol, hashes=False)):
+        data = prepared(data, policy == "category").with_column("age", domain=Domain(low=0, high=100,
+                                                                                    integer=True))
+        out.append(publish(data, "DiffGen", {"epsilon": 1.0, "h": 6}))
+        no_counts_in_note(out[-1], data)
+    memory, large = out
+    pd.testing.assert_frame_equal(memory.table, large.table)
+    assert memory.release.note == large.release.note and memory.output_hash == large.output_hash
+    same_record_counts(memory, large)
+
+
+@pytest.mark.parametrize("policy", ["drop", "category"])
+def test_global_recoding_same_release(files, tmp_path, policy):
+    pol = POLICIES[policy]
+    out = []
+    for i, data in enumerate((read_table(files["csv"], na_policy=pol),
+                              open_large(files["text"], na_policy=pol, hashes=False))):
+        data = prepared(data, policy == "category")
+        data = data.with_column("age", taxonomy=ordered_intervals("age", 0, 100, width=10))
+        published = publish(data, "Global recoding", {"k": 6, "suppression": 4.0})
+        no_counts_in_note(published, data)
+        export(published, tmp_path / f"gr{i}.csv")
+        out.append(published)
+    memory, large = out
+    assert memory.release.note == large.release.note
+    assert memory.release.record["suppressed rows"] == large.release.record["suppressed rows"]
+    pd.testing.assert_frame_equal(released_rows(tmp_path / "gr0.csv"), released_rows(tmp_path / "gr1.csv"))
+    same_record_counts(memory, large)
+    if policy == "category":  # the label is published like any value (or generalised with its group)
+        assert (released_rows(tmp_path / "gr1.csv")["zip3"].isin(["(missing)", "south", "*"])).any()
+
+
+@pytest.mark.parametrize("policy", ["drop", "category"])
+def test_mondrian_same_release(files, tmp_path, policy):
+    pol = POLICIES[policy]
+    out = []
+    for i, data in enumerate((read_table(files["csv"], na_policy=pol),
+                              open_large(files["typed"], na_policy=pol, hashes=False))):
+        published = publish(prepared(data, policy == "category"), "Mondrian", {"k": 6})
+        export(published, tmp_path / f"m{i}.csv")
+        out.append(published)
+    memory, large = out
+    assert memory.release.note == large.release.note
+    assert memory.figures == pytest.approx(large.figures)
+    pd.testing.assert_frame_equal(released_rows(tmp_path / "m0.csv"), released_rows(tmp_path / "m1.csv"))
+    same_record_counts(memory, large)
+
+
+def test_a_numeric_quasi_identifier_with_missing_cells_is_refused_by_both(files):
+    """Under 'category' a numeric column keeps its missing cells empty: both engines refuse it as a QI."""
+    pol = POLICIES["category"]
+    for mechanism in ("Mondrian", "Global recoding"):
+        messages = []
+        for data in (read_table(files["csv"], na_policy=pol), open_large(files["csv"], na_policy=pol,
+                                                                          hashes=False)):
+            data = prepared(data, True).with_column("los", role=Role.QUASI_IDENTIFIER)
+            messages.append([p.message for p in plan(data, mechanism, {"k": 5}).errors])
+        assert messages[0] == messages[1] and any("'los' has missing values" in m for m in messages[0])
+
+
+def test_kinds_decided_on_every_row_not_the_first_ones(tmp_path, monkeypatch):
+    """A column numeric in the first rows and text later, one with few values first and many later, an id-like
+    code column with few values first: kinds and role guesses as in memory (the sample is 100 rows here)."""
+    monkeypatch.setattr(big, "SCHEMA_ROWS", 100)
+    n = 400
+    r = np.random.default_rng(2)
+    frame = pd.DataFrame({
+        "score": np.r_[r.integers(0, 50, 300).astype(str), ["high"] * 100],
+        "grade": np.r_[r.integers(1, 6, 300), r.integers(1, 40, 100)].astype(str),
+        "case_code": np.r_[r.integers(1, 4, 100), np.arange(1000, 1300)].astype(str),
+        "y": r.choice(["a", "b"], n),
+    })
+    path = tmp_path / "late.csv"
+    frame.to_csv(path, index=False)
+    memory, large = read_table(path), open_large(path, hashes=False)
+    assert [(c.name, c.kind, c.role) for c in large.schema] == [(c.name, c.kind, c.role) for c in memory.schema]
+    assert large.spec("score").kind == "categorical" and large.spec("grade").kind == "numeric"
+    assert large.spec("case_code").role.value == "identifier"
+    with pytest.raises(DataError, match="'score' is set to numeric.*'high'"):
+        open_large(path, kinds={"score": "numeric"}, hashes=False)
+    with pytest.raises(DataError, match="'score' is set to numeric"):
+        read_table(path, kinds={"score": "numeric"})
+
+
+def test_typed_parquet_columns_read_as_the_reader_reads_them(tmp_path):
+    """Booleans, a float column of whole numbers, dates: the same text (and so the same categories)."""
+    n = 60
+    frame = pd.DataFrame({"flag": [True, False, True] * (n // 3), "code": np.tile([1.0, 2.0, 3.0, np.nan], n // 4),
+                          "day": pd.to_datetime(["2024-01-02", "2024-03-04 10:30:00", "2024-05-06"] * (n // 3), format="mixed"),
+                          "ratio": np.tile([0.5, 1e-05, 2.0], n // 3), "x": np.arange(n).astype(str)})
+    path = tmp_path / "typed.parquet"
+    frame.to_parquet(path, index=False)
+    for pol in (NAPolicy(), NAPolicy(action="category")):
+        memory, large = read_table(path, na_policy=pol), open_large(path, na_policy=pol, hashes=False)
+        assert [(c.name, c.kind) for c in large.schema] == [(c.name, c.kind) for c in memory.schema]
+        pd.testing.assert_frame_equal(rows_of(large), rows_of(memory))
+
+
+def test_every_row_missing_and_unknown_left_out_say_what_the_reader_says(tmp_path):
+    path = tmp_path / "sparse.csv"
+    pd.DataFrame({"a": ["?", "?", "1"], "b": ["x", "?", "?"]}).to_csv(path, index=False)
+    for reader in (read_table, lambda p, **kw: open_large(p, hashes=False, **kw)):
+        with pytest.raises(DataError, match="every one of the 3 rows has a missing value"):
+            reader(path)
+        with pytest.raises(DataError, match="not in the table: 'nope'"):
+            reader(path, na_policy=NAPolicy(leave_out=("nope",)))
+
+
+def test_ledger_identity_with_empty_cells(tmp_path):
+    """DuckDB reads an empty CSV field as NULL, the reader as '': the rows still hash alike."""
+    path = tmp_path / "e.csv"
+    path.write_text("a,b\n1,\n2,\"\"\n,x\n" + "".join(f"{i},y\n" for i in range(3, 40)))
+    memory, large = read_table(path), open_large(path)
+    assert np.array_equal(np.sort(large.source.row_hashes), np.sort(memory.source.row_hashes))
+    assert large.n_rows == memory.n_rows == 37
