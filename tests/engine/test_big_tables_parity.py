@@ -223,6 +223,7 @@ def test_kinds_decided_on_every_row_not_the_first_ones(tmp_path, monkeypatch):
         "score": np.r_[r.integers(0, 50, 300).astype(str), ["high"] * 100],
         "grade": np.r_[r.integers(1, 6, 300), r.integers(1, 40, 100)].astype(str),
         "case_code": np.r_[r.integers(1, 4, 100), np.arange(1000, 1300)].astype(str),
+        "postal": np.r_[r.integers(10000, 99999, 300).astype(str), ["02139"] * 100],
         "y": r.choice(["a", "b"], n),
     })
     path = tmp_path / "late.csv"
@@ -230,7 +231,7 @@ def test_kinds_decided_on_every_row_not_the_first_ones(tmp_path, monkeypatch):
     memory, large = read_table(path), open_large(path, hashes=False)
     assert [(c.name, c.kind, c.role) for c in large.schema] == [(c.name, c.kind, c.role) for c in memory.schema]
     assert large.spec("score").kind == "categorical" and large.spec("grade").kind == "numeric"
-    assert large.spec("case_code").role.value == "identifier"
+    assert large.spec("case_code").role.value == "identifier" and large.spec("postal").kind == "categorical"
     with pytest.raises(DataError, match="'score' is set to numeric.*'high'"):
         open_large(path, kinds={"score": "numeric"}, hashes=False)
     with pytest.raises(DataError, match="'score' is set to numeric"):
@@ -268,3 +269,13 @@ def test_ledger_identity_with_empty_cells(tmp_path):
     memory, large = read_table(path), open_large(path)
     assert np.array_equal(np.sort(large.source.row_hashes), np.sort(memory.source.row_hashes))
     assert large.n_rows == memory.n_rows == 37
+
+
+def test_the_white_space_stripped_is_arrows():
+    """`columns.WHITESPACE` is exactly what the reader's `utf8_trim_whitespace` strips (BMP code points)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from ppdp_gui.engine.bigdata.columns import WHITESPACE
+    chars = [chr(i) for i in range(0x10000) if not 0xD800 <= i <= 0xDFFF]
+    stripped = pc.utf8_trim_whitespace(pa.array(["a" + ch for ch in chars])).to_pylist()
+    assert "".join(ch for ch, s in zip(chars, stripped) if s == "a") == WHITESPACE

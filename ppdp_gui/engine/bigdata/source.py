@@ -1,8 +1,8 @@
 """A table larger than memory: a Parquet or CSV file queried by DuckDB, never loaded whole.
 
 `TableSource` is the only thing that touches the file. It exposes what the mechanisms need and nothing more:
-the schema (names, kinds, roles, read by the reader's own rules from the first rows), the row count after the
-missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
+the schema (names, kinds, roles, decided by the reader's own rules over every row: bigdata/columns.py), the row
+count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
 expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB connection with a memory
 limit; DuckDB streams the file and spills to a temporary folder, so memory stays bounded by the limit plus the
 (small) results.
@@ -11,9 +11,10 @@ limit; DuckDB streams the file and spills to a temporary folder, so memory stays
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
 mechanisms that support it ask `is_large(data)` and count through SQL.
 
-Missing values: rows with a missing-value token in any column are left out (the 'drop' policy, the default);
-the 'category' policy and the automatic leaving out of mostly-missing columns are not offered for such tables
-(a clear error says so).
+Missing values follow the reader exactly (data/missing.py): the same tokens, columns left out by name or for
+being mostly missing, rows dropped ('drop') or missing cells shown as the policy's label ('category'; a numeric
+column keeps them empty), and the same notes (`MissingReport.notes`) with the same counts, which go to the
+custodian record only. The missing cells of every column are counted in one SQL pass when the file is opened.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
                                              literal, missing_counts, missing_sql, quote, text_sql)
@@ -321,9 +323,12 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
     columns whose every value is a whole number (a typed float column of them reads as integers; a numeric
     column of them with no missing cell is held as integers, so it is written as such)."""
     floats = [c for c in source.columns if source.raw_types[c].upper() in FLOAT_TYPES]
-    check = [c for c in source.columns if c not in given or given[c] == "numeric"]
     sample = source.head(SCHEMA_ROWS, relation="kept")
-    seen = {c: int(sample[c].dropna().nunique()) for c in check}
+    seen = {c: int(sample[c].dropna().nunique()) for c in source.columns}
+    # a non-number or a leading zero in the first rows settles 'categorical' for the whole file: only the
+    # columns whose first rows could be numeric (and the declared numeric ones) are read again
+    could_be = {c for c, kind in zip(source.columns, _sample_kinds(sample)) if kind}
+    check = [c for c in source.columns if given.get(c) == "numeric" or (c not in given and c in could_be)]
     facts = kind_facts(source.run, "kept", check, [c for c in check if c not in given
                                                    and seen[c] <= NUMERIC_MIN_DISTINCT],
                        list(dict.fromkeys(check + floats)))
@@ -332,9 +337,26 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
             bad = example_non_numbers(source.run, c)
             raise DataError(f"column {c!r} is set to numeric but holds values that are not finite numbers, e.g. "
                             f"{bad}; make it categorical or fix the values", path=str(source.path), column=c)
-    kinds = {c: given.get(c) or infer_kind(facts[c], seen[c]) for c in source.columns}
+    kinds = {c: given.get(c) or (infer_kind(facts[c], seen[c]) if c in facts else "categorical")
+             for c in source.columns}
     whole = [c for c in source.columns if facts.get(c, {}).get("whole")]
     return kinds, whole
+
+
+def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
+    """Per column: every present value of the sample is a plain number with no leading zero (the first two parts
+    of `coltypes`' rule; the count of distinct values is left to the whole file)."""
+    from ppdp_gui.engine.data.coltypes import TextBatch
+    out = []
+    for c in sample.columns:
+        present = sample[c].dropna().astype(str)
+        if not len(present):
+            out.append(True)
+            continue
+        batch = TextBatch([pa.array(present.to_numpy(dtype=object), pa.large_string())], len(present), ())
+        miss = batch.cell_missing()
+        out.append(not batch.kinds(miss, min_distinct=-1)[0] == "categorical")
+    return out
 
 
 def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
