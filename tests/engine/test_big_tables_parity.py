@@ -326,3 +326,31 @@ def test_the_sql_recount_of_l_and_risk_catches_a_broken_file(tmp_path):
     table = pd.read_csv(path, dtype=str)
     same = check_claims({"table": table}, claims + [Suppression(0.3, ("a",), "*")])
     assert [(c.ok, c.message) for c in same] == [(c.ok, c.message) for c in got]
+
+
+@pytest.mark.parametrize("na", ["drop", "category"])
+def test_cli_same_record_either_engine(files, tmp_path, capsys, na):
+    """`ppdp run … --engine memory|duckdb`: the same notes on the terminal and the same row counts in the
+    custodian record; the release note holds none of them."""
+    from ppdp_gui.cli import main
+    got = {}
+    for engine in ("memory", "duckdb"):
+        folder = tmp_path / engine
+        folder.mkdir()
+        code = main(["run", "Global recoding", "-i", str(files["typed"]), "--engine", engine, "--na", na,
+                     "--leave-out", "diagnosis", "--role", "patient_nbr=identifier", "--role", "age=insensitive",
+                     "--role", "los=insensitive", "--role", "outcome=insensitive", "-p", "k=5",
+                     "-o", str(folder / "out.csv"), "--report", str(folder / "note.json"),
+                     "--record", str(folder / "record.json"), "--ledger", str(folder / "l.db")])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        got[engine] = (json.loads((folder / "record.json").read_text())["source"],
+                       (folder / "note.json").read_text(), err, released_rows(folder / "out.csv"))
+    (mem, mem_note, mem_err, mem_rows), (big_, big_note, big_err, big_rows) = got["memory"], got["duckdb"]
+    for key in ("rows read", "rows dropped for missing values", "rows used", "columns left out"):
+        assert mem[key] == big_[key], key
+    assert big_["notes on reading"] == mem["notes on reading"] + [ENGINE_NOTE]
+    assert "Left out as asked: 'diagnosis'" in big_err and ("'weight'" in big_err) == (na == "drop")
+    for note in (mem_note, big_note):
+        assert "Left out as asked" not in note and "is missing in" not in note
+    pd.testing.assert_frame_equal(mem_rows, big_rows)
