@@ -275,6 +275,7 @@ def test_the_white_space_stripped_is_arrows():
     """`columns.WHITESPACE` is exactly what the reader's `utf8_trim_whitespace` strips (BMP code points)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
     from ppdp_gui.engine.bigdata.columns import WHITESPACE
     chars = [chr(i) for i in range(0x10000) if not 0xD800 <= i <= 0xDFFF]
     stripped = pc.utf8_trim_whitespace(pa.array(["a" + ch for ch in chars])).to_pylist()
@@ -346,7 +347,7 @@ def test_cli_same_record_either_engine(files, tmp_path, capsys, na):
         assert code == 0, err
         got[engine] = (json.loads((folder / "record.json").read_text())["source"],
                        (folder / "note.json").read_text(), err, released_rows(folder / "out.csv"))
-    (mem, mem_note, mem_err, mem_rows), (big_, big_note, big_err, big_rows) = got["memory"], got["duckdb"]
+    (mem, mem_note, _, mem_rows), (big_, big_note, big_err, big_rows) = got["memory"], got["duckdb"]
     for key in ("rows read", "rows dropped for missing values", "rows used", "columns left out"):
         assert mem[key] == big_[key], key
     assert big_["notes on reading"] == mem["notes on reading"] + [ENGINE_NOTE]

@@ -148,8 +148,9 @@ class SqlFacts(ColumnFacts):
         return self.table.n_rows
 
     def distinct(self, name: str, exact: bool = True) -> tuple[int, int]:
-        if name not in self._distinct:
-            d, n = self.table.run(f"SELECT COUNT(DISTINCT {quote(name)}), COUNT({quote(name)}) FROM src")[0]
+        if name not in self._distinct:  # a numeric column's values are numbers ('1.0' and '1' are one)
+            v = f"CAST({quote(name)} AS DOUBLE)" if self.kinds.get(name) == "numeric" else quote(name)
+            d, n = self.table.run(f"SELECT COUNT(DISTINCT {v}), COUNT({v}) FROM src")[0]
             self._distinct[name] = (int(d), int(n))
         return self._distinct[name]
 

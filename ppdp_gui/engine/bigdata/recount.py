@@ -16,10 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ppdp_gui.engine.bigdata.source import literal, quote
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, diversity_check, risk_check
 from ppdp_gui.engine.checks.closeness import TOLERANCE

@@ -59,6 +59,7 @@ def duckdb_error(exc: Exception, path) -> DataError:
 def _sniff(path: Path) -> str:
     """The delimiter by the reader's own rule on the first MiB (gzip-compressed files too)."""
     import gzip
+
     from ppdp_gui.engine.data.delimited import head_text, sniff_delimiter
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rb") as f:
@@ -238,8 +239,9 @@ class TableSource:
     def row_hashes(self) -> np.ndarray:
         """The ledger's raw row hashes (privacy/fingerprint.py), computed batch by batch over the file's raw
         text: the same people give the same identity whichever engine reads the file."""
-        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         import pyarrow as pa
+
+        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         # a CSV's empty field is '' to the reader, NULL to DuckDB
         cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
         texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
@@ -355,7 +357,7 @@ def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
             continue
         batch = TextBatch([pa.array(present.to_numpy(dtype=object), pa.large_string())], len(present), ())
         miss = batch.cell_missing()
-        out.append(not batch.kinds(miss, min_distinct=-1)[0] == "categorical")
+        out.append(batch.kinds(miss, min_distinct=-1)[0] != "categorical")
     return out
 
 

@@ -137,7 +137,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
         kind = kinds.get(name, "categorical")
         counted: tuple[int, int] | None = None
 
-        def distinct() -> tuple[int, int]:
+        def distinct(name: str = name) -> tuple[int, int]:
             nonlocal counted
             if counted is None:
                 counted = facts.distinct(name)
