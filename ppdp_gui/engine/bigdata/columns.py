@@ -6,7 +6,7 @@ table read by DuckDB must get the same answers, or the same file would give a di
 engine. So every rule is applied here to the whole file, in SQL, with the reader's own constants:
 
 - *text*: each cell as the reader sees it (`text_sql`): text stripped of the white space Arrow's
-  `utf8_trim_whitespace` strips (DuckDB's `trim` with that character list); an empty CSV field is '' (DuckDB
+  `utf8_trim_whitespace` strips (a `regexp_replace` with that character list); an empty CSV field is '' (DuckDB
   reads it as NULL); typed Parquet columns as the reader turns them into text (booleans 'True'/'False', dates
   '%Y-%m-%d', timestamps without a midnight time, a float column of whole numbers without '.0').
 - *missing* (`missing_counts`, one pass): a text cell is missing when it is NULL or one of the policy's tokens;
@@ -39,6 +39,9 @@ def literal(text: str) -> str:
 #: the characters Arrow's utf8_trim_whitespace strips (the reader strips values with it); tested against Arrow
 WHITESPACE = "".join(chr(c) for c in [0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680,
                                       *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+#: the same as a RE2 pattern: `regexp_replace` with it is a tenth of `trim(s, chars)`'s cost on CSV cells and,
+#: being one function, still runs once per distinct value of a dictionary-encoded Parquet column
+_EDGES = "^[{0}]+|[{0}]+$".format("".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE))
 FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8")
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
              "UBIGINT", "UHUGEINT")
@@ -54,7 +57,7 @@ def text_sql(name: str, type_name: str, csv: bool, whole_float: bool = False) ->
     """A raw column's cell as the reader's text (see the module docstring); NULL for a typed missing cell."""
     c, t = quote(name), type_name.upper()
     if csv:
-        return f"trim(COALESCE({c}, ''), {literal(WHITESPACE)})"
+        return _trimmed(f"COALESCE({c}, '')")
     if t == "BOOLEAN":
         return f"(CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END)"
     if t in FLOAT_TYPES:
@@ -66,13 +69,17 @@ def text_sql(name: str, type_name: str, csv: bool, whole_float: bool = False) ->
         return f"replace(strftime({c}, '%Y-%m-%d %H:%M:%S'), ' 00:00:00', '')"
     if t in _INTEGERS:
         return f"CAST({c} AS VARCHAR)"
-    return f"trim(CAST({c} AS VARCHAR), {literal(WHITESPACE)})"
+    return _trimmed(f"CAST({c} AS VARCHAR)")
+
+
+def _trimmed(text: str) -> str:
+    return f"regexp_replace({text}, {literal(_EDGES)}, '', 'g')"
 
 
 def missing_sql(text: str, type_name: str, csv: bool, tokens) -> str:
     """True when the cell is missing: NULL, or (text columns only) one of the tokens."""
     if tokens and (csv or is_text_type(type_name)):
-        return f"({text} IS NULL OR {text} IN ({', '.join(literal(t) for t in tokens)}))"
+        return f"COALESCE({text} IN ({', '.join(literal(t) for t in tokens)}), TRUE)"
     return f"({text} IS NULL)"
 
 
