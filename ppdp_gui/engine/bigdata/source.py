@@ -36,7 +36,8 @@ from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknow
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo
 from ppdp_gui.engine.errors import DataError
 
-#: rows read to decide each column's kind and role guess (the reader's rules, on these rows)
+#: first rows looked at in Python: a column with a non-number (or a leading zero) there is categorical without
+#: reading further, and one with more than 10 values there needs no distinct count; the rest is decided in SQL
 SCHEMA_ROWS = 50_000
 #: DuckDB's memory limit; it spills sorts and large aggregations to disk beyond it
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
