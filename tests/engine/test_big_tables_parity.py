@@ -373,3 +373,24 @@ def test_written_csv_lines_are_byte_identical(files, tmp_path, policy):
         head, *rows = raw.split(b"\r\n")
         lines.append((head, sorted(rows)))
     assert lines[0] == lines[1]
+
+
+def test_mondrian_flat_tree_in_order_of_first_appearance(tmp_path):
+    """A categorical QI without a taxonomy: in memory a flat tree in the order values first appear (`pd.unique`);
+    the large table reads that order from the file (not the sorted order), and publishes the same rows."""
+    r = np.random.default_rng(4)
+    wards = ["w7", "w2", "w9", "w1", "w5", "w3", "w8", "w4", "w6"]  # first appearance: this order, not sorted
+    n = 3000
+    frame = pd.DataFrame({"ward": np.r_[wards, r.choice(wards, n - len(wards), p=r.dirichlet(np.ones(9)))],
+                          "age": r.integers(20, 80, n).astype(str), "y": r.choice(["a", "b"], n)})
+    frame.loc[[40, 41], "ward"] = ["?", "?"]  # dropped rows do not count
+    path = tmp_path / "wards.csv"
+    frame.to_csv(path, index=False)
+    roles = {"ward": Role.QUASI_IDENTIFIER, "age": Role.QUASI_IDENTIFIER, "y": Role.INSENSITIVE}
+    memory, large = read_table(path), open_large(path, hashes=False)
+    assert large.table.first_seen("ward").tolist() == wards == list(pd.unique(memory.frame["ward"]))
+    out = []
+    for i, data in enumerate((memory, large)):
+        export(publish(data.with_roles(roles), "Mondrian", {"k": 60}), tmp_path / f"w{i}.csv")
+        out.append(released_rows(tmp_path / f"w{i}.csv"))
+    pd.testing.assert_frame_equal(out[0], out[1])

@@ -69,6 +69,8 @@ def text_sql(name: str, type_name: str, csv: bool, whole_float: bool = False) ->
         return f"replace(strftime({c}, '%Y-%m-%d %H:%M:%S'), ' 00:00:00', '')"
     if t in _INTEGERS:
         return f"CAST({c} AS VARCHAR)"
+    if t == "BLOB":  # the reader decodes binary Parquet text as UTF-8 (CAST would escape non-ASCII bytes)
+        return _trimmed(f"decode({c})")
     return _trimmed(f"CAST({c} AS VARCHAR)")
 
 

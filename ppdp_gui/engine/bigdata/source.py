@@ -95,7 +95,7 @@ class TableSource:
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
                                           "threads": int(threads or min(4, os.cpu_count() or 1)),
                                           "temp_directory": tempfile.gettempdir(),
-                                          "preserve_insertion_order": False})
+                                          "preserve_insertion_order": False, "enable_progress_bar": False})
         name = self.path.name.lower()
         self.file_format = "parquet" if name.endswith((".parquet", ".pq")) else "csv"
         if self.file_format == "parquet":
@@ -232,6 +232,19 @@ class TableSource:
         sql = f"SELECT {select}, COUNT(*) AS n FROM {relation}" + (f" WHERE {where}" if where else "")
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
+
+    def first_seen(self, column: str) -> pd.Series:
+        """A column's distinct values in the order they first appear among the kept rows, as the reader's frame
+        would give them (`pd.unique`). File order: `row_number() OVER ()` with insertion order kept for this
+        one query (the window holds the column and a position per row; DuckDB spills it past its limit)."""
+        c = quote(column)
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
+                             f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+        finally:
+            self.run("SET preserve_insertion_order = false", fetch="")
+        return got["v"].astype(str)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A small mapping table (value → code) the SQL joins against."""
