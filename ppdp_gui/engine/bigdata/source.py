@@ -95,7 +95,8 @@ class TableSource:
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
                                           "threads": int(threads or min(4, os.cpu_count() or 1)),
                                           "temp_directory": tempfile.gettempdir(),
-                                          "preserve_insertion_order": False, "enable_progress_bar": False})
+                                          "preserve_insertion_order": False})
+        self.con.execute("SET enable_progress_bar = false")  # a long query must not draw on the terminal
         name = self.path.name.lower()
         self.file_format = "parquet" if name.endswith((".parquet", ".pq")) else "csv"
         if self.file_format == "parquet":
