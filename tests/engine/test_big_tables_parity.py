@@ -284,16 +284,18 @@ def test_the_white_space_stripped_is_arrows():
 
 @pytest.mark.parametrize("models", [{"l": 3, "diversity": "distinct"}, {"l": 2, "diversity": "entropy"},
                                     {"l": 2, "diversity": "recursive", "c": 2.0},
-                                    {"max_risk": 12.5, "avg_risk": 5.0}])
-def test_global_recoding_l_diversity_and_risk_on_a_large_table(files, tmp_path, models):
-    """l-diversity and risk thresholds come from the same GROUP BY (the sensitive value is one of its keys) and
-    are recounted in SQL on the query and on the written file: the same release as in memory."""
+                                    {"max_risk": 12.5, "avg_risk": 5.0}, {"t": 0.15, "distance": "equal"},
+                                    {"t": 0.1, "distance": "hierarchical", "l": 2}])
+def test_global_recoding_l_diversity_t_closeness_and_risk_on_a_large_table(files, tmp_path, models):
+    """l-diversity, t-closeness and risk thresholds come from the same GROUP BY (the sensitive value is one of
+    its keys) and are recounted in SQL on the query and on the written file: the same release as in memory."""
     params = {"k": 3, "suppression": 5.0, **models}
-    if "l" in models:
+    if "l" in models or "t" in models:
         params["sensitive"] = "diagnosis"
     out, checks = [], []
     for i, data in enumerate((read_table(files["csv"]), open_large(files["csv"], hashes=False))):
-        data = prepared(data, False).with_column("diagnosis", role=Role.SENSITIVE)
+        data = prepared(data, False).with_column("diagnosis", role=Role.SENSITIVE, taxonomy=grouped(
+            "diagnosis", {"chronic": ["I10", "E11"], "other": ["J45, asthma", 'K21 "GERD"']}))
         data = data.with_column("age", taxonomy=ordered_intervals("age", 0, 100, width=10))
         published = publish(data, "Global recoding", params)
         exported = export(published, tmp_path / f"l{i}.csv")
@@ -306,10 +308,11 @@ def test_global_recoding_l_diversity_and_risk_on_a_large_table(files, tmp_path, 
     assert checks[0] == checks[1] and all(ok for _, ok, _ in checks[1])
     kinds = {name for name, _, _ in checks[1]}
     assert ("LDiversity" in kinds) == ("l" in models) and ("RiskBound" in kinds) == ("max_risk" in models)
+    assert ("TCloseness" in kinds) == ("t" in models)
     pd.testing.assert_frame_equal(released_rows(tmp_path / "l0.csv"), released_rows(tmp_path / "l1.csv"))
 
 
-def test_the_sql_recount_of_l_and_risk_catches_a_broken_file(tmp_path):
+def test_the_sql_recount_of_l_t_and_risk_catches_a_broken_file(tmp_path):
     from ppdp_gui.engine.bigdata.recount import file_relation, recount
     from ppdp_gui.engine.bigdata.source import TableSource
     from ppdp_gui.engine.claims import LDiversity, RiskBound
@@ -317,11 +320,12 @@ def test_the_sql_recount_of_l_and_risk_catches_a_broken_file(tmp_path):
     pd.DataFrame({"a": ["x"] * 4 + ["y"] * 3 + ["*"] * 2, "s": list("ppqr") + list("ttt") + list("uv")}
                  ).to_csv(path, index=False)
     src = TableSource(path, na_policy=NAPolicy(tokens=()))
+    from ppdp_gui.engine.claims import Suppression, TCloseness
     claims = [LDiversity(2, "distinct", "s", ("a",)), LDiversity(2, "entropy", "s", ("a",)),
-              RiskBound("highest", 0.25, ("a",)), RiskBound("average", 0.5, ("a",))]
-    from ppdp_gui.engine.claims import Suppression
+              RiskBound("highest", 0.25, ("a",)), RiskBound("average", 0.5, ("a",)),
+              TCloseness(0.5, "s", ("a",), "equal"), TCloseness(0.9, "s", ("a",), "equal")]
     got = recount(src.con, file_relation(path, "csv"), claims + [Suppression(0.3, ("a",), "*")])
-    assert [c.ok for c in got] == [False, False, False, True, True]
+    assert [c.ok for c in got] == [False, False, False, True, False, True, True]
     assert "only 1 distinct 's'" in got[0].message and "33.33 %" in got[2].message
     from ppdp_gui.engine.checks.claims import check_claims
     table = pd.read_csv(path, dtype=str)

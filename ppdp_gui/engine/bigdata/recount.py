@@ -6,8 +6,9 @@ k recount and count them for the suppression claim. On the written file it reads
 (`read_csv(…, all_varchar)` or `read_parquet`), not with the query that wrote them.
 
 k-anonymity, suppression, l-diversity (distinct, entropy, recursive: the rows per group and sensitive value by
-one GROUP BY, then `checks.anonymity.check_counts`, the in-memory checker's own formulas) and risk bounds (the
-group sizes, then `checks.claims.risk_check`) are recounted here; any other claim on a large table fails the
+one GROUP BY, then `checks.anonymity.check_counts`, the in-memory checker's own formulas), t-closeness (the same
+GROUP BY with the suppressed flag, then `checks.closeness.closeness` with the counts as weights) and risk bounds
+(the group sizes, then `checks.claims.risk_check`) are recounted here; any other claim on a large table fails the
 check (and the mechanisms do not offer them for large tables).
 """
 
@@ -21,9 +22,9 @@ import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
-from ppdp_gui.engine.checks.claims import ClaimCheck, diversity_check, risk_check
-from ppdp_gui.engine.checks.closeness import TOLERANCE
-from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression
+from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
+from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
+from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.errors import CheckError
 
 
@@ -97,12 +98,32 @@ def _recount(con, relation: str, claims: Iterable, name) -> list[ClaimCheck]:
             res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
                                diversity=claim.kind, c=claim.c)
             out.append(diversity_check(claim, res))
+        elif isinstance(claim, TCloseness):
+            out.append(_closeness(con, relation, claim, name, keep))
         elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
             got = _grouped(con, relation, [name(c) for c in claim.columns], keep)
             out.append(risk_check(claim, got["n"].to_numpy(dtype=np.int64)))
         else:
             out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
     return out
+
+
+def _closeness(con, relation: str, claim: TCloseness, name, keep: str) -> ClaimCheck:
+    """t-closeness from one GROUP BY (group, sensitive value, kept or suppressed): `checks.closeness` with each
+    entry weighted by its rows (the whole distribution counts every row, the groups only the kept ones)."""
+    cols = [name(c) for c in claim.columns]
+    keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
+    keys += [f"CAST({quote(name(claim.column))} AS VARCHAR) AS s", f"({keep}) AS kept"]
+    got = con.execute(f"SELECT {', '.join(keys)}, COUNT(*) AS n FROM {relation} AS r "
+                      f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}").df()
+    names = [f"k{i}" for i in range(len(cols))]
+    group = (got.groupby(names, sort=False, dropna=False).ngroup().to_numpy() if names and len(got)
+             else np.zeros(len(got), dtype=np.int64))
+    table = pd.DataFrame({name(claim.column): got["s"].to_numpy(dtype=object)})
+    dist, reason = closeness(table, group, name(claim.column), claim.distance, name=name, order=claim.order,
+                             hierarchy=claim.hierarchy, keep=got["kept"].to_numpy(dtype=bool),
+                             weights=got["n"].to_numpy(dtype=float))
+    return closeness_check(claim, dist, reason)
 
 
 def _grouped(con, relation: str, columns: list[str], keep: str, sensitive: str | None = None) -> pd.DataFrame:

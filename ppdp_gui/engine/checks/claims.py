@@ -83,6 +83,11 @@ def _check_t(table: pd.DataFrame, claim: TCloseness, name: Callable[[str], str],
         return ClaimCheck(claim, False, f"released table lacks column(s) {missing}")
     dist, reason = closeness(table, _groups(table, cols), name(claim.column), claim.distance, name=name,
                              order=claim.order, hierarchy=claim.hierarchy, keep=keep)
+    return closeness_check(claim, dist, reason)
+
+
+def closeness_check(claim: TCloseness, dist: np.ndarray, reason: str) -> ClaimCheck:
+    """The ClaimCheck of a t-closeness recount (`closeness.closeness` on rows, or on weighted counts)."""
     if reason:
         return ClaimCheck(claim, False, f"t-closeness cannot be recounted: {reason}")
     worst = float(dist.max()) if dist.size else 0.0

@@ -151,10 +151,6 @@ class GlobalRecoding(Mechanism):
 
     def _model_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = []
-        if is_large(data) and params["t"] > 0:  # l and risks come from the histogram; t's recount needs rows
-            problems.append(Problem("a table read by the large-table engine is released with k-anonymity, "
-                                    "l-diversity, risk thresholds and suppression (t-closeness needs the "
-                                    "in-memory engine)", param="t"))
         if not (params["l"] > 1 or params["t"] > 0):
             if params["k"] < 2 and not params["max_risk"] and not params["avg_risk"]:
                 problems.append(Problem("choose at least one privacy model: k of 2 or more, l, t or a risk "
