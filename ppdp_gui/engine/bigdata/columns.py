@@ -85,16 +85,17 @@ def missing_sql(text: str, type_name: str, csv: bool, tokens) -> str:
     return f"({text} IS NULL)"
 
 
-def missing_counts(run, relation: str, texts: dict[str, str], missing: dict[str, str], keep_if: list[str]
+def missing_counts(run, relation: str, missing: dict[str, str], keep_if: list[str]
                    ) -> tuple[int, dict[str, int], int]:
-    """One pass: (rows, missing cells per column, rows with a missing cell in any column of `keep_if`)."""
+    """One pass: (rows, missing cells per column (`missing`: column → its `missing_sql`), rows with a missing
+    cell in any column of `keep_if`)."""
     parts = ["COUNT(*)"]
-    parts += [f"SUM(CASE WHEN {missing[c]} THEN 1 ELSE 0 END)" for c in texts]
+    parts += [f"SUM(CASE WHEN {m} THEN 1 ELSE 0 END)" for m in missing.values()]
     anywhere = " OR ".join(missing[c] for c in keep_if) or "FALSE"
     parts.append(f"SUM(CASE WHEN {anywhere} THEN 1 ELSE 0 END)")
     row = run(f"SELECT {', '.join(parts)} FROM {relation}")[0]
     n = int(row[0])
-    counts = {c: int(v or 0) for c, v in zip(texts, row[1:-1])}
+    counts = {c: int(v or 0) for c, v in zip(missing, row[1:-1])}
     return n, counts, int(row[-1] or 0)
 
 

@@ -136,9 +136,8 @@ class TableSource:
             raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}",
                             path=str(self.path))
         named = [c for c in names if c not in set(pol.leave_out)]
-        n, missing, any_missing = missing_counts(
-            self.run, "raw_src", {c: self._text(c) for c in names}, {c: self._missing(c) for c in names},
-            named if pol.action == "drop" else [])
+        n, missing, any_missing = missing_counts(self.run, "raw_src", {c: self._missing(c) for c in names},
+                                                 named if pol.action == "drop" else [])
         self.n_rows_read, self.missing = n, missing
         self.left_out = left_out_columns(names, missing, n, pol)
         self.columns = [c for c in names if c not in set(self.left_out)]
