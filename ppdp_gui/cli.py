@@ -476,8 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(recorded in the ledger)")
     p.add_argument("--engine", choices=["auto", "memory", "duckdb"], default="auto",
                    help="duckdb: leave the table on disk and count with SQL (tables larger than memory; DiffGen, "
-                        "Global recoding, strict Mondrian; CSV/TSV/Parquet; rows with a missing value are left "
-                        "out); auto (default): duckdb above 1 GB or 5 million Parquet rows when the mechanism "
+                        "Global recoding, strict Mondrian; CSV/TSV/Parquet; missing values, kinds and roles by the "
+                        "same rules as memory); auto (default): duckdb above 1 GB or 5 million Parquet rows when the mechanism "
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")

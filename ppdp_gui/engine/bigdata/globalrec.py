@@ -77,7 +77,7 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
             continue
         columns.append(spec.name)
         if spec.name not in plain:
-            col = f"s.{quote(spec.name)}"
+            col = table.value_sql(spec.name, "s")
             plain[spec.name] = col
             neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
 

@@ -10,13 +10,15 @@ tuples are themselves too many for memory would need the median of every partiti
 which is not done.
 
 What differs from the in-memory Mondrian: relaxed mode and l-diversity are not offered (both can separate rows
-with equal QI values); a categorical QI without a taxonomy gets its flat tree in sorted value order rather than
-in order of first appearance (which can move a cut). The released records are a query like global recoding's
+with equal QI values). A categorical QI without a taxonomy gets its flat tree in the order its values first
+appear in the file, as in memory (read with one window query, `TableSource.first_seen`). The released records are a query like global recoding's
 (bigdata/output.py): the tuples' published labels through a join, other columns as they are, rows grouped by
 class and shuffled inside it.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,7 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.taxonomy import Taxonomy
 
 
 def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarray]:
@@ -38,9 +41,19 @@ def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarra
     for name, t in zip(names, texts):
         uniq, inverse = np.unique(t, return_inverse=True)
         cols[name] = typed_values(data, name, pd.Series(uniq)).to_numpy()[inverse.ravel()]
-    schema = tuple(data.spec(n) for n in names)
+    schema = tuple(_flat_in_file_order(data, data.spec(n)) for n in names)
     small = Dataset(frame=pd.DataFrame(cols, columns=names), schema=schema)
     return small, texts, got["n"].to_numpy(dtype=np.int64)
+
+
+def _flat_in_file_order(data, spec):
+    """A categorical QI without a taxonomy gets, in memory, a flat tree in the order its values first appear
+    (qi_coding.code_quasi_identifier: `pd.unique`); the tuples here are sorted, so that order is read from the
+    file and given as the taxonomy (the same tree, so the same cuts)."""
+    if spec.taxonomy is not None or spec.kind == "numeric":
+        return spec
+    values = typed_values(data, spec.name, data.table.first_seen(spec.name)).astype(str)
+    return replace(spec, taxonomy=Taxonomy.flat(spec.name, pd.unique(values)))
 
 
 def run_large(data, k: int, grid_width: float):
@@ -77,7 +90,7 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
             continue
         columns.append(spec.name)
         if spec.name not in plain:
-            col = f"s.{quote(spec.name)}"
+            col = table.value_sql(spec.name, "s")
             plain[spec.name] = col
             neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
 

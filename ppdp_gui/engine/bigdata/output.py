@@ -30,6 +30,10 @@ from ppdp_gui.engine.errors import DataError
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
 
 
+#: line ends of a written CSV / TSV, as the in-memory writer's (`writer.py`: lineterminator "\r\n")
+CRLF = "\r\n"
+
+
 def neutral_sql(expr: str) -> str:
     """SQL for `writer.neutral_text` of a text expression (DuckDB's regexp_full_match; Spark: RLIKE)."""
     starts = ", ".join(literal(c) for c in NEUTRAL_START)
@@ -81,7 +85,7 @@ class SqlRecords:
             options = "FORMAT parquet"
         elif fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" else ","
-            options = f"FORMAT csv, HEADER true, DELIMITER {literal(sep)}"
+            options = f"FORMAT csv, HEADER true, DELIMITER {literal(sep)}, NEW_LINE {literal(CRLF)}"
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))

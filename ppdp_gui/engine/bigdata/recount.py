@@ -5,8 +5,11 @@ columns as text, count rows per group, leave suppressed rows (the marker in ever
 k recount and count them for the suppression claim. On the written file it reads the bytes back with DuckDB
 (`read_csv(…, all_varchar)` or `read_parquet`), not with the query that wrote them.
 
-Only k-anonymity and suppression are recounted here; any other claim on a large table fails the check (and the
-mechanisms do not offer them for large tables).
+k-anonymity, suppression, l-diversity (distinct, entropy, recursive: the rows per group and sensitive value by
+one GROUP BY, then `checks.anonymity.check_counts`, the in-memory checker's own formulas), t-closeness (the same
+GROUP BY with the suppressed flag, then `checks.closeness.closeness` with the counts as weights) and risk bounds
+(the group sizes, then `checks.claims.risk_check`) are recounted here; any other claim on a large table fails the
+check (and the mechanisms do not offer them for large tables).
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
+import numpy as np
+import pandas as pd
+
 from ppdp_gui.engine.bigdata.source import literal, quote
-from ppdp_gui.engine.checks.claims import ClaimCheck
-from ppdp_gui.engine.checks.closeness import TOLERANCE
-from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, Suppression
+from ppdp_gui.engine.checks.anonymity import check_counts
+from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
+from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
+from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.errors import CheckError
 
 
@@ -82,6 +89,56 @@ def _recount(con, relation: str, claims: Iterable, name) -> list[ClaimCheck]:
             else:
                 out.append(ClaimCheck(claim, True, f"{s:,} of {total:,} rows suppressed (at most "
                                                    f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
+        elif isinstance(claim, LDiversity) and claim.kind in ("distinct", "entropy", "recursive"):
+            got = _grouped(con, relation, [name(c) for c in claim.columns], keep, name(claim.column))
+            counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
+                               index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
+                                                               names=["g", "s"]))
+            sizes = counts.groupby(level="g").sum().to_numpy()
+            res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
+                               diversity=claim.kind, c=claim.c)
+            out.append(diversity_check(claim, res))
+        elif isinstance(claim, TCloseness):
+            out.append(_closeness(con, relation, claim, name, keep))
+        elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
+            got = _grouped(con, relation, [name(c) for c in claim.columns], keep)
+            out.append(risk_check(claim, got["n"].to_numpy(dtype=np.int64)))
         else:
             out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
     return out
+
+
+def _closeness(con, relation: str, claim: TCloseness, name, keep: str) -> ClaimCheck:
+    """t-closeness from one GROUP BY (group, sensitive value, kept or suppressed): `checks.closeness` with each
+    entry weighted by its rows (the whole distribution counts every row, the groups only the kept ones)."""
+    cols = [name(c) for c in claim.columns]
+    keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
+    keys += [f"CAST({quote(name(claim.column))} AS VARCHAR) AS s", f"({keep}) AS kept"]
+    got = con.execute(f"SELECT {', '.join(keys)}, COUNT(*) AS n FROM {relation} AS r "
+                      f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}").df()
+    names = [f"k{i}" for i in range(len(cols))]
+    group = (got.groupby(names, sort=False, dropna=False).ngroup().to_numpy() if names and len(got)
+             else np.zeros(len(got), dtype=np.int64))
+    table = pd.DataFrame({name(claim.column): got["s"].to_numpy(dtype=object)})
+    dist, reason = closeness(table, group, name(claim.column), claim.distance, name=name, order=claim.order,
+                             hierarchy=claim.hierarchy, keep=got["kept"].to_numpy(dtype=bool),
+                             weights=got["n"].to_numpy(dtype=float))
+    return closeness_check(claim, dist, reason)
+
+
+def _grouped(con, relation: str, columns: list[str], keep: str, sensitive: str | None = None) -> pd.DataFrame:
+    """Rows per released group (as text), left out the suppressed ones; with `sensitive`, per group and value:
+    columns g (group number), s (the value as text) and n."""
+    text = [f"CAST({quote(c)} AS VARCHAR)" for c in columns]
+    keys = [f"{t} AS k{i}" for i, t in enumerate(text)] + ([f"CAST({quote(sensitive)} AS VARCHAR) AS s"]
+                                                           if sensitive else [])
+    group = ", ".join(str(i + 1) for i in range(len(keys)))
+    sql = (f"SELECT {', '.join(keys + ['COUNT(*) AS n'])} FROM {relation} AS r WHERE {keep}"
+           + (f" GROUP BY {group}" if keys else ""))
+    got = con.execute(sql).df()
+    if not len(got) or (not keys):
+        got["g"] = 0
+        return got[got["n"] > 0] if len(got) else got
+    names = [f"k{i}" for i in range(len(columns))]
+    got["g"] = got.groupby(names, sort=False, dropna=False).ngroup().to_numpy() if names else 0
+    return got

@@ -1,8 +1,8 @@
 """A table larger than memory: a Parquet or CSV file queried by DuckDB, never loaded whole.
 
 `TableSource` is the only thing that touches the file. It exposes what the mechanisms need and nothing more:
-the schema (names, kinds, roles, read by the reader's own rules from the first rows), the row count after the
-missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
+the schema (names, kinds, roles, decided by the reader's own rules over every row: bigdata/columns.py), the row
+count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
 expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB connection with a memory
 limit; DuckDB streams the file and spills to a temporary folder, so memory stays bounded by the limit plus the
 (small) results.
@@ -11,9 +11,10 @@ limit; DuckDB streams the file and spills to a temporary folder, so memory stays
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
 mechanisms that support it ask `is_large(data)` and count through SQL.
 
-Missing values: rows with a missing-value token in any column are left out (the 'drop' policy, the default);
-the 'category' policy and the automatic leaving out of mostly-missing columns are not offered for such tables
-(a clear error says so).
+Missing values follow the reader exactly (data/missing.py): the same tokens, columns left out by name or for
+being mostly missing, rows dropped ('drop') or missing cells shown as the policy's label ('category'; a numeric
+column keeps them empty), and the same notes (`MissingReport.notes`) with the same counts, which go to the
+custodian record only. The missing cells of every column are counted in one SQL pass when the file is opened.
 """
 
 from __future__ import annotations
@@ -26,25 +27,22 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo
-from ppdp_gui.engine.errors import DataError, ParameterError
+from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
+                                             literal, missing_counts, missing_sql, quote, text_sql)
+from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
+from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknown_left_out
+from ppdp_gui.engine.data.roles import identifier_by_name
+from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role, SourceInfo
+from ppdp_gui.engine.errors import DataError
 
-#: rows read to decide each column's kind and role guess (the reader's rules, on these rows)
+#: first rows looked at in Python: a column with a non-number (or a leading zero) there is categorical without
+#: reading further, and one with more than 10 values there needs no distinct count; the rest is decided in SQL
 SCHEMA_ROWS = 50_000
 #: DuckDB's memory limit; it spills sorts and large aggregations to disk beyond it
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
-
-
-def quote(name: str) -> str:
-    """A SQL identifier in double quotes (portable: DuckDB, Spark SQL with ANSI quoting, PostgreSQL)."""
-    return '"' + str(name).replace('"', '""') + '"'
-
-
-def literal(text: str) -> str:
-    """A SQL string literal."""
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 def duckdb_error(exc: Exception, path) -> DataError:
@@ -63,6 +61,7 @@ def duckdb_error(exc: Exception, path) -> DataError:
 def _sniff(path: Path) -> str:
     """The delimiter by the reader's own rule on the first MiB (gzip-compressed files too)."""
     import gzip
+
     from ppdp_gui.engine.data.delimited import head_text, sniff_delimiter
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rb") as f:
@@ -78,22 +77,28 @@ def file_sha256(path: Path) -> str:
 
 
 class TableSource:
-    """A Parquet or CSV (TSV, .gz) file as a DuckDB view `src` of text columns (see the module docstring)."""
+    """A Parquet or CSV (TSV, .gz) file as DuckDB views of text columns (see the module docstring).
+
+    Views: `raw_src` (the file as DuckDB reads it), `kept` (the columns kept, each cell as the reader's text,
+    missing cells NULL, rows dropped by the 'drop' policy left out) and `src` (what the mechanisms count:
+    `kept`, with a categorical column's missing cells shown as the policy's label under 'category', see
+    `apply_kinds`). Opening runs the one missing-value pass (bigdata/columns.py)."""
 
     def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None,
-                 memory_limit: str = MEMORY_LIMIT, threads: int | None = None):
+                 memory_limit: str = MEMORY_LIMIT, threads: int | None = None, roles=None):
         import duckdb
+        self.given_roles = dict(roles or {})
         self.path = Path(os.path.expanduser(str(path)))
         if not self.path.is_file():
             raise DataError("no such file", path=str(self.path))
-        if na_policy.action != "drop":
-            raise ParameterError("the large-table engine (DuckDB) only drops rows with missing values; use "
-                                 "--na drop or the in-memory engine")
+        if na_policy.action not in ("drop", "category"):
+            raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
         self.na_policy = na_policy
         self.con = duckdb.connect(config={"memory_limit": memory_limit,
                                           "threads": int(threads or min(4, os.cpu_count() or 1)),
                                           "temp_directory": tempfile.gettempdir(),
                                           "preserve_insertion_order": False})
+        self.con.execute("SET enable_progress_bar = false")  # a long query must not draw on the terminal
         name = self.path.name.lower()
         self.file_format = "parquet" if name.endswith((".parquet", ".pq")) else "csv"
         if self.file_format == "parquet":
@@ -105,14 +110,95 @@ class TableSource:
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
         self.raw_columns = [str(c[0]) for c in cols]
-        left_out = set(na_policy.leave_out)
-        self.columns = [c for c in self.raw_columns if c not in left_out]
-        # every column as trimmed text: the reader reads text first, then types by its shown rule
-        texts = ", ".join(f"trim(CAST({quote(c)} AS VARCHAR)) AS {quote(c)}" for c in self.columns)
+        self.raw_types = {str(c[0]): str(c[1]) for c in cols}
         self.con.execute(f"CREATE VIEW raw_src AS SELECT * FROM {raw}")
-        self.con.execute(f"CREATE VIEW src AS SELECT {texts} FROM raw_src WHERE {self._kept_rows()}")
-        self._n_rows: int | None = None
-        self._n_read: int | None = None
+        self._count_missing()
+        self._n_rows: int | None = None if self.dropped is None else self.n_rows_read - self.dropped
+        self.kinds: dict[str, str] = {}
+        self._whole_floats: set[str] = set()
+        self.integers: set[str] = set()
+        self._define_views()
+
+    # -- missing values (the reader's rules: data/missing.py) ---------------------------------------------------
+    def _text(self, column: str) -> str:
+        return text_sql(column, self.raw_types[column], self.file_format == "csv", column in self._whole_floats)
+
+    def _missing(self, column: str) -> str:
+        return missing_sql(self._text(column), self.raw_types[column], self.file_format == "csv",
+                           self.na_policy.tokens)
+
+    def _count_missing(self) -> None:
+        """The one missing-value pass: rows, missing cells per column, then the reader's choice of columns to
+        leave out; the rows a 'drop' would lose are counted in the same pass when no column is left out for
+        being mostly missing (else by `n_rows`)."""
+        pol, names = self.na_policy, self.raw_columns
+        self._whole_floats = set()
+        unknown = unknown_left_out(names, pol)
+        if unknown:
+            raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}",
+                            path=str(self.path))
+        # as in memory (reader._build), a blank in a column that is never released (an identifier: set so, or
+        # one by its name alone) costs no row
+        self.unreleased = {c for c in names if self.given_roles.get(c) == Role.IDENTIFIER
+                           or (c not in self.given_roles and identifier_by_name(c))}
+        named = [c for c in names if c not in set(pol.leave_out) and c not in self.unreleased]
+        n, missing, any_missing = missing_counts(self.run, "raw_src", {c: self._missing(c) for c in names},
+                                                 named if pol.action == "drop" else [])
+        self.n_rows_read, self.missing = n, missing
+        self.left_out = left_out_columns(names, missing, n, pol)
+        self.columns = [c for c in names if c not in set(self.left_out)]
+        self.dropped = (any_missing if set(self.left_out) == set(pol.leave_out) else None) \
+            if pol.action == "drop" else 0
+
+    def _define_views(self) -> None:
+        def nulled_one(c: str) -> str:
+            return f"CASE WHEN {self._missing(c)} THEN NULL ELSE {self._text(c)} END AS {quote(c)}"
+        texts = ", ".join(nulled_one(c) if c in self.unreleased else f"{self._text(c)} AS {quote(c)}"
+                          for c in self.columns)
+        nulled = ", ".join(nulled_one(c) for c in self.columns)
+        if self.na_policy.action == "drop":
+            keep = " AND ".join(f"NOT {self._missing(c)}" for c in self.columns
+                                if c not in self.unreleased) or "TRUE"
+            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {texts} FROM raw_src WHERE {keep}")
+        else:
+            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {nulled} FROM raw_src")
+        label = literal(self.na_policy.category_label)
+        shown = ", ".join(quote(c) if self.kinds.get(c) == "numeric" or self.na_policy.action == "drop"
+                          else f"COALESCE({quote(c)}, {label}) AS {quote(c)}" for c in self.columns)
+        self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {shown} FROM kept")
+
+    def apply_kinds(self, kinds: dict[str, str], whole=()) -> None:
+        """The columns' kinds are known: under 'category', a categorical column shows missing cells as the
+        label and a numeric one keeps them NULL (the reader's NaN); a float column of whole numbers reads as
+        integers (as the reader's text of it)."""
+        self.kinds = dict(kinds)
+        floats = {c for c in self.columns if self.raw_types[c].upper() in FLOAT_TYPES}
+        self._whole_floats = set(whole) & floats
+        self.integers = {c for c in whole if kinds.get(c) == "numeric" and not self.nulls.get(c)}
+        self._define_views()
+
+    def value_sql(self, column: str, alias: str = "s") -> str:
+        """A column as the in-memory table holds it, for released records: a numeric column as BIGINT when the
+        reader holds integers (whole numbers, none missing), else DOUBLE (missing: NULL, the reader's NaN); text
+        as it is. So '2.50' and '1e3' are written 2.5 and 1000 by either engine."""
+        c = f"{alias}.{quote(column)}"
+        if self.kinds.get(column) != "numeric":
+            return c
+        return f"CAST(CAST({c} AS DOUBLE) AS BIGINT)" if column in self.integers else f"CAST({c} AS DOUBLE)"
+
+    @property
+    def nulls(self) -> dict[str, int]:
+        """Missing cells left in `src` per column: a numeric column's under 'category' (categorical ones show
+        the label; 'drop' leaves none)."""
+        if self.na_policy.action == "drop":
+            return {}
+        return {c: self.missing.get(c, 0) for c in self.columns if self.kinds.get(c) == "numeric"}
+
+    def report(self) -> MissingReport:
+        blanks_kept = tuple(c for c in self.columns if c in self.unreleased and self.missing.get(c)) \
+            if self.na_policy.action == "drop" else ()
+        return MissingReport(rows=self.n_rows_read, missing=dict(self.missing), left_out=tuple(self.left_out),
+                             dropped=self.n_rows_read - self.n_rows, blanks_kept=blanks_kept)
 
     def run(self, sql: str, params=None, fetch: str = "all"):
         """Execute one statement and fetch its result ("all": rows, "df": a frame, "": nothing); a DuckDB error
@@ -126,30 +212,15 @@ class TableSource:
             raise duckdb_error(exc, self.path) from None
 
     # -- rows ---------------------------------------------------------------------------------------------------
-    def _kept_rows(self) -> str:
-        """The WHERE clause of the 'drop' policy: no column holds a missing value (NULL or a token)."""
-        tokens = ", ".join(literal(t) for t in self.na_policy.tokens)
-        parts = []
-        for c in self.columns:
-            text = f"trim(CAST({quote(c)} AS VARCHAR))"
-            parts.append(f"({text} IS NOT NULL" + (f" AND {text} NOT IN ({tokens}))" if tokens else ")"))
-        return " AND ".join(parts) or "TRUE"
-
     @property
     def n_rows(self) -> int:
         if self._n_rows is None:
             self._n_rows = int(self.run("SELECT COUNT(*) FROM src")[0][0])
         return self._n_rows
 
-    @property
-    def n_rows_read(self) -> int:
-        if self._n_read is None:
-            self._n_read = int(self.run("SELECT COUNT(*) FROM raw_src")[0][0])
-        return self._n_read
-
-    def head(self, n: int = SCHEMA_ROWS) -> pd.DataFrame:
-        """The first `n` kept rows as text (the reader's typing rules decide kinds and role guesses on them)."""
-        return self.run(f"SELECT * FROM src LIMIT {int(n)}", fetch="df")
+    def head(self, n: int = SCHEMA_ROWS, relation: str = "src") -> pd.DataFrame:
+        """The first `n` rows as text (`kept`: missing cells NULL)."""
+        return self.run(f"SELECT * FROM {relation} LIMIT {int(n)}", fetch="df")
 
     # -- queries ------------------------------------------------------------------------------------------------
     def query(self, sql: str, params=None) -> pd.DataFrame:
@@ -173,6 +244,19 @@ class TableSource:
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
 
+    def first_seen(self, column: str) -> pd.Series:
+        """A column's distinct values in the order they first appear among the kept rows, as the reader's frame
+        would give them (`pd.unique`). File order: `row_number() OVER ()` with insertion order kept for this
+        one query (the window holds the column and a position per row; DuckDB spills it past its limit)."""
+        c = quote(column)
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
+                             f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+        finally:
+            self.run("SET preserve_insertion_order = false", fetch="")
+        return got["v"].astype(str)
+
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """A small mapping table (value → code) the SQL joins against."""
         self.con.register(name, frame)
@@ -180,9 +264,12 @@ class TableSource:
     def row_hashes(self) -> np.ndarray:
         """The ledger's raw row hashes (privacy/fingerprint.py), computed batch by batch over the file's raw
         text: the same people give the same identity whichever engine reads the file."""
-        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         import pyarrow as pa
-        texts = ", ".join(f"CAST({quote(c)} AS VARCHAR) AS {quote(c)}" for c in self.raw_columns)
+
+        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
+        # a CSV's empty field is '' to the reader, NULL to DuckDB
+        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
+        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
         import duckdb
         try:
             reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
@@ -210,40 +297,93 @@ def is_large(data) -> bool:
     return isinstance(data, LargeDataset) and data.table is not None
 
 
+def has_missing(data, column: str) -> bool:
+    """`data.frame[column].isna().any()` for either engine: a large table's frame has no rows, its source
+    knows the missing cells left (a numeric column's under 'category')."""
+    if is_large(data):
+        return data.table.nulls.get(column, 0) > 0
+    return bool(data.frame[column].isna().any())
+
+
 def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, delimiter=None,
                hashes: bool = True) -> LargeDataset:
-    """A LargeDataset over `path`: kinds and role guesses from the first rows by the reader's rules, the source
-    hash streamed, the ledger's row hashes computed in batches (`hashes=False` skips them, for tests)."""
+    """A LargeDataset over `path` read by the in-memory reader's rules, applied in SQL to every row: missing
+    values, columns left out and their notes (one pass), kinds (one pass over the kept rows), role guesses (exact
+    counts for the columns whose name decides nothing); the source hash streamed, the ledger's row hashes
+    computed in batches (`hashes=False` skips them, for tests)."""
+    from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
-    source = TableSource(path, na_policy=na_policy, delimiter=delimiter)
-    unknown = [c for c in list(kinds or {}) + list(roles or {}) if c not in source.columns]
+    from ppdp_gui.engine.data.roles import guess_roles
+    source = TableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles)
+    unknown = [c for c in list(kinds or {}) + list(roles or {}) if c not in source.raw_columns]
     if unknown:
-        raise DataError(f"no column named {unknown[0]!r} (columns: {', '.join(source.columns)})",
+        raise DataError(f"no column named {unknown[0]!r} (columns: {', '.join(source.raw_columns)})",
                         path=str(source.path), column=unknown[0])
+    if na_policy.action == "drop" and source.columns and source.n_rows_read and not source.n_rows:
+        raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
+    given = {c: k for c, k in (kinds or {}).items() if c in source.columns}
+    final, whole = decide_kinds(source, given)
+    source.apply_kinds(final, whole)
     sample = source.head()
-    typed = dataset_from_frame(sample, kinds=kinds, roles=roles, na_policy=replace(na_policy, mostly_missing=None))
+    given_roles = {c: r for c, r in (roles or {}).items() if c in source.columns}
+    typed = dataset_from_frame(sample, kinds=final, roles=given_roles,
+                               na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
+    guessed = guess_roles(typed.frame, final, facts=SqlFacts(source, final))
+    schema = tuple(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name])
+                   for spec in typed.schema)
     info = SourceInfo(path=str(source.path.resolve()), sha256=file_sha256(source.path),
                       n_rows_read=source.n_rows_read, n_rows_dropped=source.n_rows_read - source.n_rows,
                       na_policy=na_policy, delimiter=delimiter, file_format=source.file_format,
                       row_hashes=source.row_hashes() if hashes else None,
-                      notes=(f"read with the large-table engine (DuckDB): kinds decided on the first "
-                             f"{min(SCHEMA_ROWS, len(sample)):,} rows; rows with a missing value left out",))
-    data = LargeDataset(frame=typed.frame.iloc[:0], schema=typed.schema, source=info, table=source)
-    check_numeric(data)
-    return data
+                      notes=tuple(source.report().notes(na_policy)) + (ENGINE_NOTE,),
+                      left_out=tuple(source.left_out), missing=dict(source.missing))
+    return LargeDataset(frame=typed.frame.iloc[:0], schema=schema, source=info, table=source)
 
 
-def check_numeric(data: LargeDataset) -> None:
-    """Every value of a numeric column must read as a number (checked in SQL on the whole file)."""
-    for spec in data.schema:
-        if spec.kind != "numeric":
+ENGINE_NOTE = ("Read with the large-table engine (DuckDB): missing values, kinds and role guesses by the reader's "
+               "rules, counted over every row of the file.")
+
+
+def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Each kept column's kind by `coltypes`' rule over every kept row (bigdata/columns.py), the declared ones
+    checked (a declared numeric column holding a non-number is an error naming it, as in memory); and the
+    columns whose every value is a whole number (a typed float column of them reads as integers; a numeric
+    column of them with no missing cell is held as integers, so it is written as such)."""
+    floats = [c for c in source.columns if source.raw_types[c].upper() in FLOAT_TYPES]
+    sample = source.head(SCHEMA_ROWS, relation="kept")
+    seen = {c: int(sample[c].dropna().nunique()) for c in source.columns}
+    # a non-number or a leading zero in the first rows settles 'categorical' for the whole file: only the
+    # columns whose first rows could be numeric (and the declared numeric ones) are read again
+    could_be = {c for c, kind in zip(source.columns, _sample_kinds(sample)) if kind}
+    check = [c for c in source.columns if given.get(c) == "numeric" or (c not in given and c in could_be)]
+    facts = kind_facts(source.run, "kept", check, [c for c in check if c not in given
+                                                   and seen[c] <= NUMERIC_MIN_DISTINCT],
+                       list(dict.fromkeys(check + floats)))
+    for c in check:
+        if given.get(c) == "numeric" and facts[c]["not numbers"]:
+            bad = example_non_numbers(source.run, c)
+            raise DataError(f"column {c!r} is set to numeric but holds values that are not finite numbers, e.g. "
+                            f"{bad}; make it categorical or fix the values", path=str(source.path), column=c)
+    kinds = {c: given.get(c) or (infer_kind(facts[c], seen[c]) if c in facts else "categorical")
+             for c in source.columns}
+    whole = [c for c in source.columns if facts.get(c, {}).get("whole")]
+    return kinds, whole
+
+
+def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
+    """Per column: every present value of the sample is a plain number with no leading zero (the first two parts
+    of `coltypes`' rule; the count of distinct values is left to the whole file)."""
+    from ppdp_gui.engine.data.coltypes import TextBatch
+    out = []
+    for c in sample.columns:
+        present = sample[c].dropna().astype(str)
+        if not len(present):
+            out.append(True)
             continue
-        c = quote(spec.name)
-        bad = data.table.query(f"SELECT {c} AS v FROM src WHERE TRY_CAST({c} AS DOUBLE) IS NULL LIMIT 3")
-        if len(bad):
-            raise DataError(f"the numeric column {spec.name!r} holds values that are not numbers, e.g. "
-                            f"{list(bad['v'].astype(str))}; give it the kind 'categorical'",
-                            path=data.source.path, column=spec.name)
+        batch = TextBatch([pa.array(present.to_numpy(dtype=object), pa.large_string())], len(present), ())
+        miss = batch.cell_missing()
+        out.append(batch.kinds(miss, min_distinct=-1)[0] != "categorical")
+    return out
 
 
 def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:

@@ -38,7 +38,20 @@ def check_release(table: pd.DataFrame, quasi_identifiers: list[str], k: int, *, 
         group = as_text.groupby(list(quasi_identifiers), sort=False).ngroup().to_numpy()
     else:
         group = np.zeros(len(table), dtype=np.int64)
-    sizes = np.bincount(group)
+    counts = None
+    if sensitive is not None and l is not None and l > 1:
+        pairs = pd.DataFrame({"g": group, "s": table[sensitive].astype(str).to_numpy()})
+        counts = pairs.groupby(["g", "s"]).size()
+    return check_counts(np.bincount(group), k, counts, sensitive=sensitive, l=l, diversity=diversity, c=c)
+
+
+def check_counts(sizes: np.ndarray, k: int, counts: pd.Series | None = None, *, sensitive: str | None = None,
+                 l: int | None = None, diversity: str = "distinct", c: float | None = None) -> CheckResult:
+    """`check_release` from counts already made: the rows of every group (`sizes`) and, for l-diversity, the rows
+    per (group "g", sensitive value "s") (`counts`, a Series on that index). A table too large for memory is
+    recounted this way from a SQL GROUP BY on the written file (bigdata/recount.py)."""
+    if len(sizes) == 0:
+        return CheckResult(True, 0, 0.0, "empty release")
     min_class = int(sizes.min())
     problems = []
     if min_class < k:
@@ -46,8 +59,6 @@ def check_release(table: pd.DataFrame, quasi_identifiers: list[str], k: int, *, 
         problems.append(f"{n_bad} group(s) have fewer than k = {k} rows (smallest {min_class})")
     min_l = float("inf")
     if sensitive is not None and l is not None and l > 1:
-        pairs = pd.DataFrame({"g": group, "s": table[sensitive].astype(str).to_numpy()})
-        counts = pairs.groupby(["g", "s"]).size()
         if diversity == "distinct":
             per_group = counts.groupby(level="g").size()
             min_l = float(per_group.min())

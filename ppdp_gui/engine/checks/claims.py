@@ -59,6 +59,11 @@ def _check_l(table: pd.DataFrame, claim: LDiversity, name: Callable[[str], str])
     cols = [name(c) for c in claim.columns]
     res = check_release(table, cols, 1, sensitive=name(claim.column), l=int(claim.l), diversity=claim.kind,
                         c=claim.c)
+    return diversity_check(claim, res)
+
+
+def diversity_check(claim: LDiversity, res) -> ClaimCheck:
+    """The ClaimCheck of an l-diversity recount (`anonymity.check_release` or `check_counts`)."""
     figures = {} if res.min_l == float("inf") else {"smallest l": res.min_l}
     return ClaimCheck(claim, res.ok, res.message, figures)
 
@@ -78,6 +83,11 @@ def _check_t(table: pd.DataFrame, claim: TCloseness, name: Callable[[str], str],
         return ClaimCheck(claim, False, f"released table lacks column(s) {missing}")
     dist, reason = closeness(table, _groups(table, cols), name(claim.column), claim.distance, name=name,
                              order=claim.order, hierarchy=claim.hierarchy, keep=keep)
+    return closeness_check(claim, dist, reason)
+
+
+def closeness_check(claim: TCloseness, dist: np.ndarray, reason: str) -> ClaimCheck:
+    """The ClaimCheck of a t-closeness recount (`closeness.closeness` on rows, or on weighted counts)."""
     if reason:
         return ClaimCheck(claim, False, f"t-closeness cannot be recounted: {reason}")
     worst = float(dist.max()) if dist.size else 0.0
@@ -98,10 +108,15 @@ def _check_risk(table: pd.DataFrame, claim: RiskBound, name: Callable[[str], str
     if claim.model not in ("highest", "average"):
         return ClaimCheck(claim, False, f"unknown risk model {claim.model!r}")
     group = _groups(table, cols)[keep]
-    if group.size == 0:
+    sizes = np.bincount(group) if group.size else np.zeros(0, dtype=np.int64)
+    return risk_check(claim, sizes[sizes > 0])
+
+
+def risk_check(claim: RiskBound, sizes: np.ndarray) -> ClaimCheck:
+    """A RiskBound recounted from the sizes of the released groups (suppressed rows left out); shared with the
+    SQL recount of a large table (bigdata/recount.py)."""
+    if sizes.size == 0:
         return ClaimCheck(claim, True, "no rows to link", {"highest risk": 0.0, "average risk": 0.0})
-    sizes = np.bincount(group)
-    sizes = sizes[sizes > 0]
     highest, average = 1.0 / float(sizes.min()), sizes.size / float(sizes.sum())
     value = highest if claim.model == "highest" else average
     figures = {"highest risk": highest, "average risk": average}

@@ -21,10 +21,12 @@ import pandas as pd
 TOLERANCE = 1e-9
 
 
-def value_counts_by_group(group: np.ndarray, values: np.ndarray, n_values: int) -> np.ndarray:
-    """groups x values matrix of row counts (group ids 0..G-1, value codes 0..m-1)."""
+def value_counts_by_group(group: np.ndarray, values: np.ndarray, n_values: int,
+                          weights: np.ndarray | None = None) -> np.ndarray:
+    """groups x values matrix of row counts (group ids 0..G-1, value codes 0..m-1; `weights`: rows per entry)."""
     n_groups = int(group.max()) + 1 if group.size else 0
-    flat = np.bincount(group.astype(np.int64) * n_values + values, minlength=n_groups * n_values)
+    flat = np.bincount(group.astype(np.int64) * n_values + values, weights=weights,
+                       minlength=n_groups * n_values)
     return flat.reshape(n_groups, n_values).astype(float)
 
 
@@ -76,9 +78,11 @@ def emd_hierarchical(p: np.ndarray, q: np.ndarray, values: Sequence[str],
 
 def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str, *,
               name: Callable[[str], str], order: Sequence[str] = (),
-              hierarchy: Sequence[Sequence[str]] = (), keep: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+              hierarchy: Sequence[Sequence[str]] = (), keep: np.ndarray | None = None,
+              weights: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """EMD of every group (rows with `keep`, grouped by `group`) from the whole table's distribution of `column`
-    (all rows). Returns (distances, "") or (empty, reason it cannot be recounted)."""
+    (all rows). Returns (distances, "") or (empty, reason it cannot be recounted). `weights`: each row of `table`
+    stands for that many rows (a large table's rows counted by a GROUP BY, bigdata/recount.py)."""
     text = table[column].astype(str).to_numpy()
     if distance == "ordered":
         if order:
@@ -104,13 +108,14 @@ def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str
         stray = sorted(set(text[codes.isna().to_numpy()]))[:3]
         return np.zeros(0), f"{column!r} holds values outside the declared domain: {stray}"
     codes = codes.to_numpy(dtype=np.int64)
-    whole = np.bincount(codes, minlength=len(domain)).astype(float)
+    whole = np.bincount(codes, weights=weights, minlength=len(domain)).astype(float)
     q = whole / whole.sum()
     if keep is not None:
         group, codes = group[keep], codes[keep]
+        weights = None if weights is None else weights[keep]
     if group.size == 0:
         return np.zeros(0), ""
-    counts = value_counts_by_group(group, codes, len(domain))
+    counts = value_counts_by_group(group, codes, len(domain), weights)
     counts = counts[counts.sum(axis=1) > 0]
     p = counts / counts.sum(axis=1, keepdims=True)
     if distance == "equal":

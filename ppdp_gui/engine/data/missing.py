@@ -74,6 +74,12 @@ def left_out_columns(names: list[str], missing: dict[str, int], n: int, policy: 
     return tuple(c for c in names if c in set(out))
 
 
+def every_row_missing(n: int, tokens, path: str | None) -> DataError:
+    """The error when the 'drop' policy would drop every row (both engines say the same)."""
+    return DataError(f"every one of the {n} rows has a missing value ({', '.join(map(repr, tokens))}); "
+                     "keep missing values as a category instead", path=path)
+
+
 def unknown_left_out(names: list[str], policy: NAPolicy) -> list[str]:
     return [c for c in policy.leave_out if c not in set(names)]
 

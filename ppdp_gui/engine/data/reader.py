@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
-from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknown_left_out
+from ppdp_gui.engine.data.missing import MissingReport, every_row_missing, left_out_columns, unknown_left_out
 from ppdp_gui.engine.data.roles import guess_roles, identifier_by_name
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
@@ -366,8 +366,7 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
                 any_missing |= miss
         dropped = int(any_missing.sum())
         if dropped and dropped == n:
-            raise DataError(f"every one of the {n} rows has a missing value ({', '.join(map(repr, tokens))}); "
-                            "keep missing values as a category instead", path=path)
+            raise every_row_missing(n, tokens, path)
         if dropped:
             keep = np.flatnonzero(~any_missing)
             text_miss = [m[:, keep] for m in text_miss]

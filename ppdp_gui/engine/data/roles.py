@@ -126,6 +126,10 @@ def identifier_by_name(name: str) -> str | None:
     return None
 
 
+#: how many present values the free-text and date rules read (strided over the rows)
+SAMPLE_VALUES = 5_000
+
+
 def free_text_share(series: pd.Series) -> tuple[float, float]:
     """(average words per value, share of distinct values) of a text column's present values, on at most 5,000
     of them; (0, 0) for numbers or an empty column."""
@@ -180,6 +184,32 @@ def _is_whole(series: pd.Series, kind: str) -> bool:
     return bool(values.size) and bool(np.all(np.mod(values, 1) == 0))
 
 
+class ColumnFacts:
+    """What the value rules read from a column: the table's rows, a column's (distinct present values, present
+    rows) and whether its numbers are all whole. Read from a frame here; a table larger than memory answers the
+    same questions exactly in SQL (bigdata/columns.SqlFacts), so both engines guess the same roles."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+
+    def rows(self) -> int:
+        return len(self.frame)
+
+    def distinct(self, name: str, exact: bool = True) -> tuple[int, int]:
+        return _distinct(self.frame[name], exact)
+
+    def whole(self, name: str, kind: str) -> bool:
+        return _is_whole(self.frame[name], kind)
+
+    def sample(self, name: str) -> pd.Series:
+        """At most SAMPLE_VALUES present values, evenly strided over the rows (what the free-text and date
+        rules read)."""
+        present = self.frame[name].dropna()
+        if len(present) > SAMPLE_VALUES:
+            present = present.iloc[:: len(present) // SAMPLE_VALUES]
+        return present
+
+
 def _hit(words: set[str], vocabulary: frozenset) -> str | None:
     found = sorted(words & vocabulary)
     return found[0] if found else None
@@ -189,23 +219,24 @@ def _share(count: int, rows: int) -> str:
     return f"{100 * count / max(rows, 1):.0f} %"
 
 
-def guess_roles_with_reasons(frame: pd.DataFrame,
-                             kinds: dict[str, str] | None = None) -> dict[str, tuple[Role, str]]:
-    """{column: (role, reason in plain words)} by the rules of `role_rule_text()`, in that order."""
+def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None = None,
+                             facts: ColumnFacts | None = None) -> dict[str, tuple[Role, str]]:
+    """{column: (role, reason in plain words)} by the rules of `role_rule_text()`, in that order. `facts`: where
+    the values are read (default: `frame`; its columns are then only names)."""
     kinds = kinds or {}
+    facts = facts or ColumnFacts(frame)
     out: dict[str, tuple[Role, str]] = {}
     have_class = False
     columns = list(frame.columns)
     for position, name in enumerate(columns):
         words = name_words(name)
         kind = kinds.get(name, "categorical")
-        series = frame[name]
         counted: tuple[int, int] | None = None
 
-        def distinct() -> tuple[int, int]:
+        def distinct(name: str = name) -> tuple[int, int]:
             nonlocal counted
             if counted is None:
-                counted = _distinct(series)
+                counted = facts.distinct(name)
             return counted
 
         role, reason = None, ""
@@ -213,8 +244,8 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
         if by_name:
             role = Role.IDENTIFIER
             reason = f"{by_name}: it is left out of the release"
-        if role is None and kind != "numeric" and len(series) >= 20:
-            per_value, share = free_text_share(series)
+        if role is None and kind != "numeric" and facts.rows() >= 20:
+            per_value, share = free_text_share(facts.sample(name))
             if per_value >= FREE_TEXT_WORDS_PER_VALUE and share >= ID_LIKE_SHARE:
                 role = Role.IDENTIFIER
                 reason = (f"its values look like free text ({per_value:.0f} words on average, "
@@ -269,13 +300,13 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
         if role is None and kind != "numeric":
-            example = date_example(series)
+            example = date_example(facts.sample(name))
             if example is not None:
                 role = Role.QUASI_IDENTIFIER
                 reason = (f"its values are dates (e.g. '{example}'), which others can know or look up (a birth, "
                           "admission or visit date): quasi-identifier")
-        if role is None and len(series) >= UNIQUE_ID_MIN_ROWS and _is_whole(series, kind):
-            count, rows = counted if counted is not None else _distinct(series, exact=False)
+        if role is None and facts.rows() >= UNIQUE_ID_MIN_ROWS and facts.whole(name, kind):
+            count, rows = counted if counted is not None else facts.distinct(name, exact=False)
             if rows and count >= NEAR_UNIQUE * rows:
                 role = Role.IDENTIFIER
                 reason = (f"it has a different value in {_share(count, rows)} of rows, so a value points to one "
@@ -286,9 +317,10 @@ def guess_roles_with_reasons(frame: pd.DataFrame,
     return out
 
 
-def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None) -> dict[str, Role]:
+def guess_roles(frame: pd.DataFrame, kinds: dict[str, str] | None = None,
+                facts: ColumnFacts | None = None) -> dict[str, Role]:
     """A role per column by `role_rule_text()` (the reasons: `guess_roles_with_reasons`)."""
-    return {name: role for name, (role, _reason) in guess_roles_with_reasons(frame, kinds).items()}
+    return {name: role for name, (role, _reason) in guess_roles_with_reasons(frame, kinds, facts).items()}
 
 
 def role_rule_text() -> str:

@@ -142,6 +142,8 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         # the grid of split points: the domain's step, else 1 on whole numbers, else a round step from the bounds
         steps[col] = float(b.step) if b.step else (1.0 if b.integer else grid_step(b.low, b.high))
         if large:  # counted in SQL (bigdata/diffgen.py); the file was checked to hold numbers when opened
+            if data.table.nulls.get(col):  # as numeric_values in memory
+                raise TaxonomyError(f"numeric column {col!r} has missing or non-numeric values")
             outside = plan_checks(data, col, bounds=(b.low, b.high))[1]
         else:
             x = numeric_values(data.frame[col])

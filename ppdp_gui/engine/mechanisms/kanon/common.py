@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.source import has_missing
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
@@ -84,7 +85,7 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
     for name in qis:
         spec = data.spec(name)
         col = data.frame[name]
-        if col.isna().any():
+        if has_missing(data, name):
             problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
                                     column=name))
             continue

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
-from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.kanon.common import flat_problem, passed_through
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
@@ -50,7 +50,7 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
     heights = []
     for name in qis:
         col = data.frame[name]
-        if col.isna().any():
+        if has_missing(data, name):
             problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
                                     column=name))
             continue
@@ -155,10 +155,6 @@ class GlobalRecoding(Mechanism):
 
     def _model_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = []
-        if is_large(data) and (params["l"] > 1 or params["t"] > 0 or params["max_risk"] or params["avg_risk"]):
-            problems.append(Problem("a table read by the large-table engine is released with k-anonymity and "
-                                    "suppression only (l-diversity, t-closeness and risk thresholds need the "
-                                    "in-memory engine)", param="l"))
         if not (params["l"] > 1 or params["t"] > 0):
             if params["k"] < 2 and not params["max_risk"] and not params["avg_risk"]:
                 problems.append(Problem("choose at least one privacy model: k of 2 or more, l, t or a risk "
@@ -170,7 +166,7 @@ class GlobalRecoding(Mechanism):
         if sens in data.quasi_identifiers:
             return [Problem(f"{sens!r} is a quasi-identifier; it cannot also be the sensitive column",
                             param="sensitive")]
-        if data.frame[sens].isna().any():
+        if has_missing(data, sens):
             problems.append(Problem(f"the sensitive column {sens!r} has missing values", column=sens))
         spec = data.spec(sens)
         if params["t"] > 0 and params["distance"] == "hierarchical":
