@@ -99,6 +99,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="event-loop heartbeat during a release")
     ap.add_argument("--mechanism", default=None, help="default: DiffGen if registered, else Mondrian")
     ap.add_argument("--table", default=None, help="default: the bundled Adult sample")
+    ap.add_argument("--events", action="store_true",
+                    help="time every event the GUI thread handles and list those inside each phase's longest gap")
+    ap.add_argument("--profile", action="store_true", help="as --events, with cProfile's top functions of each "
+                    "slow event (durations then inflated by the profiler)")
+    ap.add_argument("--no-sweep", action="store_true", help="skip the simulation phase")
     ap.add_argument("params", nargs="*", help="name=value parameters for the mechanism")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -118,7 +123,12 @@ def main(argv=None) -> int:
     from ppdp_gui.engine.package_files import sample_table
     from ppdp_gui.engine.taxonomy import bundled
     args.table = args.table or str(sample_table())
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance()
+    if app is None and (args.events or args.profile):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from gui_event_timer import TimedApplication
+        app = TimedApplication(sys.argv[:1], profile=args.profile)
+    app = app or QApplication(sys.argv[:1])
     from ppdp_gui.gui.main_window import MainWindow
 
     names = registry.names()
@@ -127,19 +137,38 @@ def main(argv=None) -> int:
     w = MainWindow(settings=QSettings(str(tmp / "s.ini"), QSettings.IniFormat))
     w.show()
     hb = Heartbeat()
+    timed = hasattr(app, "report_gap")
+
+    def phase(label: str, started: float) -> float:
+        """Stop the heartbeat, print the phase's figures and (with --events) what filled its longest gap."""
+        gaps = hb.stop()
+        longest = report(label, gaps, time.perf_counter() - started)
+        print(f"{'':<34} longest gap began {hb.longest_at():.2f} s after the phase began")
+        if timed:
+            app.report_gap(hb.beats)
+        return longest
+
+    def begin() -> float:
+        if timed:
+            app.clear()
+        hb.start()
+        return time.perf_counter()
+
+    def settle(seconds: float = 0.5) -> None:
+        end = time.monotonic() + seconds  # the window shows what came back, in later turns of the event loop
+        pump_until(app, lambda: time.monotonic() > end)
 
     import threading
-    t0 = time.perf_counter()
-    hb.start()
+    t0 = begin()
     pump_until(app, lambda: time.perf_counter() - t0 > 0.05 and not any(
         t.name == "ppdp-import-charts" for t in threading.enumerate()))
-    report("window start-up (charts imported)", hb.stop(), time.perf_counter() - t0)
+    phase("window start-up (charts imported)", t0)
 
-    t0 = time.perf_counter()
-    hb.start()
+    t0 = begin()
     w.open_path(args.table)
     pump_until(app, lambda: w.session.dataset is not None)
-    report("load table (worker)", hb.stop(), time.perf_counter() - t0)
+    settle()
+    figures = {"load table": phase("load table (worker)", t0)}
 
     taxes = bundled.bundled_adult_taxonomies()
     for column in w.session.dataset.quasi_identifiers:
@@ -158,25 +187,44 @@ def main(argv=None) -> int:
     print(f"parameters: {w.session.params}   privacy: {preview.cost.describe()}")
 
     w.go_to(w.run_view)
-    t0 = time.perf_counter()
-    hb.start()
+    settle(0.2)
+    t0 = begin()
     w.run_view.start()
     pump_until(app, lambda: not w.run_view.running)
-    run_s = time.perf_counter() - t0
-    settle = time.monotonic() + 0.5  # the window then shows the release and switches to Results
-    pump_until(app, lambda: time.monotonic() > settle)
-    longest = report(f"{mechanism} release (worker)", hb.stop(), run_s)
-    print(f"{'':<34} longest gap began {hb.longest_at():.2f} s after Run was pressed")
+    settle()  # the window then shows the release and switches to Results
+    figures["release"] = phase(f"{mechanism} release (worker)", t0)
     if not w.session.releases:
         print("the run did not produce a release:", w.run_view.message.text())
         return 1
 
-    t0 = time.perf_counter()
-    hb.start()
-    w.go_to(w.results_view)
-    pump_until(app, lambda: True)
-    report("show results (GUI thread)", hb.stop(), time.perf_counter() - t0)
-    print(f"longest event-loop gap during the release: {longest:.1f} ms")
+    sweep = w.results_view.sweep
+    if not args.no_sweep and sweep.param_combo.count():
+        w.results_view.tabs.setCurrentWidget(sweep)  # the user watches the chart
+        settle(0.3)
+        spec = sweep.spec()
+        values = [v.strip() for v in sweep.grid_edit.text().split(",")][:3]
+        sweep.grid_edit.setText(", ".join(values))
+        sweep.repeats.setValue(2)
+        print(f"simulation: {spec.label} in {values}, 2 repeats")
+        t0 = begin()
+        sweep.start()
+        pump_until(app, lambda: not sweep.running)
+        settle()
+        figures["simulation"] = phase("simulation (worker)", t0)
+
+    export = w.export_view
+    w.go_to(export)
+    settle(0.2)
+    export.path_edit.setText(str(tmp / "release.csv"))
+    t0 = begin()
+    export.export()
+    pump_until(app, lambda: not export.busy)
+    settle()
+    figures["export"] = phase("export CSV (worker)", t0)
+    if not export.exported:
+        print("the export did not finish:", export.result.text())
+
+    print("longest event-loop gap: " + ", ".join(f"{k} {v:.1f} ms" for k, v in figures.items()))
     w.close()
     return 0
 
