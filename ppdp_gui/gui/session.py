@@ -39,6 +39,7 @@ class Session(QObject):
         self.auto_notes: list[str] = []
         self._ledger = ledger
         self._preview = None
+        self._suggested: tuple = (None, None)  # (table frame, first runnable mechanism) from the loader
         # connected first, so the cache is stale before any view hears of a change
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
             signal.connect(self.invalidate_preview)
@@ -55,6 +56,17 @@ class Session(QObject):
         self.dataset_changed.emit()
         self.releases_changed.emit()
         self.sweeps_changed.emit()
+
+    def suggest_mechanism(self, frame, name: str | None) -> None:
+        """The first mechanism that can run on the table `frame` as it was opened, worked out by the loader in
+        its worker (the Mechanism step's first choice; see `suggested_mechanism`)."""
+        self._suggested = (frame, name)
+
+    def suggested_mechanism(self) -> tuple[bool, str | None]:
+        """(known, name): the loader's suggestion for the current table, if it made one for this very table."""
+        frame, name = self._suggested
+        known = self.dataset is not None and frame is not None and frame is self.dataset.frame
+        return known, (name if known else None)
 
     def update_dataset(self, dataset: Dataset) -> None:
         """Same table, changed roles / kinds / taxonomies: keeps releases already made."""

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import domain_text, open_domain_dialog
@@ -188,7 +189,12 @@ class DataView(StepView):
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     def _loaded(self, path: str, result) -> None:
-        loaded, self.distinct, self.reasons = result
+        loaded, self.distinct, self.reasons = result.loaded, result.distinct, result.reasons
+        frame = loaded.dataset.frame
+        for spec in loaded.dataset.schema:  # worked out in the worker: the Taxonomies step only looks them up
+            if spec.name in result.not_covered:
+                remember_not_covered(spec.taxonomy, frame, spec.name, result.not_covered[spec.name])
+        self.session.suggest_mechanism(frame, result.first_runnable)
         self.session.auto_taxonomies = {c: (loaded.attached[c], loaded.taxonomies[c]) for c in loaded.attached}
         self.session.auto_notes = list(loaded.notes)
         self._loading = False

@@ -5,14 +5,13 @@ the releases made so far, and the simulation panel (utility against privacy, wit
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QTabWidget, QVBoxLayout
 
 from ppdp_gui.engine import explain, glossary
 from ppdp_gui.engine.pipeline.candidates import search_of
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import params_text, short_cost
-from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
+from ppdp_gui.gui.views.common import DONE, TODO, Later, StepView, heading, note, soon
 from ppdp_gui.gui.views.figures_panel import FiguresPanel
 from ppdp_gui.gui.views.risk_panel import RiskPanel
 from ppdp_gui.gui.views.search_panel import SearchPanel
@@ -91,6 +90,9 @@ class ResultsView(StepView):
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
 
+        self._tables_for = None  # the release whose tables are shown (or being added)
+        self._show_later = Later(self, self._show)
+        self._compare_later = Later(self, self._fill_compare)
         self.release_combo.currentIndexChanged.connect(self._show)
         session.releases_changed.connect(self._releases_changed)
         self.sweep.state_changed.connect(self.state_changed)  # the step list counts simulations at once
@@ -106,11 +108,14 @@ class ResultsView(StepView):
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
         if records or self.compare_model.rowCount():  # nothing to show or clear when the window opens
-            self.compare_model.set_frame(comparison_frame(records))
-            fit_columns(self.compare)
+            self._compare_later()
         self.empty.setVisible(not records)
-        QTimer.singleShot(0, self._show)  # the table and charts in their own turn of the event loop
+        self._show_later()  # the figures, then the tables, each in a turn of its own
         self.state_changed.emit()
+
+    def _fill_compare(self) -> None:
+        self.compare_model.set_frame(comparison_frame(self.session.releases))
+        fit_columns(self.compare)
 
     @property
     def record(self):
@@ -118,6 +123,9 @@ class ResultsView(StepView):
         return self.session.releases[i] if 0 <= i < len(self.session.releases) else None
 
     def _show(self, *_args) -> None:
+        """The release chosen: its figures now (the chart when its tab is on screen), its tables one per later
+        turn of the event loop (`tables_pending` until they are all there)."""
+        self._show_later.pending = False
         record = self.record
         while self.table_tabs.count():
             w = self.table_tabs.widget(0)
@@ -125,14 +133,27 @@ class ResultsView(StepView):
             w.deleteLater()
         self.figures.show_release(record)
         self.risk.set_release(record)
+        self._show_search(record)
+        self._tables_for = record
         if record is None:
-            self._show_search(None)
             return
         rel = record.release
-        self._show_search(record)
-        self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
-        for name, frame in (rel.extra_tables or {}).items():
-            self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
+        tables = [("Released table", "Release", rel.table)] + [(name, name, frame) for name, frame in
+                                                               (rel.extra_tables or {}).items()]
+        for name, label, frame in tables:
+            soon(self, lambda r=record, n=name, lab=label, f=frame: self._add_table(r, n, lab, f))
+
+    def _add_table(self, record, name: str, label: str, frame) -> None:
+        if record is self._tables_for:  # not if another release was chosen meanwhile
+            self.table_tabs.addTab(table_view(frame, name), f"{label} ({len(frame):,} rows)")
+
+    @property
+    def tables_pending(self) -> bool:
+        """True while the tables of the release shown are still being added (tests wait for it)."""
+        record = self._tables_for
+        if record is None:
+            return False
+        return self.table_tabs.count() < 1 + len(record.release.extra_tables or {})
 
     def _show_search(self, record) -> None:
         """The Search tab, after Figures, only for a release that describes the candidates it searched."""
