@@ -57,19 +57,32 @@ class Heartbeat:
     def __init__(self):
         from PySide6.QtCore import QTimer
         self.beats: list[float] = []
+        self.cpu: list[float] = []  # the GUI thread's CPU time at each beat
         self.timer = QTimer()
         self.timer.setInterval(INTERVAL_MS)
-        self.timer.timeout.connect(lambda: self.beats.append(time.perf_counter()))
+        self.timer.timeout.connect(self.beat)
+
+    def beat(self):
+        self.beats.append(time.perf_counter())
+        self.cpu.append(time.thread_time())
 
     def start(self):
         self.beats.clear()
-        self.beats.append(time.perf_counter())
+        self.cpu.clear()
+        self.beat()
         self.timer.start()
 
     def stop(self) -> list[float]:
         self.timer.stop()
-        self.beats.append(time.perf_counter())
+        self.beat()
         return [b - a for a, b in zip(self.beats, self.beats[1:])]
+
+    def longest_cpu(self) -> float:
+        """Seconds of CPU the GUI thread itself used during the longest gap: much less than the gap means it
+        was waiting (for the GIL held by another thread, or for a core the machine's other work had)."""
+        gaps = [b - a for a, b in zip(self.beats, self.beats[1:])]
+        i = gaps.index(max(gaps)) if gaps else 0
+        return self.cpu[i + 1] - self.cpu[i] if gaps else 0.0
 
     def longest_at(self) -> float:
         """Seconds from the start to the beginning of the longest gap (where to look for the blocker)."""
@@ -143,7 +156,8 @@ def main(argv=None) -> int:
         """Stop the heartbeat, print the phase's figures and (with --events) what filled its longest gap."""
         gaps = hb.stop()
         longest = report(label, gaps, time.perf_counter() - started)
-        print(f"{'':<34} longest gap began {hb.longest_at():.2f} s after the phase began")
+        print(f"{'':<34} longest gap began {hb.longest_at():.2f} s after the phase began; the GUI thread ran "
+              f"{1000 * hb.longest_cpu():.1f} ms of it")
         if timed:
             app.report_gap(hb.beats)
         return longest

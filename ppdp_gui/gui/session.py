@@ -167,6 +167,17 @@ class Session(QObject):
             self._ledger = Ledger()
         return self._ledger
 
+    @property
+    def ledger_open(self) -> bool:
+        return self._ledger is not None
+
+    def adopt_ledger(self, ledger) -> None:
+        """The default ledger, opened by the table loader in its worker thread (opening it checks its schema and
+        key with several SQLite transactions: 50-120 ms the first time, which the first preview would otherwise
+        spend in the GUI thread). Ignored if the session has one already."""
+        if self._ledger is None and ledger is not None:
+            self._ledger = ledger
+
     # -- the recipe (a project file) -------------------------------------------------------------------------------
     def recipe(self, previous_releases: list[dict] | None = None):
         """The session as an engine Recipe: what `ppdp run --recipe` needs to make the same release."""

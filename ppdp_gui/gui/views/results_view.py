@@ -148,6 +148,12 @@ class ResultsView(StepView):
             self.table_tabs.addTab(table_view(frame, name), f"{label} ({len(frame):,} rows)")
 
     @property
+    def showing(self) -> bool:
+        """True while the release just made (or chosen) is still being shown: its figures, its tables or the
+        comparison are added in later turns of the event loop (tests wait for it)."""
+        return self._show_later.pending or self._compare_later.pending or self.tables_pending
+
+    @property
     def tables_pending(self) -> bool:
         """True while the tables of the release shown are still being added (tests wait for it)."""
         record = self._tables_for

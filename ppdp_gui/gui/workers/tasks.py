@@ -60,14 +60,16 @@ class Opened:
     reasons: dict[str, tuple]  # column -> (guessed role, why in plain words)
     first_runnable: str | None  # the first mechanism (registry order) that can run on it with its defaults
     not_covered: dict[str, list[str]] = field(default_factory=dict)  # column -> values its taxonomy lacks
+    ledger: Any = None  # the default budget ledger, opened here when the window asked for it
 
 
-def load_job(recipe) -> Iterator[Any]:
+def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     """Read a recipe's table (and attach its hierarchies, taxonomies and domains) with the engine's loader,
     then work out what the window shows at once: distinct values per column and why each role was guessed (the
     Data step), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
-    attached taxonomy does not cover (the Taxonomies step). Yields Progress, then an `Opened`. Runs in a worker
-    thread: the GUI thread then only shows these (checking every mechanism there took ~30 ms)."""
+    attached taxonomy does not cover (the Taxonomies step); with `open_ledger`, the default budget ledger too (its
+    first preview needs it). Yields Progress, then an `Opened`. Runs in a worker thread: the GUI thread then only
+    shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms)."""
     from pathlib import Path
 
     from ppdp_gui.engine.pipeline.load import load
@@ -91,16 +93,28 @@ def load_job(recipe) -> Iterator[Any]:
                 not_covered[spec.name] = missing_values(spec.taxonomy, frame[spec.name])
             except Exception:  # noqa: BLE001 - the Taxonomies step then checks it itself and shows why
                 pass
+    ledger = None
+    if open_ledger:
+        from ppdp_gui.engine.errors import PpdpError
+        from ppdp_gui.engine.privacy.ledger import Ledger
+        try:
+            ledger = Ledger()
+        except (PpdpError, OSError):
+            ledger = None  # the window opens it itself when needed, and shows why it cannot
     yield Progress(1.0, "Loaded")
-    yield Opened(loaded, distinct, reasons, first, not_covered)
+    yield Opened(loaded, distinct, reasons, first, not_covered, ledger)
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
               seed: int | None = None) -> Iterator[Any]:
-    """The custodian's own simulation: never touches the ledger."""
+    """The custodian's own simulation: never touches the ledger. Its summary (mean and spread per grid point)
+    is worked out here and travels with the result, so the window only draws it."""
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
-    from ppdp_gui.engine.pipeline.sweep import run_sweep
-    yield from run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed)
+    from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
+    for item in run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed):
+        if isinstance(item, SweepResult):
+            item.summary()
+        yield item
 
 
 # -- export: staged in the worker, cancellable until the files are put in place --------------------------------------
