@@ -325,7 +325,7 @@ class MainWindow(QMainWindow):
         self.data_view.load(str(path))
 
     def _table_loaded(self, path: str) -> None:
-        self.add_recent(path)
+        soon(self, lambda: self.add_recent(path))  # QSettings then writes its file (~10 ms) in a later turn
         self.statusBar().showMessage(f"Loaded {Path(path).name}", 8000)
         self._update_status()
 

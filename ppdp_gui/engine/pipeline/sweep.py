@@ -47,8 +47,9 @@ class SweepResult:
     reference: dict[str, float] = field(default_factory=dict)
     n_train: int = 0
     n_test: int = 0
-    # summary() worked out once (the window's worker does it, so the window only draws it), with what it was
-    # worked out from: another parameter list or other rows or columns work it out again
+    # summary() worked out once (the window's worker does it, so the window only draws it), with the shape it was
+    # worked out from: another parameter list, other columns or another number of rows work it out again (the
+    # rows of a sweep are not edited in place)
     _summary: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -58,7 +59,7 @@ class SweepResult:
 
     def summary(self) -> pd.DataFrame:
         """Mean and std of every measure per grid point (parameters in the index, (measure, stat) columns)."""
-        of = (tuple(self.param_names), id(self.rows), tuple(self.rows.columns), len(self.rows))
+        of = (tuple(self.param_names), tuple(self.rows.columns), len(self.rows))
         if self._summary is not None and self._summary[0] == of:
             return self._summary[1]
         measures = self.measure_names
