@@ -19,6 +19,7 @@ class Session(QObject):
     dataset_changed = Signal()  # new table, or roles / kinds / taxonomies changed
     mechanism_changed = Signal()  # mechanism or parameters changed
     releases_changed = Signal()
+    exports_changed = Signal()  # a release was exported (the plan and the releases shown stay as they are)
     sweeps_changed = Signal()
 
     def __init__(self, ledger=None, parent=None):
@@ -142,7 +143,9 @@ class Session(QObject):
 
     def add_exports(self, published, paths) -> None:
         self.exports.setdefault(published.release_id, []).extend(str(p) for p in paths)
-        self.releases_changed.emit()
+        # not releases_changed: that would price the plan again (ledger reads in the GUI thread) and show the
+        # release again, for nothing an export changes
+        self.exports_changed.emit()
 
     def add_sweep(self, label: str, result) -> None:
         self.sweeps.append((label, result))
