@@ -10,6 +10,7 @@ slower, so the durations it prints are inflated; read it for where, not for how 
 from __future__ import annotations
 
 import cProfile
+import os
 import io
 import pstats
 import time
@@ -66,7 +67,7 @@ class TimedApplication(QApplication):
                 text = ""
                 if prof is not None and end - start >= self.profile_s:
                     out = io.StringIO()
-                    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(18)
+                    pstats.Stats(prof, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(18)
                     text = out.getvalue()
                 self.events.append((start, end, _describe(receiver), _event_name(kind), text))
 
