@@ -90,7 +90,8 @@ class ResultsView(StepView):
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
 
-        self._tables_for = None  # the release whose tables are shown (or being added)
+        self._table_queue: list = []  # (name, tab label, frame) still to add, one per turn
+        self._table_round = 0  # which showing the queued tables belong to
         self._show_later = Later(self, self._show)
         self._compare_later = Later(self, self._fill_compare)
         self.release_combo.currentIndexChanged.connect(self._show)
@@ -134,18 +135,23 @@ class ResultsView(StepView):
         self.figures.show_release(record)
         self.risk.set_release(record)
         self._show_search(record)
-        self._tables_for = record
+        self._table_queue = []
+        self._table_round += 1
         if record is None:
             return
         rel = record.release
-        tables = [("Released table", "Release", rel.table)] + [(name, name, frame) for name, frame in
-                                                               (rel.extra_tables or {}).items()]
-        for name, label, frame in tables:
-            soon(self, lambda r=record, n=name, lab=label, f=frame: self._add_table(r, n, lab, f))
+        self._table_queue = [("Released table", "Release", rel.table)] + [
+            (name, name, frame) for name, frame in (rel.extra_tables or {}).items()]
+        soon(self, lambda r=self._table_round: self._add_next_table(r))
 
-    def _add_table(self, record, name: str, label: str, frame) -> None:
-        if record is self._tables_for:  # not if another release was chosen meanwhile
-            self.table_tabs.addTab(table_view(frame, name), f"{label} ({len(frame):,} rows)")
+    def _add_next_table(self, round_: int) -> None:
+        """One table of the release shown, then the next one in a later turn (not if another was shown since)."""
+        if round_ != self._table_round or not self._table_queue:
+            return
+        name, label, frame = self._table_queue.pop(0)
+        self.table_tabs.addTab(table_view(frame, name), f"{label} ({len(frame):,} rows)")
+        if self._table_queue:
+            soon(self, lambda: self._add_next_table(round_))
 
     @property
     def showing(self) -> bool:
@@ -155,11 +161,8 @@ class ResultsView(StepView):
 
     @property
     def tables_pending(self) -> bool:
-        """True while the tables of the release shown are still being added (tests wait for it)."""
-        record = self._tables_for
-        if record is None:
-            return False
-        return self.table_tabs.count() < 1 + len(record.release.extra_tables or {})
+        """True while the tables of the release shown are still being added."""
+        return bool(self._table_queue)
 
     def _show_search(self, record) -> None:
         """The Search tab, after Figures, only for a release that describes the candidates it searched."""
