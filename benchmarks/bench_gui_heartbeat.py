@@ -1,42 +1,44 @@
-"""Does the window stay responsive during a release? A 10 ms QTimer heartbeat runs in the GUI thread while the
-window loads Adult and makes a release (DiffGen when registered) through its worker process; the longest gap
-between beats is how long the event loop was blocked. Target: ≤ 50 ms (issue 22; it was 100 ms before).
+"""Does the window stay responsive? A 10 ms QTimer heartbeat runs in the GUI thread while the window loads Adult,
+makes a release (DiffGen when registered) through its worker process, runs a simulation (3 values of ε, 2 repeats)
+and exports the release as CSV; the longest gap between beats is how long the event loop was held. Target: ≤ 50 ms
+(issue 22). Beside each gap it prints how much CPU the GUI thread itself used in it, and the most it used between
+any two beats: its own longest stretch of work, apart from waiting for a core (2 shared cores) or for the GIL.
 The start-up work of a new window (the chart modules imported in a background thread, MainWindow.after_start)
 is measured first and waited for, as a user cannot open a table and press Run within that half second.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_heartbeat.py [--mechanism DiffGen] [k=v ...]
+        --events    list the events the GUI thread handled inside each longest gap (gui_event_timer.py)
+        --profile   the same, with cProfile's top functions of each slow event (durations then inflated)
+        --no-sweep  skip the simulation
 
 Uses a temporary ledger (nothing is charged to yours). Prints figures; asserts nothing.
 
-Measured (2 shared cores, other benchmarks running beside it; Adult sample 30,162 rows, bundled taxonomies),
-longest gap during the release:
+Measured (2 shared cores, other helpers' work beside it; Adult sample 30,162 rows, bundled taxonomies).
+History: with the worker thread → worker process the longest gap during a DiffGen release went from 137 ms to
+56-88 ms (the engine no longer competes for the GUI's GIL); the first issue-22 pass (gc.freeze, the step list
+redrawn once per turn) brought it to 86-133 ms on a loaded machine, a table load to 89-103 ms.
 
-    mechanism                     worker thread (before)   worker process (now)
-    DiffGen ε=1 h=10 counts             137 ms                 56–88 ms
-    DiffGen ε=1 h=20 records            (50–170 ms)            73–101 ms
-    Mondrian k=10                        78 ms                 76–105 ms
-    TDS k=5                             113 ms                 53–90 ms
+Issue 22, second pass (26 Nov 2026, load average 2.2-3.5, main and this branch run alternately, the same script;
+6 runs of this branch, 12 of main): longest gap, and the most CPU the GUI thread used between two beats:
 
-With the process the engine no longer competes for the GUI's GIL (p99 of the gaps fell from ~40–65 ms to
-~15–35 ms); the longest remaining gap is the GUI thread showing the new release (building the result table
-views), split over several turns of the event loop, and CPU contention on a loaded machine. Tables of
-≥ 1,000,000 rows come back through a Parquet file: for 5,000,000 rows the parent's receive+read took 1.35 s
-with a longest GIL hold of 25 ms (pickle through the pipe: 2.7 s, 5 ms), see workers/child.py.
+                        longest gap: main    now        GUI thread's longest work: main    now
+    window start-up          12-28 ms        13-30 ms                          10-12 ms    5-13 ms
+    load table               99-245 ms       27-64 ms                          64-117 ms   17-27 ms
+    DiffGen release          58-292 ms       23-78 ms                          55-90 ms    16-20 ms
+    simulation               59-191 ms       34-73 ms                          40-85 ms    23-47 ms
+    export CSV               24-52 ms        17-36 ms                          16-29 ms    12-14 ms
 
-Issue 22 (26 Nov 2026, load average 2.7-3.6, the main branch run alternately for comparison), DiffGen ε=1
-h=10 counts, longest gap in three runs each:
-
-                                  before (main)        after
-    window start-up                     -              21-31 ms
-    load table                     78-219 ms           89-103 ms
-    DiffGen release                129-212 ms          86-133 ms
-
-Found with cProfile: the JobRunner's full gc.collect() in the GUI thread after each job took ~70 ms (now ~1-15
-ms: gc.freeze() once the window is up, MainWindow.after_start), and opening a table redrew the step list ~20
-times in one slot (now once per turn of the event loop). What remains at the hand-over of a release (measured
-slot by slot): RunView._done ~20 ms (the release added: every view refreshes), ResultsView._show ~20 ms (figures
-and the table view), the switch to the Results step ~15 ms, then painting it (~30 ms). The 50 ms goal is not
-met yet: the next step is building the Results step's widgets only when it is shown, over several turns.
+Found with --events / --profile, slot by slot: reading a cell of pandas' arrow-backed arrays and `Qt.DisplayRole`
+(~3 µs a look-up in PySide 6.11) made a screen of a table cost ~26-44 ms to paint (now ~3-10 ms: the model formats
+blocks of rows and reads Qt's names once); opening a table checked every mechanism, the taxonomies' coverage and
+opened the ledger in the GUI thread (now in the loader's worker thread) and priced the plan 3-4 times (now once, a
+turn later); several QTimer.singleShot(0) asked in one slot run back to back (now `views.common.soon`: one piece
+per turn, timers and paints between); the Results step built its chart and tables at once (now the chart when
+its tab is shown, each table in a turn of its own); a simulation's summary was worked out and the chart drawn
+twice in the GUI thread (now worked out in the worker, drawn once); an export re-priced the plan and re-showed
+the release (now Session.exports_changed). What remains: gaps longer than the GUI thread's own work are the
+machine's (the worker process, Arrow's reading threads and other programs taking both cores); at a simulation's
+hand-over pyqtgraph repaints the chart twice back to back (~10-25 ms each) right after it is drawn.
 """
 
 from __future__ import annotations
