@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ppdp_gui.engine import glossary
 from ppdp_gui.gui.charts import summary as summ
@@ -200,15 +200,45 @@ class SweepChart(QtWidgets.QWidget):
     def focus(self, names: list[str] | str | None, param: str | None = None, measure: str | None = None) -> None:
         """Draw only the series `names` (None: all), with `param` on the x-axis and `measure` (else the current
         one if those series have it, else their first utility figure): the chart shows the work just done."""
+        self.choose(names, param, measure)
+        self.draw()
+
+    def choose(self, names: list[str] | str | None, param: str | None = None, measure: str | None = None) -> None:
+        """The first half of `focus`: which series, parameter and measure are shown, without drawing them (the
+        simulation panel shows its advice on that measure, then draws in a later turn)."""
         self._shown = [names] if isinstance(names, str) else (None if names is None else list(names))
-        shown = self.shown_series()
-        refs: dict[str, float] = {}
-        for series in shown:
-            refs.update(series.reference)
         self._refresh_choices(param=param, measure=measure)
+
+    def draw(self) -> None:
+        """The second half of `focus`: draw the series chosen, with their reference lines."""
+        refs: dict[str, float] = {}
+        for series in self.shown_series():
+            refs.update(series.reference)
         self.set_reference(refs)
         self._redraw()
+        self._settle()
         self.seriesChanged.emit()
+
+    def _settle(self) -> None:
+        """Lay the chart out for what was just drawn before it is painted. Left to itself pyqtgraph finds its new
+        size step by step while painting (the legend grows, the empty note goes, the legend's columns are fitted,
+        the left axis widens for its labels) and paints the chart three or four times in a row (~10 ms each, back
+        to back in the event loop); settled here, it paints once or twice."""
+        if not self.isVisible():
+            return  # painted when shown, laid out then
+        item = self.plot.getPlotItem()
+        self.layout().activate()
+        item.layout.activate()
+        self._fit_legend()
+        item.getViewBox().updateAutoRange()
+        image = QtGui.QImage(4, 4, QtGui.QImage.Format.Format_ARGB32)
+        painter = QtGui.QPainter(image)
+        try:  # the axes measure their labels (and widen if they need to) now rather than in the first paint
+            for name in ("left", "bottom"):
+                item.getAxis(name).generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        item.layout.activate()
 
     def shown_series(self) -> list[_Series]:
         return [s for n, s in self._series.items() if self._shown is None or n in self._shown]

@@ -99,8 +99,8 @@ class SweepPanel(QWidget):
         self.message = QLabel("")
         self._job = None
         self._to_chart: list = []  # (label, spec, result) of simulations the chart has not drawn yet
-        self._show_later = Later(self, lambda: self._show_sweep(later=True))  # the chart of the simulation shown
-        self._advice_later = Later(self, self._show_advice)  # … and then its advice
+        self._show_later = Later(self, lambda: self._show_sweep(later=True))  # the advice of the one shown …
+        self._draw_later = Later(self, self._draw_chart)  # … and then its chart
         # the chart (pyqtgraph) is built when the tab is first shown or a simulation needs it, not with the window
         self._chart = None
         self._chart_holder = QVBoxLayout()
@@ -302,7 +302,7 @@ class SweepPanel(QWidget):
     @property
     def showing(self) -> bool:
         """True while a simulation's chart and advice are still to be drawn (tests wait for it)."""
-        return self._show_later.pending or self._advice_later.pending
+        return self._show_later.pending or self._draw_later.pending
 
     def _add_to_chart(self) -> None:
         """Simulations finished since the chart last drew: kept by the chart, drawn by the `focus` that follows."""
@@ -330,8 +330,10 @@ class SweepPanel(QWidget):
         return label, result, spec
 
     def _show_sweep(self, later: bool = False) -> None:
-        """Draw the simulation chosen and show its advice; `later` (a simulation just finished, or the table
-        changed): the advice in a turn of its own after the chart."""
+        """Draw the simulation chosen and show its advice. `later` (a simulation just finished, the table
+        changed): the advice now and the chart in a later turn of the event loop, each in a turn of its own; the
+        advice comes first because it changes the panel's layout, which would make a chart already drawn paint
+        again."""
         self._show_later.pending = False
         self._add_to_chart()
         shown = self.shown()
@@ -344,18 +346,24 @@ class SweepPanel(QWidget):
             names = [label]
             if self.compare_check.isChecked():
                 names += [lab for lab, r in self.session.sweeps if lab != label and spec.name in r.param_names]
-            self.chart.blockSignals(later)  # else its seriesChanged shows the advice at once
-            try:
-                self.chart.focus(names, spec.name)
-            finally:
-                self.chart.blockSignals(False)
-        if later:
-            self._advice_later()
-        elif not hasattr(self.chart, "seriesChanged"):
+            if later:
+                self.chart.choose(names, spec.name)  # the measure the advice is about, not drawn yet
+                self._show_advice()
+                self._draw_later()
+                return
+            self.chart.focus(names, spec.name)  # its seriesChanged shows the advice
+        if not hasattr(self.chart, "seriesChanged"):
             self._show_advice()
 
+    def _draw_chart(self) -> None:
+        """The chart of the simulation chosen, a turn after its advice (see `_show_sweep`)."""
+        self.chart.blockSignals(True)  # its seriesChanged would work the advice out again, for the same measure
+        try:
+            self.chart.draw()
+        finally:
+            self.chart.blockSignals(False)
+
     def _show_advice(self) -> None:
-        self._advice_later.pending = False
         shown = self.shown()
         if shown is None:
             return
