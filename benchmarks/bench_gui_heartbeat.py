@@ -18,15 +18,20 @@ History: with the worker thread → worker process the longest gap during a Diff
 56-88 ms (the engine no longer competes for the GUI's GIL); the first issue-22 pass (gc.freeze, the step list
 redrawn once per turn) brought it to 86-133 ms on a loaded machine, a table load to 89-103 ms.
 
-Issue 22, second pass (26 Nov 2026, load average 2.2-3.5, main and this branch run alternately, the same script;
-6 runs of this branch, 12 of main): longest gap, and the most CPU the GUI thread used between two beats:
+Issue 22, second pass (26 Nov 2026, load average 2.2-3.5 on the 2 cores, main and this branch run alternately
+with this script; 15 runs of main, 6-9 of this branch): the longest gap, and the GUI thread's longest work (the
+most CPU it used between two beats):
 
                         longest gap: main    now        GUI thread's longest work: main    now
-    window start-up          12-28 ms        13-30 ms                          10-12 ms    5-13 ms
-    load table               99-245 ms       27-64 ms                          64-117 ms   17-27 ms
-    DiffGen release          58-292 ms       23-78 ms                          55-90 ms    16-20 ms
-    simulation               59-191 ms       34-73 ms                          40-85 ms    23-47 ms
-    export CSV               24-52 ms        17-36 ms                          16-29 ms    12-14 ms
+    window start-up          12-28 ms        12-30 ms                          10-16 ms    5-13 ms
+    load table               99-245 ms       31-166 ms                         61-117 ms   16-21 ms
+    DiffGen release          58-292 ms       23-65 ms                          55-90 ms    16-20 ms
+    simulation               59-191 ms       34-74 ms                          40-85 ms    27-42 ms
+    export CSV               24-119 ms       26-64 ms                          16-29 ms    11-15 ms
+
+The GUI thread's own work now stays under 50 ms in every phase; the wall-clock gaps meet 50 ms in most runs at a
+load average below 3 and not always above it (a 166 ms gap while loading had 16 ms of GUI work in it: the reader's
+Arrow threads, the worker process and the other programs had both cores).
 
 Found with --events / --profile, slot by slot: reading a cell of pandas' arrow-backed arrays and `Qt.DisplayRole`
 (~3 µs a look-up in PySide 6.11) made a screen of a table cost ~26-44 ms to paint (now ~3-10 ms: the model formats
@@ -38,7 +43,8 @@ its tab is shown, each table in a turn of its own); a simulation's summary was w
 twice in the GUI thread (now worked out in the worker, drawn once); an export re-priced the plan and re-showed
 the release (now Session.exports_changed). What remains: gaps longer than the GUI thread's own work are the
 machine's (the worker process, Arrow's reading threads and other programs taking both cores); at a simulation's
-hand-over pyqtgraph repaints the chart twice back to back (~10-25 ms each) right after it is drawn.
+hand-over the chart is drawn a turn after the advice and laid out before it is painted, yet pyqtgraph still
+paints it twice back to back (~7-17 ms each) right after it is drawn.
 """
 
 from __future__ import annotations
