@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QHBoxLayout, QLabel, Q
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.persistence import project as projects
 from ppdp_gui.gui.session import Session
-from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, soon
 from ppdp_gui.gui.views.data_view import DataView
 from ppdp_gui.gui.views.export_view import ExportView
 from ppdp_gui.gui.views.mechanism_view import MechanismView
@@ -269,12 +269,13 @@ class MainWindow(QMainWindow):
                 self.run_view.refresh()
 
     def _steps_changed(self) -> None:
-        """A view's state changed: redraw the step list once, at the next turn of the event loop. Opening a table
-        changes every view's state several times in one slot (new table, releases and simulations cleared,
-        taxonomies attached), and drawing the list each time blocked the event loop for tens of milliseconds."""
+        """A view's state changed: redraw the step list once, in a later turn of the event loop (views.common.soon).
+        Opening a table changes every view's state several times in one slot (new table, releases and simulations
+        cleared, taxonomies attached), and drawing the list each time blocked the event loop for tens of
+        milliseconds."""
         if not self._steps_pending:
             self._steps_pending = True
-            QTimer.singleShot(0, self._refresh_pending_steps)
+            soon(self, self._refresh_pending_steps)
 
     def _refresh_pending_steps(self) -> None:
         if self._steps_pending:
@@ -324,7 +325,7 @@ class MainWindow(QMainWindow):
         self.data_view.load(str(path))
 
     def _table_loaded(self, path: str) -> None:
-        self.add_recent(path)
+        soon(self, lambda: self.add_recent(path))  # QSettings then writes its file (~10 ms) in a later turn
         self.statusBar().showMessage(f"Loaded {Path(path).name}", 8000)
         self._update_status()
 

@@ -19,6 +19,7 @@ class Session(QObject):
     dataset_changed = Signal()  # new table, or roles / kinds / taxonomies changed
     mechanism_changed = Signal()  # mechanism or parameters changed
     releases_changed = Signal()
+    exports_changed = Signal()  # a release was exported (the plan and the releases shown stay as they are)
     sweeps_changed = Signal()
 
     def __init__(self, ledger=None, parent=None):
@@ -39,6 +40,7 @@ class Session(QObject):
         self.auto_notes: list[str] = []
         self._ledger = ledger
         self._preview = None
+        self._suggested: tuple = (None, None)  # (table frame, first runnable mechanism) from the loader
         # connected first, so the cache is stale before any view hears of a change
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
             signal.connect(self.invalidate_preview)
@@ -55,6 +57,17 @@ class Session(QObject):
         self.dataset_changed.emit()
         self.releases_changed.emit()
         self.sweeps_changed.emit()
+
+    def suggest_mechanism(self, frame, name: str | None) -> None:
+        """The first mechanism that can run on the table `frame` as it was opened, worked out by the loader in
+        its worker (the Mechanism step's first choice; see `suggested_mechanism`)."""
+        self._suggested = (frame, name)
+
+    def suggested_mechanism(self) -> tuple[bool, str | None]:
+        """(known, name): the loader's suggestion for the current table, if it made one for this very table."""
+        frame, name = self._suggested
+        known = self.dataset is not None and frame is not None and frame is self.dataset.frame
+        return known, (name if known else None)
 
     def update_dataset(self, dataset: Dataset) -> None:
         """Same table, changed roles / kinds / taxonomies: keeps releases already made."""
@@ -130,7 +143,9 @@ class Session(QObject):
 
     def add_exports(self, published, paths) -> None:
         self.exports.setdefault(published.release_id, []).extend(str(p) for p in paths)
-        self.releases_changed.emit()
+        # not releases_changed: that would price the plan again (ledger reads in the GUI thread) and show the
+        # release again, for nothing an export changes
+        self.exports_changed.emit()
 
     def add_sweep(self, label: str, result) -> None:
         self.sweeps.append((label, result))
@@ -154,6 +169,17 @@ class Session(QObject):
             from ppdp_gui.engine.privacy.ledger import Ledger
             self._ledger = Ledger()
         return self._ledger
+
+    @property
+    def ledger_open(self) -> bool:
+        return self._ledger is not None
+
+    def adopt_ledger(self, ledger) -> None:
+        """The default ledger, opened by the table loader in its worker thread (opening it checks its schema and
+        key with several SQLite transactions: 50-120 ms the first time, which the first preview would otherwise
+        spend in the GUI thread). Ignored if the session has one already."""
+        if self._ledger is None and ledger is not None:
+            self._ledger = ledger
 
     # -- the recipe (a project file) -------------------------------------------------------------------------------
     def recipe(self, previous_releases: list[dict] | None = None):

@@ -138,3 +138,18 @@ def test_glossary_directions_and_numbers_for_people():
 def test_order_follows_the_privacy_direction(more_private, first):
     flat = sweep("epsilon", EPS, {"CA %": [50] * len(EPS)})
     assert advise(flat, more_private=more_private).value == first
+
+
+def test_summary_is_kept_and_travels_with_the_result():
+    """The window's worker works the summary out; it comes back with the result (pickled) and is not worked out
+    again, unless the rows or parameters changed shape."""
+    import pickle
+    result = sweep("k", [2, 5], {"NCP %": [10, 12]})
+    first = result.summary()
+    assert result.summary() is first
+    back = pickle.loads(pickle.dumps(result))
+    assert back._summary is not None
+    pd.testing.assert_frame_equal(back.summary(), first)
+    back.rows["l"] = [0, 0, 0, 2, 2, 2]
+    back.param_names = ["k", "l"]
+    assert list(back.summary().index.names) == ["k", "l"]  # worked out again for the new parameters

@@ -48,6 +48,7 @@ def sweep(w, qtbot, param: str, grid: str) -> None:
     before = len(w.session.sweeps)
     panel.start()
     qtbot.waitUntil(lambda: not panel.running, timeout=180000)
+    qtbot.waitUntil(lambda: not panel.showing, timeout=5000)  # drawn in a later turn
     assert len(w.session.sweeps) == before + 1
     assert w.session.sweeps[-1][0] in panel.chart.series_names()
 

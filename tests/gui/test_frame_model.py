@@ -74,3 +74,25 @@ def test_fit_columns_reads_only_a_sample(qtbot):
     assert model.rows_asked <= set(range(50))  # cells are read from the column arrays, never past the sample
     assert view.fontMetrics().horizontalAdvance("Female") < view.columnWidth(2) \
         < view.fontMetrics().horizontalAdvance("a very long value")
+
+
+def test_cells_read_in_blocks_match_cell_by_cell_formatting():
+    """Cells are formatted a block of rows at a time; every cell, at block edges and in a last partial block, of
+    every kind of column, reads as format_cell of its value read alone from the column's backing array."""
+    from ppdp_gui.gui.models.frame_model import BLOCK
+    n = 2 * BLOCK + 7
+    rng = np.random.default_rng(3)
+    text = pd.Series(np.where(rng.random(n) < 0.5, "Male", "Female"), dtype="str")
+    text[BLOCK] = None
+    frame = pd.DataFrame({"i": np.arange(n), "f": rng.random(n), "s": text,
+                          "n": pd.array([None if r % 5 == 0 else r for r in range(n)], dtype="Int64"),
+                          "d": pd.date_range("2020-01-01", periods=n, freq="D"),
+                          "o": pd.Series([("x", r) if r % 2 else r / 3 for r in range(n)], dtype=object)})
+    model = DataFrameModel(frame)
+    for row in (0, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, n - 1):
+        for col, name in enumerate(frame.columns):
+            expected = format_cell(model.column_array(col)[row])
+            assert model.data(model.index(row, col)) == expected, (row, name)
+    assert model.data(model.index(BLOCK, 2)) == "" and model.data(model.index(0, 3)) == ""
+    model.set_frame(frame.iloc[::-1].reset_index(drop=True))  # a new table forgets the texts of the old one
+    assert model.data(model.index(0, 0)) == str(n - 1)

@@ -21,6 +21,7 @@ def simulate(w, qtbot, param: str, values: str, repeats: int = 1) -> None:
     qtbot.mouseClick(panel.run_button, Qt.LeftButton)
     assert panel.running
     qtbot.waitUntil(lambda: not panel.running, timeout=180000)
+    qtbot.waitUntil(lambda: not panel.showing, timeout=5000)  # the chart and advice follow in a later turn
 
 
 def test_simulate_follow_and_apply_advice(loaded_window, qtbot, monkeypatch):

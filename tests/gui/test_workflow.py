@@ -72,6 +72,7 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
     assert "NCP %" in record.figures  # the mechanism's own figures, for the custodian
     kept = json.loads(open(record.record_path).read())  # the custodian record, beside the ledger
     assert kept["source"]["rows used"] == 30162 and kept["release_id"] == record.release_id
+    qtbot.waitUntil(lambda: not w.results_view.showing, timeout=5000)  # tables added one per turn
     assert w.results_view.table_tabs.count() >= 1
     assert w.results_view.compare_model.rowCount() == 1
 
@@ -83,6 +84,7 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
     panel.repeats.setValue(1)
     panel.start()
     qtbot.waitUntil(lambda: not panel.running, timeout=180000)
+    qtbot.waitUntil(lambda: not panel.showing, timeout=5000)  # drawn in a later turn
     assert len(w.session.sweeps) == 1
     assert panel.chart.series_names() == [w.session.sweeps[0][0]]
     summary = w.session.sweeps[0][1].summary()

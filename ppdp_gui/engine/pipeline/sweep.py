@@ -47,6 +47,10 @@ class SweepResult:
     reference: dict[str, float] = field(default_factory=dict)
     n_train: int = 0
     n_test: int = 0
+    # summary() worked out once (the window's worker does it, so the window only draws it), with the shape it was
+    # worked out from: another parameter list, other columns or another number of rows work it out again (the
+    # rows of a sweep are not edited in place)
+    _summary: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def measure_names(self) -> list[str]:
@@ -55,11 +59,17 @@ class SweepResult:
 
     def summary(self) -> pd.DataFrame:
         """Mean and std of every measure per grid point (parameters in the index, (measure, stat) columns)."""
+        of = (tuple(self.param_names), tuple(self.rows.columns), len(self.rows))
+        if self._summary is not None and self._summary[0] == of:
+            return self._summary[1]
         measures = self.measure_names
         if not self.param_names:
             stats = self.rows[measures].agg(["mean", "std"])
-            return pd.DataFrame({(m, s): [stats.loc[s, m]] for m in measures for s in ("mean", "std")})
-        return self.rows.groupby(self.param_names, sort=True)[measures].agg(["mean", "std"])
+            summary = pd.DataFrame({(m, s): [stats.loc[s, m]] for m in measures for s in ("mean", "std")})
+        else:
+            summary = self.rows.groupby(self.param_names, sort=True)[measures].agg(["mean", "std"])
+        self._summary = (of, summary)
+        return summary
 
 
 def split_holdout(data: Dataset, holdout: float, rng: NoiseSource) -> tuple[Dataset, Dataset | None]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ppdp_gui.engine import glossary
 from ppdp_gui.gui.charts import summary as summ
@@ -53,6 +53,16 @@ class _Series:
     colour: str
     curves: list[_Curve] = field(default_factory=list)
     reference: dict[str, float] = field(default_factory=dict)
+    _tidied: tuple | None = None
+    _tidied_of: tuple | None = None  # (summary, param_names) it was made from
+
+    def tidied(self) -> tuple[pd.DataFrame, list[str], list[str]]:
+        """summary.tidy of this series, worked out once per summary (the chart asks for it on every redraw)."""
+        if self._tidied_of is None or self._tidied_of[0] is not self.summary \
+                or self._tidied_of[1] != self.param_names:
+            self._tidied = summ.tidy(self.summary, self.param_names)
+            self._tidied_of = (self.summary, self.param_names)
+        return self._tidied
 
 
 class SweepChart(QtWidgets.QWidget):
@@ -156,8 +166,10 @@ class SweepChart(QtWidgets.QWidget):
         self._labels.update({str(k): str(v) for k, v in labels.items()})
         self._refresh_choices()
 
-    def add_series(self, name: str, summary: pd.DataFrame, param_names: list[str] | None = None) -> None:
-        """Add (or replace the data of) the series `name`: a summary with mean/std per grid point."""
+    def add_series(self, name: str, summary: pd.DataFrame, param_names: list[str] | None = None, *,
+                   draw: bool = True) -> None:
+        """Add (or replace the data of) the series `name`: a summary with mean/std per grid point. With
+        `draw=False` it is only kept, for a `focus` that follows (which draws once instead of twice)."""
         series = self._series.get(name)
         if series is None:
             colour = PALETTE[self._colour_next % len(PALETTE)]
@@ -166,34 +178,67 @@ class SweepChart(QtWidgets.QWidget):
             self._series[name] = series
         else:
             series.summary, series.param_names = summary, param_names
+        if not draw:
+            return
         self._refresh_choices()
         self._redraw()
         self.seriesChanged.emit()
 
     def add_result(self, name: str, result, log_hints: dict[str, bool] | None = None,
-                   labels: dict[str, str] | None = None) -> None:
-        """Convenience for a sweep result: its summary() as a series and its reference figures as lines."""
+                   labels: dict[str, str] | None = None, *, draw: bool = True) -> None:
+        """Convenience for a sweep result: its summary() as a series and its reference figures as lines
+        (`draw=False`: kept for a `focus` that follows, which draws them and their reference lines)."""
         if log_hints:
             self._log_hints.update(log_hints)
         if labels:
             self._labels.update({str(k): str(v) for k, v in labels.items()})
-        self.add_series(name, result.summary(), list(getattr(result, "param_names", []) or []) or None)
+        self.add_series(name, result.summary(), list(getattr(result, "param_names", []) or []) or None, draw=draw)
         self._series[name].reference = dict(getattr(result, "reference", None) or {})
-        if self._series[name].reference:
+        if self._series[name].reference and draw:
             self.set_reference(self._series[name].reference)
 
     def focus(self, names: list[str] | str | None, param: str | None = None, measure: str | None = None) -> None:
         """Draw only the series `names` (None: all), with `param` on the x-axis and `measure` (else the current
         one if those series have it, else their first utility figure): the chart shows the work just done."""
+        self.choose(names, param, measure)
+        self.draw()
+
+    def choose(self, names: list[str] | str | None, param: str | None = None, measure: str | None = None) -> None:
+        """The first half of `focus`: which series, parameter and measure are shown, without drawing them (the
+        simulation panel shows its advice on that measure, then draws in a later turn)."""
         self._shown = [names] if isinstance(names, str) else (None if names is None else list(names))
-        shown = self.shown_series()
-        refs: dict[str, float] = {}
-        for series in shown:
-            refs.update(series.reference)
         self._refresh_choices(param=param, measure=measure)
+
+    def draw(self) -> None:
+        """The second half of `focus`: draw the series chosen, with their reference lines."""
+        refs: dict[str, float] = {}
+        for series in self.shown_series():
+            refs.update(series.reference)
         self.set_reference(refs)
         self._redraw()
+        self._settle()
         self.seriesChanged.emit()
+
+    def _settle(self) -> None:
+        """Lay the chart out for what was just drawn before it is painted. Left to itself pyqtgraph finds its new
+        size step by step while painting (the legend grows, the empty note goes, the legend's columns are fitted,
+        the left axis widens for its labels) and paints the chart three or four times in a row (~10 ms each, back
+        to back in the event loop); settled here, it paints once or twice."""
+        if not self.isVisible():
+            return  # painted when shown, laid out then
+        item = self.plot.getPlotItem()
+        self.layout().activate()
+        item.layout.activate()
+        self._fit_legend()
+        item.getViewBox().updateAutoRange()
+        image = QtGui.QImage(4, 4, QtGui.QImage.Format.Format_ARGB32)
+        painter = QtGui.QPainter(image)
+        try:  # the axes measure their labels (and widen if they need to) now rather than in the first paint
+            for name in ("left", "bottom"):
+                item.getAxis(name).generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        item.layout.activate()
 
     def shown_series(self) -> list[_Series]:
         return [s for n, s in self._series.items() if self._shown is None or n in self._shown]
@@ -278,7 +323,7 @@ class SweepChart(QtWidgets.QWidget):
         """The parameters and measures of the series shown; keeps the current choice when they have it."""
         params, measures = [], []
         for series in self.shown_series():
-            _f, ps, ms = summ.tidy(series.summary, series.param_names)
+            _f, ps, ms = series.tidied()
             params += [p for p in ps if p not in params]
             measures += [m for m in ms if m not in measures]
         current_param = param if param in params else self._param()
@@ -326,7 +371,7 @@ class SweepChart(QtWidgets.QWidget):
     def _x_values(self, param: str) -> np.ndarray:
         values = []
         for series in self.shown_series():
-            frame = summ.tidy(series.summary, series.param_names)[0]
+            frame = series.tidied()[0]
             if param in frame.columns:
                 values.append(pd.to_numeric(frame[param], errors="coerce").to_numpy(dtype=float))
         xs = np.concatenate(values or [np.zeros(0)])
@@ -361,7 +406,7 @@ class SweepChart(QtWidgets.QWidget):
         param, measure = self._param(), self._measure()
         shown = {s.name for s in self.shown_series()}
         for series in self._series.values():
-            pts = summ.points(series.summary, param, measure, series.param_names) \
+            pts = summ.points_of(series.tidied(), param, measure) \
                 if param and measure and series.name in shown else []
             while len(series.curves) < len(pts):
                 series.curves.append(self._new_curve(series, len(series.curves)))
@@ -421,7 +466,7 @@ class SweepChart(QtWidgets.QWidget):
     def _update_references(self) -> None:
         measures = set()
         for series in self._series.values():
-            measures |= set(summ.tidy(series.summary, series.param_names)[2])
+            measures |= set(series.tidied()[2])
         shown_values = []
         for key, line in self._ref_lines.items():
             # a reference named like a measure belongs to that measure only; others (BA, LA) go with any measure

@@ -1,8 +1,11 @@
 """A read-only Qt table model over a pandas DataFrame that formats cells only when the view asks.
 
 Each column is kept as its own backing array (numpy for numbers: no copy; pandas' string array for text: no
-conversion) and `data()` indexes it, so a 1,000,000-row table costs the view only what is on screen (a few µs
-per visible cell). No QStandardItem, no per-cell Python objects.
+conversion). Cells are formatted a block of rows at a time (BLOCK rows of one column, sliced and converted at
+once) when the view first asks for one of them, and the texts kept for the blocks seen lately: so a
+1,000,000-row table costs the view only what is on screen, and a repaint is a list look-up per cell. Reading
+pandas' arrow-backed arrays cell by cell cost ~20 µs a cell: a screen of the Adult table took ~26 ms to paint
+(bench_gui_heartbeat.py), ~3 ms now. No QStandardItem, no per-cell Python objects kept for the whole table.
 """
 
 from __future__ import annotations
@@ -26,6 +29,24 @@ def format_cell(value) -> str:
     return str(value)
 
 
+# Qt's names read once: `Qt.DisplayRole` costs ~3 µs a look-up in PySide 6.11, and a view asks data() for ~5
+# roles of every visible cell at each repaint (a screen of the Adult table: ~2,000 calls)
+_DISPLAY, _TOOLTIP, _ALIGNMENT = Qt.DisplayRole, Qt.ToolTipRole, Qt.TextAlignmentRole
+_HORIZONTAL = Qt.Horizontal
+_NO_FLAGS, _CELL_FLAGS = Qt.NoItemFlags, Qt.ItemIsEnabled | Qt.ItemIsSelectable
+
+BLOCK = 128  # rows formatted at once, per column
+MAX_BLOCKS = 4096  # texts kept (about 500,000 cells); past that the oldest half is forgotten
+
+
+def format_block(values) -> list[str]:
+    """format_cell of every value of a slice of a column, converted in one go (an extension array's cells are
+    slow to read one by one)."""
+    if not isinstance(values, np.ndarray):
+        values = np.asarray(values, dtype=object)
+    return [format_cell(v) for v in values]
+
+
 class DataFrameModel(QAbstractTableModel):
     """Table model for any DataFrame; `set_frame` swaps the table in one reset."""
 
@@ -36,6 +57,7 @@ class DataFrameModel(QAbstractTableModel):
         self._align: list[int] = []
         self._names: list[str] = []
         self._tooltips: dict[str, str] = {}
+        self._blocks: dict[tuple[int, int], list[str]] = {}  # (column, row // BLOCK) -> texts
         if frame is not None:
             self.set_frame(frame)
 
@@ -48,12 +70,14 @@ class DataFrameModel(QAbstractTableModel):
         right = int(Qt.AlignRight | Qt.AlignVCenter)
         left = int(Qt.AlignLeft | Qt.AlignVCenter)
         self._align = [right if getattr(dt, "kind", "O") in "iuf" else left for dt in frame.dtypes]
+        self._blocks = {}
         self.endResetModel()
 
     def clear(self) -> None:
         """No table (the same as an empty DataFrame, without needing pandas)."""
         self.beginResetModel()
         self._frame, self._names, self._columns, self._align = None, [], [], []
+        self._blocks = {}
         self.endResetModel()
 
     def column_array(self, i: int):
@@ -63,6 +87,19 @@ class DataFrameModel(QAbstractTableModel):
             col = series.to_numpy() if isinstance(series.dtype, np.dtype) else series.array
             self._columns[i] = col
         return col
+
+    def text(self, row: int, column: int) -> str:
+        """The cell as shown (format_cell), from its block of formatted rows."""
+        key = (column, row // BLOCK)
+        block = self._blocks.get(key)
+        if block is None:
+            start = key[1] * BLOCK
+            block = format_block(self.column_array(column)[start:start + BLOCK])
+            if len(self._blocks) >= MAX_BLOCKS:
+                for old in list(self._blocks)[:MAX_BLOCKS // 2]:  # dicts keep insertion order: oldest first
+                    del self._blocks[old]
+            self._blocks[key] = block
+        return block[row - key[1] * BLOCK]
 
     def set_header_tooltips(self, tips: dict[str, str]) -> None:
         """Tooltips per column name (e.g. the column's kind and role) shown on the header."""
@@ -84,30 +121,30 @@ class DataFrameModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._names)
 
     def data(self, index, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole or role == Qt.ToolTipRole:
-            return format_cell(self.column_array(index.column())[index.row()])
-        if role == Qt.TextAlignmentRole:
+        if role == _DISPLAY or role == _TOOLTIP:
+            return self.text(index.row(), index.column())
+        if role == _ALIGNMENT:
             return self._align[index.column()]
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal:
+        if orientation == _HORIZONTAL:
             if section >= len(self._names):
                 return None
             name = self._names[section]
-            if role == Qt.DisplayRole:
+            if role == _DISPLAY:
                 return name
-            if role == Qt.ToolTipRole:
+            if role == _TOOLTIP:
                 return self._tooltips.get(name, name)
             return None
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             return str(section + 1)
         return None
 
     def flags(self, index):
         if not index.isValid():
-            return Qt.NoItemFlags
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+            return _NO_FLAGS
+        return _CELL_FLAGS
 
 
 def fit_columns(view, sample: int = 50, max_chars: int = 40) -> None:
@@ -123,8 +160,8 @@ def fit_columns(view, sample: int = 50, max_chars: int = 40) -> None:
     fast = isinstance(model, DataFrameModel)
     for c in range(model.columnCount()):
         texts = [str(model.headerData(c, Qt.Horizontal) or "")]
-        if fast:  # one slice per column: indexing pandas arrays cell by cell costs ~20 µs a cell
-            texts += [format_cell(v) for v in model.column_array(c)[:rows]]
+        if fast:  # one block per column: indexing pandas arrays cell by cell costs ~20 µs a cell
+            texts += [model.text(r, c) for r in range(rows)]
         else:
             texts += [str(model.data(model.index(r, c)) or "") for r in range(rows)]
         view.setColumnWidth(c, min(cap, max(metrics.horizontalAdvance(t) for t in texts) + pad))

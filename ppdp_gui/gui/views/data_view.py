@@ -13,8 +13,9 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
-from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import domain_text, open_domain_dialog
 from ppdp_gui.gui.widgets.messages import describe_error
 
@@ -52,6 +53,9 @@ class DataView(StepView):
         self.error_text = ""
         self._loading = False
         self._after_load = None
+        # a new table's column table (two combo boxes and a button per column: ~15 ms for Adult) is filled in a
+        # later turn of the event loop than the table itself; the accessors below fill it at once if asked first
+        self._columns_later = Later(self, self._fill_new_columns)
 
         self.open_button = QPushButton("&Open a table…")
         self.open_button.setToolTip("Open a CSV, TSV, Excel (.xlsx) or Parquet file. You can also drop a file on the window.")
@@ -164,7 +168,8 @@ class DataView(StepView):
         self.file_label.setText(f"Reading {recipe.source}…")
         self.error_label.setVisible(False)
         self.state_changed.emit()
-        self.runner.start(lambda: load_job(recipe),
+        open_ledger = not self.session.ledger_open  # the first preview needs it: opened in the worker
+        self.runner.start(lambda: load_job(recipe, open_ledger),
                           on_done=lambda result, p=str(recipe.source): self._loaded(p, result),
                           on_error=lambda exc, tb, p=str(recipe.source): self._failed(p, exc))
 
@@ -188,7 +193,13 @@ class DataView(StepView):
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
     def _loaded(self, path: str, result) -> None:
-        loaded, self.distinct, self.reasons = result
+        loaded, self.distinct, self.reasons = result.loaded, result.distinct, result.reasons
+        frame = loaded.dataset.frame
+        for spec in loaded.dataset.schema:  # worked out in the worker: the Taxonomies step only looks them up
+            if spec.name in result.not_covered:
+                remember_not_covered(spec.taxonomy, frame, spec.name, result.not_covered[spec.name])
+        self.session.suggest_mechanism(frame, result.first_runnable)
+        self.session.adopt_ledger(result.ledger)
         self.session.auto_taxonomies = {c: (loaded.attached[c], loaded.taxonomies[c]) for c in loaded.attached}
         self.session.auto_notes = list(loaded.notes)
         self._loading = False
@@ -218,15 +229,15 @@ class DataView(StepView):
     def _dataset_changed(self) -> None:
         ds = self.session.dataset
         if ds is None:
+            self._columns_later.pending = False
             self.model.clear()
             self.columns.setRowCount(0)
         else:
             if self.model.frame is not ds.frame:
                 self.model.set_frame(ds.frame)
                 fit_columns(self.table)
-                self._fill_columns(ds)
-                self._show_why(self.columns.currentRow())
-            else:
+                self._columns_later()  # a row of widgets per column: in a turn of its own
+            elif not self._columns_later.pending:
                 self._sync_columns(ds)
             self.model.set_header_tooltips({c.name: f"{c.name}: {c.kind}, {c.role.label}" for c in ds.schema})
             src = ds.source
@@ -237,6 +248,13 @@ class DataView(StepView):
                                     f"{ds.n_rows:,} rows × {len(ds.schema)} columns{dropped}")
             self.file_label.setToolTip(src.path or "")
         self.state_changed.emit()
+
+    def _fill_new_columns(self) -> None:
+        """The column table of a table just opened (see `_columns_later`)."""
+        ds = self.session.dataset
+        if ds is not None:
+            self._fill_columns(ds)
+            self._show_why(self.columns.currentRow())
 
     def _fill_columns(self, ds: Dataset) -> None:
         self.columns.setRowCount(len(ds.schema))
@@ -302,9 +320,11 @@ class DataView(StepView):
         return item
 
     def domain_item(self, column: str) -> QTableWidgetItem:
+        self._columns_later.flush()  # filled in a later turn when the table opened
         return self.columns.item(self.session.dataset.frame.columns.get_loc(column), DOMAIN_COL)
 
     def domain_button(self, column: str) -> QToolButton:
+        self._columns_later.flush()  # filled in a later turn when the table opened
         return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), SET_COL)
 
     def edit_domain(self, column: str):
@@ -339,9 +359,11 @@ class DataView(StepView):
         self.why_label.setText("<b>Why this role?</b> " + escape(self.role_reason(spec.name, spec.role)))
 
     def role_combo(self, column: str) -> QComboBox:
+        self._columns_later.flush()  # filled in a later turn when the table opened
         return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 2)
 
     def kind_combo(self, column: str) -> QComboBox:
+        self._columns_later.flush()  # filled in a later turn when the table opened
         return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), 1)
 
     def _kind_chosen(self, column: str, kind: str) -> None:

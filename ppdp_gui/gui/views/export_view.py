@@ -182,6 +182,7 @@ class ExportView(StepView):
         self.cancel_button.clicked.connect(self.cancel)
         self.release_combo.currentIndexChanged.connect(self._release_chosen)
         session.releases_changed.connect(self._releases_changed)
+        session.exports_changed.connect(self._release_chosen)
         self._releases_changed()
 
     # -- choices ---------------------------------------------------------------------------------------------------

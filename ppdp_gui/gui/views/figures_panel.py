@@ -91,6 +91,7 @@ class FiguresPanel(QWidget):
         self.chart_note = note(object_name="chart_note")
         self._histogram = None  # built with the first release shown: pyqtgraph stays out of the window's start
         self._histogram_failed = False
+        self._chart_pending = None  # the release whose chart waits for the tab to be shown
 
         inner = QWidget()
         left = QVBoxLayout(inner)
@@ -134,6 +135,7 @@ class FiguresPanel(QWidget):
             for box in (self.release_box, self.measures_box, self.risk_box):
                 box.setVisible(False)
             self.chart_note.setText("")
+            self._chart_pending = None
             if self._histogram is not None:
                 self._histogram.setVisible(False)
             return
@@ -165,7 +167,18 @@ class FiguresPanel(QWidget):
                 "the group sizes." if record.cost.is_dp else "the release has no groups of quasi-identifiers."))
         self._chart(record)
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._chart_pending is not None:
+            self._chart(self._chart_pending)
+
     def _chart(self, record) -> None:
+        """The release's chart, drawn when the tab is on screen: building it (pyqtgraph) and drawing it took
+        ~20 ms, too much for the moment a finished release is handed to the window."""
+        if not self.isVisible():
+            self._chart_pending = record
+            return
+        self._chart_pending = None
         if self.histogram is None:
             return
         sizes, counts = record.class_sizes, explain.count_values(record)

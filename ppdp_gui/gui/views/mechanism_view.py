@@ -151,8 +151,14 @@ class MechanismView(StepView):
     def choose_runnable(self) -> str | None:
         """Select the first mechanism, in registry order, that can run on the table as it is (no error
         problem with its default parameters) and gives a formal guarantee — a synthetic generator without one
-        (KRIMP) is never the default, the custodian chooses it; keep the current one if none can."""
+        (KRIMP) is never the default, the custodian chooses it; keep the current one if none can. The loader has
+        usually found it already, in its worker (Session.suggested_mechanism, by the same rule)."""
         from ppdp_gui.engine.mechanisms import registry
+        known, name = self.session.suggested_mechanism()
+        if known:
+            if name is not None and self.combo.findText(name) >= 0 and name != self.combo.currentText():
+                self.combo.setCurrentText(name)
+            return name
         from ppdp_gui.gui.preview import runnable
         for i in range(self.combo.count()):
             name = self.combo.itemText(i)

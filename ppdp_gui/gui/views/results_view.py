@@ -5,14 +5,13 @@ the releases made so far, and the simulation panel (utility against privacy, wit
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QTabWidget, QVBoxLayout
 
 from ppdp_gui.engine import explain, glossary
 from ppdp_gui.engine.pipeline.candidates import search_of
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.preview import params_text, short_cost
-from ppdp_gui.gui.views.common import DONE, TODO, StepView, heading, note
+from ppdp_gui.gui.views.common import DONE, TODO, Later, StepView, heading, note, soon
 from ppdp_gui.gui.views.figures_panel import FiguresPanel
 from ppdp_gui.gui.views.risk_panel import RiskPanel
 from ppdp_gui.gui.views.search_panel import SearchPanel
@@ -91,6 +90,10 @@ class ResultsView(StepView):
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
 
+        self._table_queue: list = []  # (name, tab label, frame) still to add, one per turn
+        self._table_round = 0  # which showing the queued tables belong to
+        self._show_later = Later(self, self._show)
+        self._compare_later = Later(self, self._fill_compare)
         self.release_combo.currentIndexChanged.connect(self._show)
         session.releases_changed.connect(self._releases_changed)
         self.sweep.state_changed.connect(self.state_changed)  # the step list counts simulations at once
@@ -106,11 +109,14 @@ class ResultsView(StepView):
         self.release_combo.setCurrentIndex(len(records) - 1)
         self.release_combo.blockSignals(False)
         if records or self.compare_model.rowCount():  # nothing to show or clear when the window opens
-            self.compare_model.set_frame(comparison_frame(records))
-            fit_columns(self.compare)
+            self._compare_later()
         self.empty.setVisible(not records)
-        QTimer.singleShot(0, self._show)  # the table and charts in their own turn of the event loop
+        self._show_later()  # the figures, then the tables, each in a turn of its own
         self.state_changed.emit()
+
+    def _fill_compare(self) -> None:
+        self.compare_model.set_frame(comparison_frame(self.session.releases))
+        fit_columns(self.compare)
 
     @property
     def record(self):
@@ -118,6 +124,9 @@ class ResultsView(StepView):
         return self.session.releases[i] if 0 <= i < len(self.session.releases) else None
 
     def _show(self, *_args) -> None:
+        """The release chosen: its figures now (the chart when its tab is on screen), its tables one per later
+        turn of the event loop (`tables_pending` until they are all there)."""
+        self._show_later.pending = False
         record = self.record
         while self.table_tabs.count():
             w = self.table_tabs.widget(0)
@@ -125,14 +134,35 @@ class ResultsView(StepView):
             w.deleteLater()
         self.figures.show_release(record)
         self.risk.set_release(record)
+        self._show_search(record)
+        self._table_queue = []
+        self._table_round += 1
         if record is None:
-            self._show_search(None)
             return
         rel = record.release
-        self._show_search(record)
-        self.table_tabs.addTab(table_view(rel.table, "Released table"), f"Release ({len(rel.table):,} rows)")
-        for name, frame in (rel.extra_tables or {}).items():
-            self.table_tabs.addTab(table_view(frame, name), f"{name} ({len(frame):,} rows)")
+        self._table_queue = [("Released table", "Release", rel.table)] + [
+            (name, name, frame) for name, frame in (rel.extra_tables or {}).items()]
+        soon(self, lambda r=self._table_round: self._add_next_table(r))
+
+    def _add_next_table(self, round_: int) -> None:
+        """One table of the release shown, then the next one in a later turn (not if another was shown since)."""
+        if round_ != self._table_round or not self._table_queue:
+            return
+        name, label, frame = self._table_queue.pop(0)
+        self.table_tabs.addTab(table_view(frame, name), f"{label} ({len(frame):,} rows)")
+        if self._table_queue:
+            soon(self, lambda: self._add_next_table(round_))
+
+    @property
+    def showing(self) -> bool:
+        """True while the release just made (or chosen) is still being shown: its figures, its tables or the
+        comparison are added in later turns of the event loop (tests wait for it)."""
+        return self._show_later.pending or self._compare_later.pending or self.tables_pending
+
+    @property
+    def tables_pending(self) -> bool:
+        """True while the tables of the release shown are still being added."""
+        return bool(self._table_queue)
 
     def _show_search(self, record) -> None:
         """The Search tab, after Figures, only for a release that describes the candidates it searched."""

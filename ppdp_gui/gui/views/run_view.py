@@ -6,14 +6,14 @@ button and beside it, because cancelling cannot give the budget back.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QProgressBar,
                                QPushButton, QVBoxLayout)
 
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, escape, heading, note
+from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note, soon
 from ppdp_gui.engine.explain import plan_sentences
 from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, params_text  # noqa: F401 - params_text re-exported
 from ppdp_gui.gui.widgets.messages import show_error
@@ -74,9 +74,11 @@ class RunView(StepView):
 
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
-        session.mechanism_changed.connect(self.refresh)
-        session.dataset_changed.connect(self.refresh)
-        session.releases_changed.connect(self.refresh)
+        # the plan is worked out again once per turn of the event loop, however many changes one slot made
+        self.refresh_later = Later(self, self.refresh)
+        session.mechanism_changed.connect(self.refresh_later)
+        session.dataset_changed.connect(self.refresh_later)
+        session.releases_changed.connect(self.refresh_later)
         self.refresh()
 
     @property
@@ -84,6 +86,7 @@ class RunView(StepView):
         return self._job is not None
 
     def refresh(self) -> None:
+        self.refresh_later.pending = False
         if self.running:
             return
         s = self.session
@@ -219,7 +222,7 @@ class RunView(StepView):
     def _finish(self) -> None:
         self._job = None
         self.cancel_button.setEnabled(False)
-        self.refresh()
+        self.refresh_later()  # the plan (budget left) in a turn of its own
 
     def _done(self, published) -> None:
         self.session.add_release(published)
@@ -232,7 +235,7 @@ class RunView(StepView):
         for text in published.warnings:
             self.log.addItem("For you (not published): " + text)
         self._finish()
-        QTimer.singleShot(0, self.run_finished.emit)  # switching to Results in a later turn of the event loop
+        soon(self, self.run_finished.emit)  # switching to Results in a later turn of the event loop
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._failed_text = str(exc)

@@ -20,7 +20,7 @@ from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
 from ppdp_gui.gui.preview import params_text
-from ppdp_gui.gui.views.common import escape
+from ppdp_gui.gui.views.common import Later, escape
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import sweep_job
 
@@ -98,6 +98,9 @@ class SweepPanel(QWidget):
         self.progress.setAccessibleName("Simulation progress")
         self.message = QLabel("")
         self._job = None
+        self._to_chart: list = []  # (label, spec, result) of simulations the chart has not drawn yet
+        self._show_later = Later(self, lambda: self._show_sweep(later=True))  # the advice of the one shown …
+        self._draw_later = Later(self, self._draw_chart)  # … and then its chart
         # the chart (pyqtgraph) is built when the tab is first shown or a simulation needs it, not with the window
         self._chart = None
         self._chart_holder = QVBoxLayout()
@@ -277,11 +280,11 @@ class SweepPanel(QWidget):
         self.state_changed.emit()
 
     def _done(self, label: str, spec: ParamSpec, result) -> None:
+        """The simulation is back: counted at once (step list, combo); the chart and the advice follow in a
+        later turn of the event loop (`showing` until then), drawn once."""
         self.progress.setValue(1000)
         self.message.setText(f"Done: {len(result.rows)} runs simulated (not charged).")
-        if hasattr(self.chart, "add_result"):
-            self.chart.add_result(label, result, log_hints={spec.name: bool(spec.log_scale)},
-                                  labels={spec.name: spec.label})
+        self._to_chart.append((label, spec, result))
         self._end()
         self.session.add_sweep(label, result)  # the chart and the advice show it (sweeps_changed)
 
@@ -293,8 +296,24 @@ class SweepPanel(QWidget):
         self.shown_combo.addItems(labels)
         self.shown_combo.setCurrentIndex(len(labels) - 1)  # the one just run
         self.shown_combo.blockSignals(False)
-        self._show_sweep()
+        self._show_later()
         self.state_changed.emit()
+
+    @property
+    def showing(self) -> bool:
+        """True while a simulation's chart and advice are still to be drawn (tests wait for it)."""
+        return self._show_later.pending or self._draw_later.pending
+
+    def _add_to_chart(self) -> None:
+        """Simulations finished since the chart last drew: kept by the chart, drawn by the `focus` that follows."""
+        pending, self._to_chart = self._to_chart, []
+        if not hasattr(self.chart, "add_result"):
+            return
+        known = {label for label, _r in self.session.sweeps}
+        for label, spec, result in pending:
+            if label in known:  # not one of a table closed meanwhile
+                self.chart.add_result(label, result, log_hints={spec.name: bool(spec.log_scale)},
+                                      labels={spec.name: spec.label}, draw=False)
 
     def shown(self):
         """(label, SweepResult, ParamSpec) of the simulation shown, or None."""
@@ -310,7 +329,13 @@ class SweepPanel(QWidget):
             spec = ParamSpec(name or "", name or "", "float")
         return label, result, spec
 
-    def _show_sweep(self) -> None:
+    def _show_sweep(self, later: bool = False) -> None:
+        """Draw the simulation chosen and show its advice. `later` (a simulation just finished, the table
+        changed): the advice now and the chart in a later turn of the event loop, each in a turn of its own; the
+        advice comes first because it changes the panel's layout, which would make a chart already drawn paint
+        again."""
+        self._show_later.pending = False
+        self._add_to_chart()
         shown = self.shown()
         if shown is None:
             self.advice = None
@@ -321,8 +346,22 @@ class SweepPanel(QWidget):
             names = [label]
             if self.compare_check.isChecked():
                 names += [lab for lab, r in self.session.sweeps if lab != label and spec.name in r.param_names]
-            self.chart.focus(names, spec.name)
-        self._show_advice()
+            if later:
+                self.chart.choose(names, spec.name)  # the measure the advice is about, not drawn yet
+                self._show_advice()
+                self._draw_later()
+                return
+            self.chart.focus(names, spec.name)  # its seriesChanged shows the advice
+        if not hasattr(self.chart, "seriesChanged"):
+            self._show_advice()
+
+    def _draw_chart(self) -> None:
+        """The chart of the simulation chosen, a turn after its advice (see `_show_sweep`)."""
+        self.chart.blockSignals(True)  # its seriesChanged would work the advice out again, for the same measure
+        try:
+            self.chart.draw()
+        finally:
+            self.chart.blockSignals(False)
 
     def _show_advice(self) -> None:
         shown = self.shown()

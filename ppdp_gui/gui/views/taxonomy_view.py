@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel, QListWidget,
+from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QListWidget,
                                QListWidgetItem, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
-from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
 from ppdp_gui.engine.taxonomy.builders import as_numbers, default_width, numbers_with_top_codes
+from ppdp_gui.gui.coverage_cache import cached_missing_values, missing_values  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 
@@ -27,30 +27,6 @@ try:  # the tree editor is built alongside; until it is there the step shows a r
     from ppdp_gui.gui.taxonomy_editor.editor import TaxonomyEditor
 except ImportError:  # pragma: no cover - depends on what has landed
     TaxonomyEditor = None
-
-
-def missing_values(tax, series: pd.Series) -> list[str]:
-    """Data values the tree does not cover (these would block a generalisation)."""
-    try:
-        from ppdp_gui.engine.taxonomy.coverage import check_coverage
-        return list(check_coverage(tax, series).missing)
-    except ImportError:  # pragma: no cover - coverage module from another engineer
-        leaves = set(tax.leaf_values())
-        return sorted(v for v in series.dropna().astype(str).unique() if v not in leaves)
-
-
-_COVERAGE_CACHE: list[tuple[object, object, str, list[str]]] = []
-
-
-def cached_missing_values(tax, frame: pd.DataFrame, column: str) -> list[str]:
-    """missing_values, remembered for the last few (taxonomy, table, column): the step list asks often."""
-    for t, f, c, result in _COVERAGE_CACHE:
-        if t is tax and f is frame and c == column:
-            return result
-    result = missing_values(tax, frame[column])
-    _COVERAGE_CACHE.insert(0, (tax, frame, column, result))
-    del _COVERAGE_CACHE[32:]
-    return result
 
 
 def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:

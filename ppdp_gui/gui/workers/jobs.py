@@ -15,6 +15,7 @@ import time
 import traceback
 from typing import Any, Callable, Iterator
 
+import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
 
 from ppdp_gui.engine.mechanisms.base import Progress
@@ -135,18 +136,26 @@ class JobRunner(QObject):
         return self._launch(ProcessJob(func, args), on_done, on_error, on_progress, on_cancelled)
 
     def _launch(self, job, on_done, on_error, on_progress, on_cancelled):
-        job.succeeded.connect(on_done)
+        job.succeeded.connect(self._guarded(on_done))
         if on_error is not None:
-            job.failed.connect(on_error)
+            job.failed.connect(self._guarded(on_error))
         if on_progress is not None:
-            job.progress.connect(on_progress)
+            job.progress.connect(self._guarded(on_progress))
         if on_cancelled is not None:
-            job.cancelled.connect(on_cancelled)
-        job.finished.connect(lambda j=job: self._finished(j))
+            job.cancelled.connect(self._guarded(on_cancelled))
+        job.finished.connect(self._guarded(lambda j=job: self._finished(j)))
         self._jobs.add(job)
         job.start()
         self.busy_changed.emit(True)
         return job
+
+    def _guarded(self, slot):
+        """`slot`, unless this runner (and so the window whose views the slots belong to) is deleted by then: a
+        job that ends after its window was closed has nobody left to tell."""
+        def call(*args):
+            if shiboken6.isValid(self):
+                slot(*args)
+        return call
 
     def _finished(self, job) -> None:
         self._jobs.discard(job)
