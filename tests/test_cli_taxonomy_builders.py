@@ -221,3 +221,19 @@ def test_sweep_takes_built_taxonomies(ward, tmp_path, capsys):
     assert code == 0, err
     assert "sweep of Mondrian" in out
     assert re.search(r"\b20\b", out)
+
+
+def test_inspect_describes_the_trees_run_would_build(ward, capsys):
+    frame = pd.read_csv(ward, dtype=str)
+    frame["age"] = frame["age"].replace("90+", "95")
+    frame.to_csv(ward, index=False)
+    code, out, err = run(capsys, "inspect", ward, "--build-taxonomy", "admitted=dates",
+                         "--build-taxonomy", "dx9=icd9", "--build-taxonomy", "age=bands:0:120:10")
+    assert code == 0, err
+    lines = {line.split(" = ")[0].strip(): line for line in out.splitlines() if " = " in line}
+    assert "4 levels above" in lines["admitted"] and "not a public domain" in lines["admitted"]
+    assert re.search(r"e\.g\. \d\d/\d\d/\d{4} → \d{4}-\d\d → \d{4} → \d{4}-\d{4} → \*", lines["admitted"])
+    assert "Infectious and parasitic diseases" in lines["dx9"] and "not a public domain" in lines["dx9"]
+    assert lines["age"].endswith("; public") and "121 values" in lines["age"]
+    code, out, err = run(capsys, "inspect", ward, "--build-taxonomy", "admitted=icd9")
+    assert code == 2 and out == "" and "'admitted'" in err and len(err.strip().splitlines()) == 1
