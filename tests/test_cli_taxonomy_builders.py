@@ -164,6 +164,7 @@ def test_k_anonymity_with_a_built_date_taxonomy_keeps_years(ward, tmp_path, caps
     code, _, err = run(capsys, *base, "-o", tmp_path / "plain.csv")
     assert code == 0, err
     assert (pd.read_csv(tmp_path / "plain.csv", dtype=str)["admitted"] == "*").mean() > 0.9
+    assert "In ppdp: --build-taxonomy COL=dates" in err  # the warning says how, on the command line too
     code, _, err = run(capsys, *base, "-o", tmp_path / "dates.csv", "--build-taxonomy", "admitted=dates")
     assert code == 0, err
     released = pd.read_csv(tmp_path / "dates.csv", dtype=str)["admitted"]
@@ -237,3 +238,14 @@ def test_inspect_describes_the_trees_run_would_build(ward, capsys):
     assert lines["age"].endswith("; public") and "121 values" in lines["age"]
     code, out, err = run(capsys, "inspect", ward, "--build-taxonomy", "admitted=icd9")
     assert code == 2 and out == "" and "'admitted'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_large_table_engine_builds_the_same_trees(ward):
+    """With --engine duckdb the builders see a column's distinct values from SQL, typed as in memory: same trees."""
+    specs = ("admitted=dates", "age=intervals", "sex=flat", "zip=mask:0", "dx9=icd9", "charges=intervals")
+    _, memory = loaded_with(ward, *specs, extra=["--engine", "memory"])
+    _, large = loaded_with(ward, *specs, extra=["--engine", "duckdb"])
+    assert len(large.frame) == 0  # the rows stayed in the file
+    for spec in specs:
+        col = spec.split("=")[0]
+        assert large.spec(col).taxonomy.to_paths() == memory.spec(col).taxonomy.to_paths(), col
