@@ -117,7 +117,7 @@ def make_recipe(args):
     recipe.kinds.update(parse_pairs(args.kind, "kind"))
     recipe.taxonomy_files.update(parse_pairs(args.taxonomy, "taxonomy"))
     builds = parse_builds(getattr(args, "build_taxonomy", None), parse_pairs(args.taxonomy, "taxonomy"))
-    for col, spec in builds.items():  # the command line wins over a tree the project file holds for the column
+    for col in builds:  # the command line wins over a tree the project file holds for the column
         recipe.taxonomies.pop(col, None)
         recipe.taxonomy_files.pop(col, None)
     recipe.taxonomy_builds.update(builds)

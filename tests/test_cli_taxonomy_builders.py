@@ -136,7 +136,7 @@ def test_bands_are_public_and_built_from_the_bounds(ward, tmp_path):
     ("age=bands:0:80:10", ["'age'", "not among", "'81'"]),
 ])
 def test_a_bad_spec_is_one_line_naming_the_column(ward, tmp_path, capsys, spec, words):
-    code, out, err = run(capsys, "run", "Mondrian", "-i", ward, "-o", tmp_path / "out.csv",
+    code, _out, err = run(capsys, "run", "Mondrian", "-i", ward, "-o", tmp_path / "out.csv",
                          "--ledger", tmp_path / "l.sqlite", "--build-taxonomy", spec, "-p", "k=5")
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and err.startswith("ppdp: error:")
@@ -209,14 +209,14 @@ def test_a_saved_project_round_trips_the_built_tree(ward, tmp_path, capsys):
         assert again.spec(col).taxonomy.to_paths() == data.spec(col).taxonomy.to_paths()
         assert again.spec(col).taxonomy.origin == "data"
     # the command line wins over the project's tree for the column it builds
-    recipe2, data2 = loaded_with(ward, "charges=intervals:50000", extra=["--recipe", str(saved)])
+    _, data2 = loaded_with(ward, "charges=intervals:50000", extra=["--recipe", str(saved)])
     level1 = {data2.spec("charges").taxonomy.label(n) for n in data2.spec("charges").taxonomy.nodes_at_level(1)}
     assert level1 == {"[0, 50000)", "[50000, 100000)"}
     assert data2.spec("admitted").taxonomy.to_paths() == data.spec("admitted").taxonomy.to_paths()
 
 
 def test_sweep_takes_built_taxonomies(ward, tmp_path, capsys):
-    code, out, err = run(capsys, "sweep", "Mondrian", "-i", ward, *sum((["--role", r] for r in ROLES), []),
+    code, out, err = run(capsys, "sweep", "Mondrian", "-i", ward, *[a for r in ROLES for a in ("--role", r)],
                          "--build-taxonomy", "admitted=dates", "--build-taxonomy", "age=intervals",
                          "--build-taxonomy", "sex=flat", "-g", "k=5,20", "--repeats", "1", "--seed", "1")
     assert code == 0, err

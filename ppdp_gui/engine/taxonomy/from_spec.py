@@ -22,6 +22,7 @@ example value when values are at fault), never a traceback.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -63,7 +64,7 @@ def _number(column: str, text: str, what: str, spec: str) -> float:
     except ValueError:
         raise TaxonomyError(f"column {column!r}: the {what} in {spec!r} must be a number, got {text!r} "
                             f"(e.g. {column}=intervals:5 or {column}=bands:0:120:10)") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise TaxonomyError(f"column {column!r}: the {what} in {spec!r} must be a finite number")
     return value
 
