@@ -61,6 +61,20 @@ def parse_domain(column: str, text: str):
         raise ParameterError(f"--domain {column}={text}: {exc}") from None
 
 
+def parse_builds(items: list[str] | None, files: dict[str, str]) -> dict[str, str]:
+    """--build-taxonomy COL=SPEC ... -> {column: spec}, each spec checked now (before the table is read) by the
+    engine's own parser, so a typo is one line naming the column and the accepted forms."""
+    from ppdp_gui.engine.taxonomy.from_spec import parse_spec
+    out: dict[str, str] = {}
+    for col, text in parse_pairs(items, "build-taxonomy").items():
+        if col in files:
+            raise ParameterError(f"column {col!r} has both --taxonomy {files[col]} and --build-taxonomy {text}; "
+                                 "give one of them")
+        parse_spec(col, text)
+        out[col] = text
+    return out
+
+
 def parse_fraction(text: str) -> Fraction:
     try:
         value = Fraction(str(text).strip())
@@ -102,6 +116,11 @@ def make_recipe(args):
     recipe.roles.update({col: parse_role(r) for col, r in parse_pairs(args.role, "role").items()})
     recipe.kinds.update(parse_pairs(args.kind, "kind"))
     recipe.taxonomy_files.update(parse_pairs(args.taxonomy, "taxonomy"))
+    builds = parse_builds(getattr(args, "build_taxonomy", None), parse_pairs(args.taxonomy, "taxonomy"))
+    for col in builds:  # the command line wins over a tree the project file holds for the column
+        recipe.taxonomies.pop(col, None)
+        recipe.taxonomy_files.pop(col, None)
+    recipe.taxonomy_builds.update(builds)
     if args.bundled_taxonomies:
         recipe.bundled = args.bundled_taxonomies
     recipe.domains.update({c: parse_domain(c, v) for c, v in parse_pairs(getattr(args, "domain", None),
@@ -209,6 +228,8 @@ def cmd_inspect(args) -> int:
     about a second instead of half a minute of per-column pandas work; all lines are printed in one write."""
     from ppdp_gui.engine.data import NAPolicy, kind_rule_text, role_rule_text
     from ppdp_gui.engine.data.reader import inspect_table
+    # trees asked for are built first, so a spec or values a builder refuses stop before anything is printed
+    built = built_taxonomies_text(args.file, args.build_taxonomy) if args.build_taxonomy else None
     policy = NAPolicy(action="category")
     data, counts = inspect_table(args.file, na_policy=policy)
     src = data.source
@@ -227,7 +248,28 @@ def cmd_inspect(args) -> int:
     _say(f"rows with a missing value (dropped by the default policy): {_rows_with_missing(data, with_missing, policy):,}")
     _say("\nHow kinds are decided:\n" + kind_rule_text())
     _say("\n" + role_rule_text())
+    if built:
+        _say("\n" + built)
     return 0
+
+
+def built_taxonomies_text(path, items: list[str]) -> str:
+    """`ppdp inspect --build-taxonomy`: the trees `ppdp run` would build (the same load, the same builders), one
+    line each with its size, an example path from value to root and its origin, as the window's list says it."""
+    from ppdp_gui.engine.persistence.project import Recipe
+    from ppdp_gui.engine.pipeline.load import load
+    builds = parse_builds(items, {})
+    recipe = Recipe(source=str(path), taxonomy_builds=dict(builds))
+    load(recipe)
+    lines = ["Taxonomies built (as `ppdp run --build-taxonomy` builds them):"]
+    for col, spec in builds.items():
+        tax = recipe.taxonomies[col]
+        example = " → ".join(tax.to_paths()[0])
+        origin = ("built from the table's values: not a public domain (an ε-DP release needs --domain or "
+                  "--allow-data-domains)" if getattr(tax, "origin", "public") == "data" else "public")
+        lines.append(f"  {col} = {spec}: {tax.height} level{'s' if tax.height != 1 else ''} above "
+                     f"{len(tax.leaf_values()):,} values, e.g. {example}; {origin}")
+    return "\n".join(lines)
 
 
 def _rows_with_missing(data, specs, policy) -> int:
@@ -297,6 +339,8 @@ def cmd_run(args) -> int:
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
                                   pdf=args.pdf, confirmed=args.publish_as_is or ())
     for w in published.warnings:
+        if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
+            w += " In ppdp: --build-taxonomy COL=dates (or intervals, mask, icd9, icd10, flat)."
         _warn(w)
     _say_published(published, exported)
     for kept in exported.kept_notes:
@@ -436,6 +480,11 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
+    p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
+                   help="build a column's taxonomy from the table as the window's Taxonomies step does; SPEC is "
+                        "intervals[:WIDTH] | bands:LOW:HIGH[:WIDTH[:STEP]] | dates[:FORMAT] | mask[:PAD] | icd9 | "
+                        "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
+                        "release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: drop them (default; a column missing in more than half the "
                         "rows is then left out instead, and the run says so) or keep 'missing' as a category")
@@ -451,6 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("inspect", help="show a table's columns, kinds, guessed roles and missing values")
     p.add_argument("file")
+    p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
+                   help="also build these taxonomies as `ppdp run --build-taxonomy` would, and describe them")
     p.set_defaults(func=cmd_inspect)
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)

@@ -45,6 +45,10 @@ class Recipe:
     taxonomies: dict[str, Any] = field(default_factory=dict)
     taxonomy_files: dict[str, str] = field(default_factory=dict)  # ARX files named on the command line
     bundled: str | None = None  # "adult": the bundled ARX Adult hierarchies, by column name
+    #: taxonomies to build from the table when it is loaded ({column: build spec such as "dates" or
+    #: "intervals:5"}, see taxonomy/from_spec.py); `load` builds each, puts the tree in `taxonomies` (so a saved
+    #: project holds its rows and origin, like a tree built in the window) and removes the spec from here
+    taxonomy_builds: dict[str, str] = field(default_factory=dict)
     domains: dict[str, Domain] = field(default_factory=dict)
     mechanism: str | None = None
     params: dict[str, Any] = field(default_factory=dict)

@@ -3,7 +3,9 @@
 Order (later steps win): read the table with the recipe's missing-value policy, kinds and roles; attach the ARX
 hierarchies named after the table (`<stem>_hierarchy_<column>.csv[.gz]` beside it, or the bundled Adult ones
 for the bundled sample) to every column that has one; the bundled Adult hierarchies if asked for by name;
-hierarchy files named in the recipe; the recipe's own taxonomies; the recipe's public domains. Whatever could
+hierarchy files named in the recipe; the taxonomies the recipe asks to build from the table (`taxonomy_builds`,
+built by taxonomy/from_spec.py as the window's buttons build them, then kept in `recipe.taxonomies`); the
+recipe's own taxonomies; the recipe's public domains. Whatever could
 not be attached is a note, not a failed load.
 """
 
@@ -99,6 +101,12 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         for col, file in recipe.taxonomy_files.items():
             _known(data, col, "a taxonomy file")
             data = data.with_column(col, taxonomy=read_arx_hierarchy(file, column=col))
+    if recipe.taxonomy_builds:
+        from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy
+        for col, spec in list(recipe.taxonomy_builds.items()):
+            _known(data, col, "a taxonomy to build")
+            recipe.taxonomies[col] = build_taxonomy(col, column_values(data, col), spec)
+            del recipe.taxonomy_builds[col]
     for col, tax in recipe.taxonomies.items():
         _known(data, col, "a taxonomy")
         data = data.with_column(col, taxonomy=tax)
@@ -116,6 +124,15 @@ def _known(data: Dataset, column: str, what: str) -> None:
     if column not in data.frame.columns:
         raise DataError(f"{what} is given for column {column!r}, which the table does not have "
                         f"(columns: {', '.join(map(str, data.frame.columns))})", column=column)
+
+
+def column_values(data: Dataset, column: str):
+    """A column's values for a taxonomy builder: the frame's column, or a large table's distinct values (every
+    builder keeps only the distinct values, so the tree is the same either way)."""
+    from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+    if is_large(data):
+        return distinct_typed(data, column)  # typed as in memory, so the leaves are spelled the same
+    return data.frame[column]
 
 
 def recipe_for(path, **changes) -> Recipe:

@@ -1,7 +1,8 @@
 """Taxonomies step: which quasi-identifiers have a generalisation tree, and the editor for the chosen one.
 
 The list says per column what is there ("5 levels, 100 values", "no taxonomy", "3 data values not in the tree").
-Bulk actions (ARX import, a folder of ARX files, flat trees, numeric intervals) sit under the list; the tree
+Bulk actions (ARX import, a folder of ARX files, flat trees, numeric intervals, dates) sit under the list; the
+builders are called through engine.taxonomy.from_spec, as `ppdp run --build-taxonomy` calls them; the tree
 editor (gui/taxonomy_editor) edits the selected column and reports each change back to the session.
 """
 
@@ -18,7 +19,8 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QListWi
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
-from ppdp_gui.engine.taxonomy.builders import as_numbers, default_width, numbers_with_top_codes
+from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
+from ppdp_gui.engine.taxonomy.from_spec import BuildSpec, build_taxonomy, interval_width_for
 from ppdp_gui.gui.coverage_cache import cached_missing_values, missing_values  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
@@ -216,9 +218,7 @@ class TaxonomyView(StepView):
         self.intervals_button.setEnabled(numeric)
         self.width_box.setEnabled(numeric)
         if numeric and name != self._width_column:  # the one default width, unless absurd for this range
-            values = as_numbers(ds.frame[name].dropna().unique())  # an age read as text because of '90+' too
-            if len(values):
-                self.width_box.setValue(default_width(float(values.min()), float(values.max())))
+            self.width_box.setValue(interval_width_for(ds.frame[name]))  # '90+' read as 90, as `ppdp` does
         self._width_column = name if numeric else None
 
     def _editor_tax(self):
@@ -291,12 +291,10 @@ class TaxonomyView(StepView):
                                  f"{': ' + ', '.join(done) if done else ''}. " + self.state()[1].capitalize() + ".")
 
     def _flat(self, columns) -> None:
-        from ppdp_gui.engine.taxonomy.tree import Taxonomy
         ds = self.session.dataset
         for column in [c for c in columns if c]:
-            # built from the table's own values: marked so, it cannot serve as a public domain for ε-DP
-            self.session.set_taxonomy(column, Taxonomy.flat(column, ds.frame[column].dropna().astype(str).unique(),
-                                                            origin="data"))
+            # built from the table's own values (origin "data"): it cannot serve as a public domain for ε-DP
+            self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], BuildSpec("flat")))
         self._shown_column = None
         self._refresh()
 
@@ -305,9 +303,8 @@ class TaxonomyView(StepView):
         if column is None:
             return
         try:
-            from ppdp_gui.engine.taxonomy.builders import numeric_intervals
             values = self.session.dataset.frame[column]
-            self._set(column, numeric_intervals(column, values, self.width_box.value()))
+            self._set(column, build_taxonomy(column, values, BuildSpec("intervals", width=self.width_box.value())))
         except PpdpError as exc:
             show_error(self, exc, context=f"Could not build intervals for {column}.")
 
@@ -318,9 +315,7 @@ class TaxonomyView(StepView):
         if column is None:
             return
         try:
-            from ppdp_gui.engine.taxonomy.dates import date_format_of, date_hierarchy
-            values = self.session.dataset.frame[column]
-            self._set(column, date_hierarchy(column, values, date_format=date_format_of(column, values)))
+            self._set(column, build_taxonomy(column, self.session.dataset.frame[column], BuildSpec("dates")))
         except PpdpError as exc:
             show_error(self, exc, context=f"Could not build a date taxonomy for {column}.")
 
