@@ -348,7 +348,14 @@ class DataView(StepView):
 
     def _role_chosen(self, row: int, column: str, role: Role) -> None:
         self.columns.setCurrentCell(row, 0)  # the "why" line follows the column just changed
+        ds = self.session.dataset
+        before = ds.spec(column).role if ds is not None else None
         self.session.set_role(column, role)
+        # rows are dropped for a blank only in a column that is released: a column with blanks that becomes an
+        # identifier (or stops being one) changes which rows are kept, so the table is read again by that rule
+        if (ds is not None and ds.source.na_policy.action == "drop" and ds.source.missing.get(column)
+                and (before == Role.IDENTIFIER) != (role == Role.IDENTIFIER)):
+            self.reload()
 
     def _show_why(self, row: int) -> None:
         ds = self.session.dataset
