@@ -221,6 +221,9 @@ def _say_published(published, exported) -> None:
 
 
 # ---- commands -----------------------------------------------------------------------------------------------
+REASONS_UP_TO = 200  # columns: beyond, `ppdp inspect` prints the rules only (a 20,000-column table stays fast)
+
+
 def cmd_inspect(args) -> int:
     """Describe a table: one line per column, its kind, guessed role, distinct and missing values.
 
@@ -241,10 +244,20 @@ def cmd_inspect(args) -> int:
     lines += [f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {missing:>7,}"
               for spec, (distinct, missing) in zip(data.schema, counts)]
     _say("\n".join(lines))
-    from ppdp_gui.engine.data.roles import identifier_by_name
-    # blanks in a column that is an identifier by its name cost no row (the reader keeps those rows)
+    from ppdp_gui.engine.data.missing import left_out_columns
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons, identifier_by_name
+    if len(data.schema) <= REASONS_UP_TO:
+        reasons = guess_roles_with_reasons(data.frame, {c.name: c.kind for c in data.schema})
+        _say("why each role was guessed:\n" + "\n".join(f"  {name}: {why}" for name, (_r, why) in reasons.items()))
+    # what the default policy does: a mostly-missing column is left out, and blanks in a column that is an
+    # identifier by its name cost no row (the reader keeps those rows)
+    names = [spec.name for spec in data.schema]
+    left_out = set(left_out_columns(names, {c: m for c, (_d, m) in zip(names, counts)}, src.n_rows_read,
+                                    NAPolicy()))
     with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
-                    if missing and not identifier_by_name(spec.name)]
+                    if missing and not identifier_by_name(spec.name) and spec.name not in left_out]
+    if left_out:
+        _say(f"left out by the default policy (missing in more than half the rows): {', '.join(sorted(left_out))}")
     _say(f"rows with a missing value (dropped by the default policy): {_rows_with_missing(data, with_missing, policy):,}")
     _say("\nHow kinds are decided:\n" + kind_rule_text())
     _say("\n" + role_rule_text())

@@ -56,6 +56,19 @@ def test_inspect_shows_kinds_roles_and_missing(tmp_path, capsys):
     assert lines["patient_id"][2] == "identifier" and lines["diagnosis"][2] == "sensitive"
     assert lines["diagnosis"][-1] == "20" and lines["age"][-1] == "0"  # 20 missing diagnoses
     assert "dropped by the default policy): 20" in out and "A column is numeric when" in out
+    assert "  patient_id: its name mentions" in out and "diagnosis: its name mentions 'diagnosis'" in out
+
+
+def test_inspect_counts_the_rows_the_default_policy_really_drops(tmp_path, capsys):
+    """A column missing in most rows is left out by default (not a reason to drop those rows): inspect says so and
+    counts only the rows the default reading drops."""
+    path = tmp_path / "t.csv"
+    path.write_text("age,weight,sex\n" + "".join(
+        f"{20 + i % 50},{'?' if i % 10 else 70},{'?' if i % 25 == 0 else 'F'}\n" for i in range(200)))
+    code, out, _ = run(capsys, "inspect", str(path))
+    assert code == 0
+    assert "left out by the default policy (missing in more than half the rows): weight" in out
+    assert "dropped by the default policy): 8" in out
 
 
 def test_mechanisms_lists_every_registered_one_with_its_params(capsys):
