@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, neutral_sql
+from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns
 from ppdp_gui.engine.bigdata.source import literal, quote, typed_values
-from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -71,15 +70,7 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
         joins.append(f" JOIN {tag}_m{j} AS m{j} ON m{j}.v = s.{quote(q.name)}")
         plain[q.name] = f"CASE WHEN c.gone THEN {literal(marker)} ELSE m{j}.label END"
         neutral[q.name] = f"CASE WHEN c.gone THEN {literal(neutral_text(marker))} ELSE m{j}.safe END"
-    columns = []
-    for spec in data.schema:
-        if spec.role == Role.IDENTIFIER:
-            continue
-        columns.append(spec.name)
-        if spec.name not in plain:
-            col = table.value_sql(spec.name, "s")
-            plain[spec.name] = col
-            neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
+    columns = released_columns(data, table, plain, neutral)
 
     def select(exprs: dict[str, str], neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)

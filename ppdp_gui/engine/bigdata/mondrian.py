@@ -23,9 +23,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, neutral_sql
+from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns
 from ppdp_gui.engine.bigdata.source import quote, typed_values
-from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
@@ -84,15 +84,7 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
             + " AND ".join(f"t.v{j} = s.{quote(n)}" for j, n in enumerate(names)))
     plain = {n: f"t.l{j}" for j, n in enumerate(names)}
     neutral = {n: f"t.s{j}" for j, n in enumerate(names)}
-    columns = []
-    for spec in data.schema:
-        if spec.role == Role.IDENTIFIER:
-            continue
-        columns.append(spec.name)
-        if spec.name not in plain:
-            col = table.value_sql(spec.name, "s")
-            plain[spec.name] = col
-            neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
+    columns = released_columns(data, table, plain, neutral)
 
     def select(exprs, neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)

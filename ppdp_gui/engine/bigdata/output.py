@@ -91,3 +91,20 @@ class SqlRecords:
                             "holds at most 1,048,576 rows)", path=str(path))
         self.source.run(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})",
                         fetch="")
+
+
+def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]) -> list[str]:
+    """The columns a records release writes (every column but the identifiers), in the table's order; a column
+    the mechanism did not recode is copied as it is read (`plain`) and, in the spreadsheet-safe form, with its
+    text neutralised (`neutral`). Fills both maps in place."""
+    from ppdp_gui.engine.data.schema import Role
+    columns = []
+    for spec in data.schema:
+        if spec.role == Role.IDENTIFIER:
+            continue
+        columns.append(spec.name)
+        if spec.name not in plain:
+            col = table.value_sql(spec.name, "s")
+            plain[spec.name] = col
+            neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
+    return columns
