@@ -28,6 +28,7 @@ from ppdp_gui.engine.bigdata.source import TableSource, literal, quote
 from ppdp_gui.engine.errors import DataError
 
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
+from ppdp_gui.engine.data.schema import Role
 
 
 #: line ends of a written CSV / TSV, as the in-memory writer's (`writer.py`: lineterminator "\r\n")
@@ -97,7 +98,6 @@ def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]
     """The columns a records release writes (every column but the identifiers), in the table's order; a column
     the mechanism did not recode is copied as it is read (`plain`) and, in the spreadsheet-safe form, with its
     text neutralised (`neutral`). Fills both maps in place."""
-    from ppdp_gui.engine.data.schema import Role
     columns = []
     for spec in data.schema:
         if spec.role == Role.IDENTIFIER:
