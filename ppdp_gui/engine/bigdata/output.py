@@ -25,11 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ppdp_gui.engine.bigdata.source import TableSource, literal, quote
-from ppdp_gui.engine.errors import DataError
-
-from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
 from ppdp_gui.engine.data.schema import Role
-
+from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
+from ppdp_gui.engine.errors import DataError
 
 #: line ends of a written CSV / TSV, as the in-memory writer's (`writer.py`: lineterminator "\r\n")
 CRLF = "\r\n"
