@@ -61,7 +61,12 @@ def main(argv=None) -> int:
     w.show()
 
     def shot(name: str) -> None:
-        app.processEvents()
+        # the window does its work one piece per event-loop turn (views/common.soon): let it settle, as a user
+        # looking at the screen would
+        end = time.monotonic() + 0.6
+        while time.monotonic() < end:
+            app.processEvents()
+            time.sleep(0.01)
         path = out / f"{name}{suffix}.png"
         w.grab().save(str(path))
         print(path)

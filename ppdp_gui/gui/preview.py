@@ -55,17 +55,28 @@ def cost_tooltip(cost: PrivacyCost | None) -> str:
     return f"How it works: {cost.note}" if cost is not None and cost.note else ""
 
 
-def params_text(params: dict, specs=()) -> str:
-    """'Privacy budget ε = 1; Specialisations h = 10': the parameters by the labels the custodian set them by."""
-    labels = {s.name: s.label for s in specs}
+def params_text(params: dict, specs=(), dataset=None) -> str:
+    """'Privacy budget ε = 1; Specialisations h = 10': the parameters by the labels the custodian set them by. An
+    empty column parameter that stands for 'the column with this role' names that column when `dataset` has one
+    ('Class column = salary-class (its role is Class)', not '(none)', which reads as 'no class column')."""
+    by_name = {s.name: s for s in specs}
 
-    def show(v):
+    def by_role(spec) -> str | None:
+        roles = tuple(getattr(spec, "roles", ()) or ())
+        if dataset is None or getattr(spec, "kind", "") != "column" or not roles:
+            return None
+        found = [c for c in dataset.schema if c.role in roles]
+        return f"{found[0].name} (its role is {found[0].role.label})" if len(found) == 1 else None
+
+    def show(k, v):
         if isinstance(v, (tuple, list)):
             return ", ".join(map(str, v)) or "(none)"
         if isinstance(v, float):
             return f"{v:.4g}"
-        return "(none)" if v in (None, "") else str(v)
-    return "; ".join(f"{labels.get(k, k)} = {show(v)}" for k, v in params.items())
+        if v in (None, ""):
+            return (by_role(by_name[k]) if k in by_name else None) or "(none)"
+        return str(v)
+    return "; ".join(f"{by_name[k].label if k in by_name else k} = {show(k, v)}" for k, v in params.items())
 
 
 def preview(session):

@@ -26,3 +26,16 @@ def test_marking_a_column_with_blanks_as_identifier_gives_its_rows_back(make_win
     combo.setCurrentIndex(combo.findData(Role.QUASI_IDENTIFIER))
     qtbot.waitUntil(lambda: w.session.dataset.n_rows == 225, timeout=30000)
     assert w.session.dataset.spec("room_code").role == Role.QUASI_IDENTIFIER
+
+
+def test_an_empty_class_column_parameter_names_the_class_column():
+    """'Class column = (none)' reads as 'there is no class'; the parameter means 'the column whose role is
+    Class', so the Run step names it."""
+    from ppdp_gui.engine.data import dataset_from_frame
+    from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.gui.preview import params_text
+    data = dataset_from_frame(pd.DataFrame({"age": ["30", "40"] * 20, "readmitted": ["NO", "<30"] * 20}))
+    specs = registry.get("DiffGen").params
+    text = params_text({"epsilon": 1.0, "class_column": ""}, specs, data)
+    assert "Class column = readmitted (its role is Class)" in text
+    assert "Class column = (none)" in params_text({"class_column": ""}, specs)  # no table: nothing to name

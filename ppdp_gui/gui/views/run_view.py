@@ -106,7 +106,7 @@ class RunView(StepView):
             p = s.preview()
             specs = registry.get(s.mechanism_name).params
             lines = [f"<b>{s.mechanism_name}</b> on {s.dataset.n_rows:,} rows.",
-                     f"Parameters: {escape(params_text(p.params or s.params, specs))}."]
+                     f"Parameters: {escape(params_text(p.params or s.params, specs, s.dataset))}."]
             if p.cost is not None:
                 lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost))}.")
             contents = plan_sentences(p) if not p.errors else []
