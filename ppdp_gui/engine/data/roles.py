@@ -10,6 +10,7 @@ the order `role_rule_text()` shows, so a wrong guess is easy to understand.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -83,14 +84,16 @@ MANY_VALUES = 1000
 NUM_CLASS_MAX = 10
 
 
-def name_words(name: str) -> set[str]:
+@functools.lru_cache(maxsize=65_536)
+def name_words(name: str) -> frozenset[str]:
     """Lower-case words of a column name: 'marital-status' -> {marital, status}; 'PatientID' -> {patient, id};
-    'diag_1' -> {diag, 1, diag1}. The whole name without separators is a word too."""
+    'diag_1' -> {diag, 1, diag1}. The whole name without separators is a word too. Remembered: each rule asks
+    again, and a 20,000-column table has 20,000 names."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name))
     spaced = re.sub(r"([A-Za-z])([0-9])", r"\1 \2", spaced)
     words = {w for w in re.split(r"[^0-9A-Za-z]+", spaced.lower()) if w}
     joined = re.sub(r"[^0-9a-z]+", "", str(name).lower())
-    return words | {joined}
+    return frozenset(words | {joined})
 
 
 def person_name_word(name: str) -> str | None:
@@ -128,6 +131,30 @@ def identifier_by_name(name: str) -> str | None:
 
 #: how many present values the free-text and date rules read (strided over the rows)
 SAMPLE_VALUES = 5_000
+
+
+_DATE_START = re.compile(r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{4})")
+FIRST_VALUES = 8
+
+
+def _first_values_look(frame: pd.DataFrame) -> dict[str, tuple[bool, bool]]:
+    """{column: (could be dates, could be free text)} from the first FIRST_VALUES rows, read once for the whole
+    table: the date and free-text rules need a sample and pandas string work per column, which on a 20,000-column
+    table took seconds; a column none of whose first present values starts like a date (or holds a space) cannot
+    reach those rules' thresholds (nearly all dates; three words a value on average), so it is skipped. A column
+    with no text in its first rows is left to the rules."""
+    head = frame.iloc[:FIRST_VALUES]
+    if head.empty:
+        return {}
+    grid = head.to_numpy(dtype=object)
+    out = {}
+    for j, name in enumerate(frame.columns):
+        texts = [v for v in grid[:, j] if isinstance(v, str)]
+        if not texts:  # nothing to go by in the first rows (missing, or not text): the rules read the sample
+            out[name] = (True, True)
+            continue
+        out[name] = (any(_DATE_START.match(v) for v in texts), any(" " in v.strip() for v in texts))
+    return out
 
 
 def free_text_share(series: pd.Series) -> tuple[float, float]:
@@ -228,6 +255,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
     out: dict[str, tuple[Role, str]] = {}
     have_class = False
     columns = list(frame.columns)
+    looks = _first_values_look(frame)
     for position, name in enumerate(columns):
         words = name_words(name)
         kind = kinds.get(name, "categorical")
@@ -244,7 +272,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
         if by_name:
             role = Role.IDENTIFIER
             reason = f"{by_name}: it is left out of the release"
-        if role is None and kind != "numeric" and facts.rows() >= 20:
+        if role is None and kind != "numeric" and facts.rows() >= 20 and looks.get(name, (True, True))[1]:
             per_value, share = free_text_share(facts.sample(name))
             if per_value >= FREE_TEXT_WORDS_PER_VALUE and share >= ID_LIKE_SHARE:
                 role = Role.IDENTIFIER
@@ -299,7 +327,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
                     role = Role.INSENSITIVE
                     reason = (f"its name mentions '{word}' but it has only {count:,} different values, too few for "
                               "a record number: published as is")
-        if role is None and kind != "numeric":
+        if role is None and kind != "numeric" and looks.get(name, (True, True))[0]:
             example = date_example(facts.sample(name))
             if example is not None:
                 role = Role.QUASI_IDENTIFIER
