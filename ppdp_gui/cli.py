@@ -156,12 +156,9 @@ def open_ledger(path):
 def _budget_line(budget) -> str:
     if budget is None:
         return ""
-    if getattr(budget, "replace_releases", 0):  # the sound total is in replace-one units (records.combined_total)
-        line = (f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}) for one record replaced "
-                f"(add/remove releases count twice: {float(budget.spent_add_remove):.4g} for one record added or "
-                f"removed, {float(budget.spent_replace):.4g} for one record replaced)")
-    else:
-        line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent})"
+    from ppdp_gui.engine.privacy.records import units_note
+    # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
+    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}){units_note(budget)}"
     if budget.cap is not None:
         line += f"; cap {float(budget.cap):.4g}, remaining {float(budget.remaining):.4g}"
     return line
@@ -371,11 +368,9 @@ def cmd_ledger(args) -> int:
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        spent = f"spent ε = {float(ds.spent):.4g} ({ds.spent})"
-        if ds.replace_releases:
-            spent += (f" for one record replaced (add/remove releases count twice: {float(ds.spent_add_remove):.4g} "
-                      f"added or removed, {float(ds.spent_replace):.4g} replaced)")
-        parts = [ds.fingerprint[:16], ds.label or "(no label)", spent,
+        from ppdp_gui.engine.privacy.records import units_note
+        parts = [ds.fingerprint[:16], ds.label or "(no label)",
+                 f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
                  f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
         if ds.budget and ds.budget != ds.fingerprint:
             share = f" (about {100 * ds.similarity:.0f} % of rows shared)" if ds.similarity is not None else ""

@@ -209,3 +209,24 @@ def test_a_failed_migration_to_3_leaves_schema_2_untouched(tmp_path, monkeypatch
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
         assert "neighbouring" not in [r[1] for r in db.execute("PRAGMA table_info(entries)")]
+
+
+def test_ppdp_ledger_states_the_units_in_words(tmp_path, capsys):
+    from ppdp_gui.cli import main
+    path = tmp_path / "ledger.sqlite"
+    ledger = Ledger(path, default_cap=F(3))
+    pure, mixed = ledger.identify(FRAME), ledger.identify(pd.DataFrame({"x": ["1", "2", "3"]}))
+    ledger.reserve(pure, "Laplace histogram", {}, F(1, 2), label="pure.csv")
+    ledger.reserve(mixed, "DiffGen", {}, F(1), label="mixed.csv")
+    ledger.reserve(mixed, "DP-PCA", {}, F(1, 2), neighbouring=REPLACE, label="mixed.csv")
+    assert main(["ledger", "--ledger", str(path), "--entries", "--csv", str(tmp_path / "e.csv")]) == 0
+    out = capsys.readouterr().out
+    pure_line = next(line for line in out.splitlines() if "pure.csv" in line and "spent" in line)
+    mixed_line = next(line for line in out.splitlines() if "mixed.csv" in line and "spent" in line)
+    assert "spent ε = 0.5 (1/2)  cap 3" in pure_line and "replaced" not in pure_line
+    assert ("spent ε = 2.5 (5/2) for one record replaced (add/remove releases count twice: 1 for one record added "
+            "or removed, 0.5 for one record replaced)") in mixed_line
+    assert "DP-PCA ε=1/2 (one record replaced) output" in out and "DiffGen ε=1 output" in out
+    csv = pd.read_csv(tmp_path / "e.csv")
+    assert csv["ε stated for"].tolist() == ["one record added or removed", "one record added or removed",
+                                            "one record replaced"]

@@ -79,6 +79,16 @@ class Totals:
         return self.in_units(self.n_replace > 0)
 
 
+def units_note(budget) -> str:
+    """What a budget's ε total is stated for, to follow the number in a budget line (CLI, window): empty while
+    every release is add/remove (the plain sum, worded as always), else " for one record replaced (add/remove
+    releases count twice: …)" with the two sums."""
+    if not getattr(budget, "replace_releases", 0):
+        return ""
+    return (f" {UNIT_WORDS[REPLACE]} (add/remove releases count twice: {float(budget.spent_add_remove):.4g} "
+            f"{UNIT_WORDS[ADD_REMOVE]}, {float(budget.spent_replace):.4g} {UNIT_WORDS[REPLACE]})")
+
+
 def exact(value, name: str = "ε") -> Fraction:
     """A budget amount as an exact, finite, non-negative Fraction (a float is taken as the decimal it prints)."""
     try:
