@@ -22,8 +22,7 @@ from ppdp_gui.engine.mechanisms.dp_pca.mechanisms import ADDED_OR_REMOVED, REPLA
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.pipeline import plan, run_release
 from ppdp_gui.engine.pipeline.plan import Plan
-from ppdp_gui.engine.privacy import ADD_REMOVE, REPLACE, Ledger
-from ppdp_gui.engine.privacy import ledger_schema
+from ppdp_gui.engine.privacy import ADD_REMOVE, REPLACE, Ledger, ledger_schema
 from ppdp_gui.engine.privacy.overview import dataset_table, entry_table, group_table
 from ppdp_gui.engine.privacy.records import combined_total, neighbouring_kind
 

@@ -7,5 +7,6 @@ from ppdp_gui.engine.privacy.ledger import Ledger, default_ledger_path
 from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
                                              DatasetIdentity, DatasetSummary, LedgerEntry)
 
-__all__ = ["ADD_REMOVE", "REPLACE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "Budget", "BudgetAccountant", "DatasetIdentity", "DatasetSummary",
-           "Ledger", "LedgerEntry", "canonical_row_hashes", "content_hash", "default_ledger_path", "split_budget"]
+__all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "Budget", "BudgetAccountant",
+           "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "canonical_row_hashes", "content_hash",
+           "default_ledger_path", "split_budget"]

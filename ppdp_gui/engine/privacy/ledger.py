@@ -58,11 +58,11 @@ from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes,
                                                  keyed_row_hashes, legacy_fingerprint_v1)
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, UNIT_WORDS,
-                                             Budget, DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
-                                             exact, fmt, neighbouring_kind)
+                                             Budget, DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
+                                             combined_total, exact, fmt, neighbouring_kind)
 
-__all__ = ["ADD_REMOVE", "REPLACE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "SCHEMA_VERSION", "Budget", "DatasetIdentity", "DatasetSummary",
-           "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
+__all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
+           "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
 
 _ENTRY_COLUMNS = ("id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, output_hash, "
                   "completed, label, release_id, budget, neighbouring")

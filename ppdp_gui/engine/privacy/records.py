@@ -55,7 +55,7 @@ def combined_total(spent, replace_releases: int, epsilon, kind: str) -> Fraction
 class Totals:
     """What a set of entries spent, split by neighbouring, and its sound total (records.combined_total)."""
 
-    __slots__ = ("add_remove", "replace", "n_replace", "delta", "n", "last")
+    __slots__ = ("add_remove", "delta", "last", "n", "n_replace", "replace")
 
     def __init__(self):
         self.add_remove, self.replace, self.delta = Fraction(0), Fraction(0), Fraction(0)
