@@ -156,7 +156,9 @@ def open_ledger(path):
 def _budget_line(budget) -> str:
     if budget is None:
         return ""
-    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent})"
+    from ppdp_gui.engine.privacy.records import units_note
+    # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
+    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}){units_note(budget)}"
     if budget.cap is not None:
         line += f"; cap {float(budget.cap):.4g}, remaining {float(budget.remaining):.4g}"
     return line
@@ -366,7 +368,9 @@ def cmd_ledger(args) -> int:
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        parts = [ds.fingerprint[:16], ds.label or "(no label)", f"spent ε = {float(ds.spent):.4g} ({ds.spent})",
+        from ppdp_gui.engine.privacy.records import units_note
+        parts = [ds.fingerprint[:16], ds.label or "(no label)",
+                 f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
                  f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
         if ds.budget and ds.budget != ds.fingerprint:
             share = f" (about {100 * ds.similarity:.0f} % of rows shared)" if ds.similarity is not None else ""
@@ -377,7 +381,9 @@ def cmd_ledger(args) -> int:
         _say("  " + "  ".join(parts))
         if args.entries:
             for e in ledger.entries(ds.fingerprint):
-                _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon} output {(e.output_hash or '-')[:12]}"
+                _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon}"
+                     + (" (one record replaced)" if e.neighbouring == "replace" else "")
+                     + f" output {(e.output_hash or '-')[:12]}"
                      + (f" release {e.release_id}" if e.release_id else ""))
     if args.csv or args.tables_csv:
         from ppdp_gui.engine.data.writer import export_table

@@ -58,7 +58,11 @@ class LedgerDialog(QDialog):
         self.groups, self.tables, self.entries = group_table(ledger), dataset_table(ledger), entry_table(ledger)
         intro = QLabel(f"Every differentially private release charges ε to its table's budget here "
                        f"(<tt>{ledger.path}</tt>). A near copy of a table shares that table's budget. The red line is "
-                       "each budget's cap; nothing is ever refunded.")
+                       "each budget's cap; nothing is ever refunded."
+                       + (" A budget with a release that is private only for one record <i>replaced</i> counts ε "
+                          "for one record replaced: its releases for one record added or removed count twice "
+                          "there (a replacement is a removal and an addition)."
+                          if "replaced" in " ".join(map(str, self.groups.get("ε counted for", []))) else ""))
         intro.setWordWrap(True)
         split = QSplitter(Qt.Vertical)
         top = QWidget()

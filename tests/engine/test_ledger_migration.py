@@ -89,7 +89,7 @@ def test_a_newer_schema_is_refused(tmp_path):
     path = tmp_path / "ledger.sqlite"
     Ledger(path)
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
     with pytest.raises(PpdpError, match="newer version"):
         Ledger(path)
 

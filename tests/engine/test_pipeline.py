@@ -64,7 +64,8 @@ class FakeLedger:
     def budget(self, identity):
         return FakeBudget(self.cap, self.spent)
 
-    def reserve(self, identity, mechanism, params, epsilon, delta=0, *, release_id="", label=""):
+    def reserve(self, identity, mechanism, params, epsilon, delta=0, *, release_id="", label="",
+                neighbouring="add/remove"):
         json.dumps(params)  # params must be storable
         if self.cap is not None and self.spent + epsilon > self.cap:
             self.log.append("refused")

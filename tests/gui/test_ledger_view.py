@@ -35,3 +35,37 @@ def test_ledger_view_shows_groups_and_exports_releases(make_window, qtbot, tmp_p
     code = main(["ledger", "--ledger", str(ledger), "--csv", str(tmp_path / "cli.csv"), "--tables-csv",
                  str(tmp_path / "tables.csv")])
     assert code == 0 and len(pd.read_csv(tmp_path / "cli.csv")) == 2 and len(pd.read_csv(tmp_path / "tables.csv")) == 2
+
+
+def test_ledger_view_and_export_step_state_replace_one_units(qtbot, tmp_path):
+    """A table with a replace-one release (DP-PCA) has its ε counted for one record replaced, in words; a table
+    with add/remove releases only reads as before."""
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QLabel
+
+    from ppdp_gui.engine.privacy import REPLACE, Ledger
+    from ppdp_gui.gui.ledger_view import LedgerDialog
+    from ppdp_gui.gui.views.export_view import describe_entry
+
+    ledger = Ledger(tmp_path / "ledger.sqlite", default_cap=Fraction(3))
+    pure = ledger.identify(pd.DataFrame({"x": ["1", "2", "3"]}))
+    first = ledger.reserve(pure, "Laplace histogram", {}, Fraction(1, 2))
+    record = SimpleNamespace(ledger_entry=first, budget=ledger.budget(pure), output_hash="a" * 64, cost=None,
+                             identity=pure)
+    assert "Spent on this table so far: ε = 0.5 of its cap of 3 (2.5 left)." in describe_entry(record)
+    dialog = LedgerDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert not any("replaced" in label.text() for label in dialog.findChildren(QLabel))
+    assert list(dialog.groups["ε counted for"]) == ["one record added or removed"]
+    entry = ledger.reserve(pure, "DP-PCA", {}, Fraction(1, 2), neighbouring=REPLACE)
+    record = SimpleNamespace(ledger_entry=entry, budget=ledger.budget(pure), output_hash="a" * 64, cost=None,
+                             identity=pure)
+    assert ("Spent on this table so far: ε = 1.5 for one record replaced (add/remove releases count twice: 0.5 "
+            "for one record added or removed, 0.5 for one record replaced) of its cap of 3 (1.5 left)."
+            ) in describe_entry(record)
+    dialog = LedgerDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert any("counts ε for one record replaced" in label.text() for label in dialog.findChildren(QLabel))
+    assert list(dialog.groups["ε counted for"]) == ["one record replaced (add/remove releases count twice)"]
+    assert list(dialog.groups["ε spent"]) == [1.5]

@@ -110,6 +110,9 @@ class PrivacyCost:
     k: int | None = None
     l: int | None = None
     note: str = ""
+    #: the neighbouring relation ε is stated for (the words of the DifferentialPrivacy claim); the ledger adds up
+    #: releases of the two relations soundly (engine/privacy/records.combined_total)
+    neighbouring: str = "one record added or removed"
 
     @property
     def is_dp(self) -> bool:

@@ -29,6 +29,7 @@ from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
+from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total, neighbouring_kind
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
@@ -92,10 +93,28 @@ class Plan:
         return [n.column for n in self.needs if n.status != "public"]
 
     @property
+    def replace_one_total(self) -> Fraction | None:
+        """The budget group's sound total with this release, in replace-one units, when this release or one
+        before it is ε-DP only for one record replaced (add/remove releases then count twice); None otherwise,
+        when the total is the plain sum of ε (see engine/privacy/records.combined_total)."""
+        b = self.budget
+        if not self.is_dp or b is None:
+            return None
+        kind = neighbouring_kind(self.cost.neighbouring)
+        before = getattr(b, "replace_releases", 0)
+        if kind != REPLACE and not before:
+            return None
+        return combined_total(b.spent, before, self.cost.epsilon, kind)
+
+    @property
     def over_budget(self) -> bool:
         b = self.budget
-        return bool(self.is_dp and b is not None and b.remaining is not None
-                    and Fraction(self.cost.epsilon) > Fraction(b.remaining))
+        if not (self.is_dp and b is not None and b.remaining is not None):
+            return False
+        total = self.replace_one_total
+        if total is not None:
+            return total > Fraction(b.cap)
+        return Fraction(self.cost.epsilon) > Fraction(b.remaining)
 
     @property
     def ok(self) -> bool:
@@ -121,6 +140,9 @@ class Plan:
             text = ("This table is a near copy of one released before"
                     + (f" (about {100 * sim:.0f} % of its rows are shared)" if sim is not None else "")
                     + ", so it shares that table's budget. ")
+        total = self.replace_one_total
+        if total is not None:
+            return text + self._replace_one_text(total)
         if b.remaining is None:
             return text + (f"This run will spend ε = {eps}. No budget cap is set for this table; ε spent on it so "
                            f"far: {fmt_eps(b.spent)}.")
@@ -130,6 +152,24 @@ class Plan:
             text += " The cap is the default for a new table; you can change it."
         if self.over_budget:
             text += (" That is more than is left of this table's privacy budget: lower ε or raise the cap "
+                     "deliberately.")
+        return text
+
+    def _replace_one_text(self, total: Fraction) -> str:
+        """The budget line when a replace-one release is involved: the sound total in replace-one units."""
+        b, kind = self.budget, neighbouring_kind(self.cost.neighbouring)
+        text = (f"This run will spend ε = {fmt_eps(self.cost.epsilon)} {UNIT_WORDS[kind]}. These releases "
+                f"together: ε = {fmt_eps(total)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a "
+                "replacement is a removal and an addition; a replace-one release gives no guarantee for one "
+                "record added or removed).")
+        if b.cap is None:
+            return text + " No budget cap is set for this table."
+        units = UNIT_WORDS[REPLACE if getattr(b, "replace_releases", 0) else ADD_REMOVE]
+        text += f" The cap is ε = {fmt_eps(b.cap)}; spent so far ε = {fmt_eps(b.spent)} {units}."
+        if getattr(b, "default_cap_applied", False):
+            text += " The cap is the default for a new table; you can change it."
+        if total > Fraction(b.cap):
+            text += (" That is more than this table's privacy budget allows: lower ε or raise the cap "
                      "deliberately.")
         return text
 

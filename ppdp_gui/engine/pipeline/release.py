@@ -108,7 +108,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         if plan.caveats:  # the ledger says it too
             recorded["not ε-DP because"] = sorted(plan.caveats)
         entry = ledger.reserve(identity, mech.name, recorded, cost.epsilon, cost.delta, release_id=release_id,
-                               label=data.source.path or "")
+                               label=data.source.path or "", neighbouring=cost.neighbouring)
     lo, hi = RUN_SPAN
     # on cancellation the mechanism stops too; the budget stays spent
     release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)

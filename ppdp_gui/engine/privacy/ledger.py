@@ -25,6 +25,12 @@ Schema 1 (before budget groups) is migrated in place, in one transaction, on fir
 datasets become groups of their own with no sketch: they keep their caps and what was spent, but as their
 fingerprints were of the *typed, filtered* table they are recognised only when the very same reading recurs
 (exact schema-1 fingerprint of the typed table), never as near copies.
+
+Each entry records the neighbouring relation its ε is stated for (schema 3; older entries are add/remove). Most
+mechanisms are ε-DP for one record added or removed; DP-PCA and the record baselines for one record replaced
+(they publish the row count, so they are not add/remove DP at all). A group's total is the plain sum while all
+its releases are add/remove; once one is replace-one, the only sound total is in replace-one units,
+Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that.
 """
 
 from __future__ import annotations
@@ -51,14 +57,15 @@ from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
 from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
                                                  keyed_row_hashes, legacy_fingerprint_v1)
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
-from ppdp_gui.engine.privacy.records import (DEFAULT_CAP, NEAR_COPY_CONTAINMENT, Budget, DatasetIdentity,
-                                             DatasetSummary, LedgerEntry, exact, fmt)
+from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, UNIT_WORDS,
+                                             Budget, DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
+                                             combined_total, exact, fmt, neighbouring_kind)
 
-__all__ = ["DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "SCHEMA_VERSION", "Budget", "DatasetIdentity", "DatasetSummary",
-           "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
+__all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
+           "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
 
 _ENTRY_COLUMNS = ("id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, output_hash, "
-                  "completed, label, release_id, budget")
+                  "completed, label, release_id, budget, neighbouring")
 _KEY_CHECK = b"ppdp-key-check"
 _REMEMBERED = 4  # identities `fingerprint` keeps for bare-fingerprint callers (8 bytes per distinct row)
 
@@ -91,8 +98,8 @@ def _frac(num, den) -> Fraction:
 
 def _entry(row) -> LedgerEntry:
     return LedgerEntry(row[0], row[1], row[2], json.loads(row[3]), _frac(row[4], row[5]), _frac(row[6], row[7]),
-                       row[8], row[9], row[10], row[11], row[12] or "", row[13] or row[1])
-
+                       row[8], row[9], row[10], row[11], row[12] or "", row[13] or row[1],
+                       neighbouring_kind(row[14]))
 
 
 class Ledger:
@@ -417,14 +424,14 @@ class Ledger:
 
     # ---- budget ---------------------------------------------------------------------------------------------
     @staticmethod
-    def _spent(db: sqlite3.Connection, budget: str) -> tuple[Fraction, Fraction, int]:
-        eps, delta, n = Fraction(0), Fraction(0), 0
-        for en, ed, dn, dd in db.execute(
-                "SELECT eps_num, eps_den, delta_num, delta_den FROM entries WHERE budget = ?", (budget,)):
-            eps += _frac(en, ed)
-            delta += _frac(dn, dd)
-            n += 1
-        return eps, delta, n
+    def _spent(db: sqlite3.Connection, budget: str) -> tuple[Fraction, Fraction, int, Fraction, Fraction, int]:
+        """(sound ε total in the group's units, δ, releases, Σ add/remove ε, Σ replace ε, replace releases)."""
+        totals = Totals()
+        for en, ed, dn, dd, kind in db.execute(
+                "SELECT eps_num, eps_den, delta_num, delta_den, neighbouring FROM entries WHERE budget = ?",
+                (budget,)):
+            totals.add(_frac(en, ed), _frac(dn, dd), kind)
+        return totals.total, totals.delta, totals.n, totals.add_remove, totals.replace, totals.n_replace
 
     @staticmethod
     def _cap(db: sqlite3.Connection, budget: str) -> Fraction | None:
@@ -441,8 +448,9 @@ class Ledger:
                 cap = self.default_cap
                 return Budget(cap, Fraction(0), Fraction(0), cap, 0, True)
             cap = self._cap(db, group)
-            eps, dlt, n = self._spent(db, group)
-        return Budget(cap, eps, dlt, None if cap is None else max(cap - eps, Fraction(0)), n, False)
+            eps, dlt, n, add_remove, replace, n_replace = self._spent(db, group)
+        return Budget(cap, eps, dlt, None if cap is None else max(cap - eps, Fraction(0)), n, False,
+                      add_remove, replace, n_replace)
 
     def set_cap(self, target, epsilon, label: str = "") -> None:
         """Total ε that may ever be spent on the group of `target` (identity or fingerprint; registered if new).
@@ -469,20 +477,25 @@ class Ledger:
 
     @overload
     def reserve(self, target: DatasetIdentity, mechanism: str, params: dict, epsilon, delta=..., *,
-                release_id: str = ..., label: str = ...) -> LedgerEntry: ...
+                release_id: str = ..., label: str = ..., neighbouring: str = ...) -> LedgerEntry: ...
 
     @overload
     def reserve(self, target: str, mechanism: str, params: dict, epsilon, delta=..., *,
-                release_id: str = ..., label: str = ...) -> int: ...
+                release_id: str = ..., label: str = ..., neighbouring: str = ...) -> int: ...
 
-    def reserve(self, target, mechanism, params, epsilon, delta=Fraction(0), *, release_id="", label=""):
+    def reserve(self, target, mechanism, params, epsilon, delta=Fraction(0), *, release_id="", label="",
+                neighbouring=ADD_REMOVE):
         """Charge ε (and δ) to the budget group of `target` for a release about to run, in ONE transaction that
         also records the dataset if it is new (fingerprint, sketch, row count, group, default cap, a `separate`
         confirmation). Raises BudgetError, writing nothing, if the group's cap would be exceeded. Call this
         BEFORE drawing any noise; it is never refunded.
 
         Returns the LedgerEntry for an identity. A bare fingerprint (the older calling style) is charged to the
-        group it belongs to, or becomes a group of its own, and returns the entry id."""
+        group it belongs to, or becomes a group of its own, and returns the entry id.
+
+        `neighbouring` is the relation the release's ε is stated for (a claim's words or ADD_REMOVE / REPLACE);
+        the cap is checked against the group's sound total with this release (see records.combined_total)."""
+        kind = neighbouring_kind(neighbouring)
         eps = exact(epsilon, "ε")
         dlt = exact(delta, "δ")
         if dlt >= 1:
@@ -494,10 +507,20 @@ class Ledger:
         with self._write() as db:
             fp, group = self._target(db, target, label)
             cap = self._cap(db, group)
-            spent = self._spent(db, group)[0]
-            if cap is not None and spent + eps > cap:
+            spent, _, _, add_remove, replace, n_replace = self._spent(db, group)
+            after = combined_total(spent, n_replace, eps, kind)
+            if cap is not None and after > cap:
                 shared = "" if group == fp else (f" It shares the budget of dataset {group[:12]}… because it is a "
                                                  "near copy of a table already released from.")
+                if n_replace or kind == REPLACE:
+                    raise BudgetError(
+                        f"privacy budget exceeded for this dataset: these releases together would be ε = "
+                        f"{fmt(after)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a replacement is a "
+                        f"removal and an addition), above the cap {fmt(cap)}; this release needs ε = {fmt(eps)} "
+                        f"{UNIT_WORDS[kind]}, the releases before it spent ε = {fmt(add_remove)} "
+                        f"{UNIT_WORDS[ADD_REMOVE]} and ε = {fmt(replace)} "
+                        f"{UNIT_WORDS[REPLACE]}.{shared} Nothing was run or charged; lower ε or raise the cap "
+                        "deliberately.")
                 raise BudgetError(
                     f"privacy budget exceeded for this dataset: spent ε = {fmt(spent)} of the cap {fmt(cap)}, "
                     f"this release needs ε = {fmt(eps)} but only {fmt(max(cap - spent, Fraction(0)))} is left."
@@ -505,14 +528,14 @@ class Ledger:
             created = _now()
             cur = db.execute(
                 "INSERT INTO entries(fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created,"
-                " label, budget, release_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " label, budget, release_id, neighbouring) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (fp, str(mechanism), params_text, str(eps.numerator), str(eps.denominator), str(dlt.numerator),
-                 str(dlt.denominator), created, str(label), group, str(release_id)))
+                 str(dlt.denominator), created, str(label), group, str(release_id), kind))
             entry_id = int(cur.lastrowid)
         if not isinstance(target, DatasetIdentity):
             return entry_id
         return LedgerEntry(entry_id, fp, str(mechanism), json.loads(params_text), eps, dlt, created, None, None,
-                           str(label), str(release_id), group)
+                           str(label), str(release_id), group, kind)
 
     def complete(self, entry_id, output_hash: str) -> None:
         """Record the released table's hash on its entry (once; an entry's hash is never rewritten)."""
@@ -554,24 +577,22 @@ class Ledger:
                 "SELECT fingerprint, label, created, budget, origin, n_rows, near_copy_of, similarity, separate_from,"
                 " separate_similarity, separate_by, separate_at FROM datasets ORDER BY created, fingerprint"
             ).fetchall()
-            charges = db.execute("SELECT fingerprint, budget, eps_num, eps_den, delta_num, delta_den, created "
-                                 "FROM entries ORDER BY id").fetchall()
+            charges = db.execute("SELECT fingerprint, budget, eps_num, eps_den, delta_num, delta_den, created, "
+                                 "neighbouring FROM entries ORDER BY id").fetchall()
             caps = {r[0]: self._cap(db, r[3] or r[0]) for r in rows}
-        group: dict[str, list] = {}
-        own: dict[str, list] = {}
-        for fp, budget, en, ed, dn, dd, created in charges:  # a loop over releases, not over data
+        group: dict[str, Totals] = {}
+        own: dict[str, Totals] = {}
+        for fp, budget, en, ed, dn, dd, created, kind in charges:  # a loop over releases, not over data
             for table, name in ((group, budget or fp), (own, fp)):
-                total = table.setdefault(name, [Fraction(0), Fraction(0), 0, None])
-                total[0] += _frac(en, ed)
-                total[1] += _frac(dn, dd)
-                total[2] += 1
-                total[3] = created
+                table.setdefault(name, Totals()).add(_frac(en, ed), _frac(dn, dd), kind, created)
         out = []
         for fp, label, created, budget, origin, n_rows, near, sim, sep, sep_sim, sep_by, sep_at in rows:
-            g = group.get(budget or fp, [Fraction(0), Fraction(0), 0, None])
-            o = own.get(fp, [Fraction(0), Fraction(0), 0, None])
-            out.append(DatasetSummary(fp, label, caps[fp], g[0], g[1], g[2], created, o[3], budget or fp, origin,
-                                      n_rows, near, sim, sep, sep_sim, sep_by, sep_at, o[0], o[2]))
+            g = group.get(budget or fp, Totals())
+            o = own.get(fp, Totals())
+            own_spent = o.in_units(g.n_replace > 0)  # this table's share, in its group's units
+            out.append(DatasetSummary(fp, label, caps[fp], g.total, g.delta, g.n, created, o.last, budget or fp,
+                                      origin, n_rows, near, sim, sep, sep_sim, sep_by, sep_at, own_spent, o.n,
+                                      g.add_remove, g.replace, g.n_replace))
         return out
 
     def integrity_check(self) -> str:

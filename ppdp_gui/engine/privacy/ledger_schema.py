@@ -4,6 +4,9 @@ Schema 1 (before budget groups) is migrated in place: its datasets become groups
 'schema-1', no sketch) keeping their caps, uncapped ones stay uncapped, and every entry is charged to its own
 dataset's group. Their fingerprints were of the typed, filtered table, so they are recognised only when that very
 reading recurs, never as near copies (see `Ledger.identify`).
+
+Schema 2 -> 3 records each entry's neighbouring relation ('add/remove' or 'replace'); entries written before
+count as add/remove.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import sqlite3
 
 from ppdp_gui.engine.errors import PpdpError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # schema 1 exactly as it was written; a new file gets it too and then goes through the same migration
 SCHEMA_1 = """
@@ -61,6 +64,12 @@ CREATE INDEX IF NOT EXISTS entries_by_budget ON entries(budget);
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 """
 
+# schema 2 -> 3: the neighbouring relation each entry's ε is stated for (records.ADD_REMOVE or records.REPLACE)
+MIGRATE_TO_3 = """
+ALTER TABLE entries ADD COLUMN neighbouring TEXT NOT NULL DEFAULT 'add/remove';
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"""
+
 
 def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
@@ -78,4 +87,8 @@ def create_or_migrate(db: sqlite3.Connection, where) -> None:
                         "update ppdp_gui before using it")
     if version == 1:
         for statement in statements(MIGRATE_TO_2):
+            db.execute(statement)
+        version = 2
+    if version == 2:
+        for statement in statements(MIGRATE_TO_3):
             db.execute(statement)

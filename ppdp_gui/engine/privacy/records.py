@@ -23,6 +23,72 @@ DEFAULT_CAP = Fraction(2)
 NEAR_COPY_CONTAINMENT = 0.5
 
 
+#: the two neighbouring relations a release's ε can be stated for, as the ledger stores them. Entries written
+#: before the ledger recorded it count as add/remove (every mechanism released then was add/remove but DP-PCA and
+#: the record baselines, which the ledger could not tell apart).
+ADD_REMOVE = "add/remove"
+REPLACE = "replace"
+#: the combined guarantee in words, per unit
+UNIT_WORDS = {ADD_REMOVE: "for one record added or removed", REPLACE: "for one record replaced"}
+
+
+def neighbouring_kind(text) -> str:
+    """REPLACE for a guarantee stated for one record *replaced* (a claim's or mechanism's `neighbouring` words, or
+    a stored kind), ADD_REMOVE for anything else (one record added or removed; an empty or unknown statement)."""
+    return REPLACE if "replace" in str(text or "").lower() else ADD_REMOVE
+
+
+def combined_total(spent, replace_releases: int, epsilon, kind: str) -> Fraction:
+    """The sound total ε of a budget group after one more release of `epsilon` under `kind`.
+
+    While every release is add/remove ε-DP the ε add up (sequential composition). A replace-one release is not
+    add/remove DP at all (it publishes the row count), but an add/remove ε-DP release is 2ε-DP for one record
+    replaced (a replacement is a removal and an addition). So once any replace-one release is in the group, the
+    only sound statement is in replace-one units: Σ replace ε + 2·Σ add/remove ε. `spent` is the group's total
+    in its current units (add/remove while `replace_releases` is 0)."""
+    spent, eps = Fraction(spent), Fraction(epsilon)
+    if replace_releases:  # already in replace-one units
+        return spent + (eps if kind == REPLACE else 2 * eps)
+    return spent + eps if kind != REPLACE else 2 * spent + eps
+
+
+class Totals:
+    """What a set of entries spent, split by neighbouring, and its sound total (records.combined_total)."""
+
+    __slots__ = ("add_remove", "delta", "last", "n", "n_replace", "replace")
+
+    def __init__(self):
+        self.add_remove, self.replace, self.delta = Fraction(0), Fraction(0), Fraction(0)
+        self.n_replace, self.n, self.last = 0, 0, None
+
+    def add(self, eps: Fraction, delta: Fraction, kind, created=None) -> None:
+        if neighbouring_kind(kind) == REPLACE:
+            self.replace += eps
+            self.n_replace += 1
+        else:
+            self.add_remove += eps
+        self.delta += delta
+        self.n += 1
+        self.last = created
+
+    def in_units(self, replace_one: bool) -> Fraction:
+        return self.replace + 2 * self.add_remove if replace_one else self.add_remove + self.replace
+
+    @property
+    def total(self) -> Fraction:
+        return self.in_units(self.n_replace > 0)
+
+
+def units_note(budget) -> str:
+    """What a budget's ε total is stated for, to follow the number in a budget line (CLI, window): empty while
+    every release is add/remove (the plain sum, worded as always), else " for one record replaced (add/remove
+    releases count twice: …)" with the two sums."""
+    if not getattr(budget, "replace_releases", 0):
+        return ""
+    return (f" {UNIT_WORDS[REPLACE]} (add/remove releases count twice: {float(budget.spent_add_remove):.4g} "
+            f"{UNIT_WORDS[ADD_REMOVE]}, {float(budget.spent_replace):.4g} {UNIT_WORDS[REPLACE]})")
+
+
 def exact(value, name: str = "ε") -> Fraction:
     """A budget amount as an exact, finite, non-negative Fraction (a float is taken as the decimal it prints)."""
     try:
@@ -61,12 +127,14 @@ class LedgerEntry:
     label: str
     release_id: str = ""
     budget: str = ""
+    neighbouring: str = ADD_REMOVE  # ADD_REMOVE or REPLACE: the relation its ε is stated for
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "fingerprint": self.fingerprint, "budget": self.budget or self.fingerprint,
                 "mechanism": self.mechanism, "params": self.params, "epsilon": str(self.epsilon),
                 "delta": str(self.delta), "created": self.created, "output_hash": self.output_hash,
-                "completed": self.completed, "label": self.label, "release_id": self.release_id}
+                "completed": self.completed, "label": self.label, "release_id": self.release_id,
+                "neighbouring": self.neighbouring}
 
 
 @dataclass(frozen=True)
@@ -93,10 +161,19 @@ class DatasetSummary:
     separate_at: str | None = None
     own_spent: Fraction = Fraction(0)
     own_releases: int = 0
+    #: the group's releases split by neighbouring; `spent` and `own_spent` are in the group's `units`
+    spent_add_remove: Fraction = Fraction(0)
+    spent_replace: Fraction = Fraction(0)
+    replace_releases: int = 0
 
     @property
     def remaining(self) -> Fraction | None:
         return None if self.cap is None else max(self.cap - self.spent, Fraction(0))
+
+    @property
+    def units(self) -> str:
+        """REPLACE once the group holds a replace-one release (its total is then Σ replace + 2·Σ add/remove)."""
+        return REPLACE if self.replace_releases else ADD_REMOVE
 
     @property
     def is_root(self) -> bool:
@@ -139,7 +216,11 @@ class DatasetIdentity:
 @dataclass(frozen=True)
 class Budget:
     """The ε budget of a dataset's group. `default_cap_applied`: the group does not exist yet and the cap shown
-    is the default it will get at its first release. `remaining` is None only for an uncapped (schema-1) group."""
+    is the default it will get at its first release. `remaining` is None only for an uncapped (schema-1) group.
+
+    `spent` is the sound total in the group's `units`: the plain sum while every release is add/remove ε-DP;
+    Σ replace ε + 2·Σ add/remove ε (for one record replaced) once a replace-one release is among them, with the
+    two sums in `spent_add_remove` and `spent_replace` (see `combined_total`)."""
 
     cap: Fraction | None
     spent: Fraction
@@ -147,3 +228,15 @@ class Budget:
     remaining: Fraction | None
     releases: int
     default_cap_applied: bool
+    # the breakdown of `spent` (not compared: `spent` and `replace_releases` already say what binds)
+    spent_add_remove: Fraction = field(default=Fraction(0), compare=False)
+    spent_replace: Fraction = field(default=Fraction(0), compare=False)
+    replace_releases: int = 0
+
+    @property
+    def units(self) -> str:
+        return REPLACE if self.replace_releases else ADD_REMOVE
+
+    def total_after(self, epsilon, neighbouring=ADD_REMOVE) -> Fraction:
+        """The group's sound total if a release of `epsilon` under `neighbouring` were added."""
+        return combined_total(self.spent, self.replace_releases, epsilon, neighbouring_kind(neighbouring))

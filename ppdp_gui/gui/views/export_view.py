@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.privacy.records import units_note
 from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
@@ -63,11 +64,13 @@ def describe_entry(record) -> str:
                    "this release does not use ε.") + "\n\n" + fingerprint)
     lines = [f"Charged ε = {fmt_eps(entry.epsilon)}" + (f" (δ = {float(entry.delta):.3g})" if entry.delta else "")
              + f" on {when(entry.created)} to this table's privacy budget (ledger entry #{entry.id})."]
+    units = units_note(budget) if budget is not None else ""  # empty unless a replace-one release is among them
     if budget is not None and getattr(budget, "cap", None) is not None:
-        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)} of its cap of {fmt_eps(budget.cap)}"
+        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)}{units} of its cap of "
+                     f"{fmt_eps(budget.cap)}"
                      + (f" ({fmt_eps(budget.remaining)} left)." if budget.remaining is not None else "."))
     elif budget is not None:
-        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)} (no cap set).")
+        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)}{units} (no cap set).")
     ident = record.identity
     if ident is not None and getattr(ident, "near_copy_of", None):
         lines.append("This table is a near copy of one released before, so it shares that table's budget.")

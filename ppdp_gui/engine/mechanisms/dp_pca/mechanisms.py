@@ -94,7 +94,7 @@ class _ComponentMechanism(Mechanism):
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
-        return PrivacyCost(epsilon=eps, note=self.cost_note)
+        return PrivacyCost(epsilon=eps, note=self.cost_note, neighbouring=self.neighbouring)
 
     cost_note = ""
 
