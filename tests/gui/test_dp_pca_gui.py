@@ -74,6 +74,10 @@ def test_dp_pca_and_dp_lda_through_the_window(loaded_window, qtbot):
     choose(w, "DP-LDA", ["age", "sex", "race"])
     assert {"class_column", "records"} <= {s.name for s in w.mechanism_view.panel.specs}
     w.mechanism_view.panel.editor("records").setValue(3000)  # fewer synthetic records: a quicker test
+    # after a replace-one release (DP-PCA, ε = 1) the table's total is stated for one record replaced, where an
+    # add/remove release counts twice: ε = 0.5 keeps it at the default cap (1 + 2 × 0.5 = 2)
+    w.mechanism_view.panel.editor("epsilon").setValue(0.5)
+    assert "for one record replaced" in w.mechanism_view.refresh_preview().budget_text()
     record = run_and_wait(w, qtbot)
     assert record.mechanism == "DP-LDA" and record.holds
     assert set(record.release.table.columns) == {"age", "sex", "race", "salary-class"}
