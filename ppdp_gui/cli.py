@@ -223,83 +223,10 @@ def _say_published(published, exported) -> None:
 
 
 # ---- commands -----------------------------------------------------------------------------------------------
-REASONS_UP_TO = 200  # columns: beyond, `ppdp inspect` prints the rules only (a 20,000-column table stays fast)
-
-
 def cmd_inspect(args) -> int:
-    """Describe a table: one line per column, its kind, guessed role, distinct and missing values.
-
-    The counts come from the reading itself (`inspect_table`), so a table 20,000 columns wide is described in
-    about a second instead of half a minute of per-column pandas work; all lines are printed in one write."""
-    from ppdp_gui.engine.data import NAPolicy, kind_rule_text, role_rule_text
-    from ppdp_gui.engine.data.reader import inspect_table
-    # trees asked for are built first, so a spec or values a builder refuses stop before anything is printed
-    built = built_taxonomies_text(args.file, args.build_taxonomy) if args.build_taxonomy else None
-    policy = NAPolicy(action="category")
-    data, counts = inspect_table(args.file, na_policy=policy)
-    src = data.source
-    for note in src.notes:
-        _warn(note)
-    width = max([len(c.name) for c in data.schema] + [6])
-    lines = [f"{src.path}: {src.file_format}, {src.n_rows_read:,} rows, {len(data.schema)} columns",
-             f"  {'column':<{width}}  {'kind':<11}  {'guessed role':<16}  {'distinct':>8}  {'missing':>7}"]
-    lines += [f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {missing:>7,}"
-              for spec, (distinct, missing) in zip(data.schema, counts)]
-    _say("\n".join(lines))
-    from ppdp_gui.engine.data.missing import left_out_columns
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons, identifier_by_name
-    if len(data.schema) <= REASONS_UP_TO:
-        reasons = guess_roles_with_reasons(data.frame, {c.name: c.kind for c in data.schema})
-        _say("why each role was guessed:\n" + "\n".join(f"  {name}: {why}" for name, (_r, why) in reasons.items()))
-    # what the default policy does: a mostly-missing column is left out, and blanks in a column that is an
-    # identifier by its name cost no row (the reader keeps those rows)
-    names = [spec.name for spec in data.schema]
-    left_out = set(left_out_columns(names, {c: m for c, (_d, m) in zip(names, counts)}, src.n_rows_read,
-                                    NAPolicy()))
-    with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
-                    if missing and not identifier_by_name(spec.name) and spec.name not in left_out]
-    if left_out:
-        _say(f"left out by the default policy (missing in more than half the rows): {', '.join(sorted(left_out))}")
-    _say(f"rows with a missing value (dropped by the default policy): {_rows_with_missing(data, with_missing, policy):,}")
-    _say("\nHow kinds are decided:\n" + kind_rule_text())
-    _say("\n" + role_rule_text())
-    if built:
-        _say("\n" + built)
-    return 0
-
-
-def built_taxonomies_text(path, items: list[str]) -> str:
-    """`ppdp inspect --build-taxonomy`: the trees `ppdp run` would build (the same load, the same builders), one
-    line each with its size, an example path from value to root and its origin, as the window's list says it."""
-    from ppdp_gui.engine.persistence.project import Recipe
-    from ppdp_gui.engine.pipeline.load import load
-    builds = parse_builds(items, {})
-    recipe = Recipe(source=str(path), taxonomy_builds=dict(builds))
-    load(recipe)
-    lines = ["Taxonomies built (as `ppdp run --build-taxonomy` builds them):"]
-    for col, spec in builds.items():
-        tax = recipe.taxonomies[col]
-        example = " → ".join(tax.to_paths()[0])
-        origin = ("built from the table's values: not a public domain (an ε-DP release needs --domain or "
-                  "--allow-data-domains)" if getattr(tax, "origin", "public") == "data" else "public")
-        lines.append(f"  {col} = {spec}: {tax.height} level{'s' if tax.height != 1 else ''} above "
-                     f"{len(tax.leaf_values()):,} values, e.g. {example}; {origin}")
-    return "\n".join(lines)
-
-
-def _rows_with_missing(data, specs, policy) -> int:
-    """Rows that the default policy would drop: a missing number (NaN) or the missing-value category in one of
-    the columns `specs` (those with missing values)."""
-    import numpy as np
-    frame = data.frame
-    numeric = [c.name for c in specs if c.kind == "numeric"]
-    text = [c.name for c in specs if c.kind != "numeric"]
-    hit = np.zeros(len(frame), dtype=bool)
-    if numeric:
-        hit |= frame[numeric].isna().to_numpy().any(axis=1)
-    if text:
-        hit |= (frame[text] == policy.category_label).to_numpy().any(axis=1)
-    return int(hit.sum())
+    """`ppdp inspect` (cli_inspect.py)."""
+    from ppdp_gui.cli_inspect import inspect_command
+    return inspect_command(args)
 
 
 def _describe_param(p) -> str:
