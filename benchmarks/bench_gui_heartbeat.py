@@ -190,7 +190,7 @@ def main(argv=None) -> int:
     import threading
     t0 = begin()
     pump_until(app, lambda: time.perf_counter() - t0 > 0.05 and not any(
-        t.name == "ppdp-import-charts" for t in threading.enumerate()))
+        t.name in ("ppdp-import-charts", "ppdp-forkserver-warm-up") for t in threading.enumerate()))
     phase("window start-up (charts imported)", t0)
 
     t0 = begin()

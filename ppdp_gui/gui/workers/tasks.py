@@ -1,5 +1,5 @@
-"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, an export, the
-self-check.
+"""The generators the window runs in its worker process: loading a recipe, a charged release, a sweep, an
+export, the self-check.
 
 Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
 without a window. They only call the engine's publish path (load → plan → run_release), exactly as `ppdp` does;
@@ -68,8 +68,10 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     then work out what the window shows at once: distinct values per column and why each role was guessed (the
     Data step), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
     attached taxonomy does not cover (the Taxonomies step); with `open_ledger`, the default budget ledger too (its
-    first preview needs it). Yields Progress, then an `Opened`. Runs in a worker thread: the GUI thread then only
-    shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms)."""
+    first preview needs it). Yields Progress, then an `Opened`. The window runs it in the worker process (Arrow's
+    parallel CSV parse and pandas' typing would otherwise take the GIL from the GUI thread; the frame comes back
+    as Arrow buffers, out of band, in ~1 ms), so the GUI thread only shows these (checking every mechanism there
+    took ~30 ms, opening a new ledger 50-120 ms)."""
     from pathlib import Path
 
     from ppdp_gui.engine.pipeline.load import load
@@ -95,16 +97,22 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
                 not_covered[spec.name] = missing_values(spec.taxonomy, frame[spec.name])
             except Exception:  # noqa: BLE001 - the Taxonomies step then checks it itself and shows why
                 pass
-    ledger = None
-    if open_ledger:
-        from ppdp_gui.engine.errors import PpdpError
-        from ppdp_gui.engine.privacy.ledger import Ledger
-        try:
-            ledger = Ledger()
-        except (PpdpError, OSError):
-            ledger = None  # the window opens it itself when needed, and shows why it cannot
     yield Progress(1.0, "Loaded")
-    yield Opened(loaded, distinct, reasons, first, not_covered, ledger)
+    opened = Opened(loaded, distinct, reasons, first, not_covered)
+    yield with_default_ledger(opened) if open_ledger else opened
+
+
+def with_default_ledger(opened: Opened) -> Opened:
+    """`opened` with the default budget ledger opened (None if it cannot be: the window then opens it itself
+    when needed, and shows why it cannot). A ledger is a connection of this process: when the load ran in the
+    worker process, the window's job reader thread calls this on the result (ProcessJob's `then`)."""
+    from ppdp_gui.engine.errors import PpdpError
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    try:
+        opened.ledger = Ledger()
+    except (PpdpError, OSError):
+        opened.ledger = None
+    return opened
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
