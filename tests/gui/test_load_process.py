@@ -14,7 +14,7 @@ from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.persistence.project import Recipe
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 from ppdp_gui.gui.workers import JobRunner, child
-from ppdp_gui.gui.workers.tasks import Opened, load_job, with_default_ledger
+from ppdp_gui.gui.workers.tasks import Opened, load_job, ready_here
 
 
 def _recipe():
@@ -37,7 +37,7 @@ def test_load_in_the_worker_process_matches_the_thread_load(qtbot, tmp_path, mon
     monkeypatch.setenv("PPDP_LEDGER", str(tmp_path / "ledger.sqlite"))
     recipe, column = _recipe()
     tax = recipe.taxonomies[column]
-    job, done, errors = _run(qtbot, recipe, shared=(tax,), then=with_default_ledger)
+    job, done, errors = _run(qtbot, recipe, shared=(tax,), then=lambda o: ready_here(o, True))
     assert not errors
     opened = done[0]
     here = list(load_job(_recipe()[0]))[-1]

@@ -156,7 +156,7 @@ class DataView(StepView):
         """Read `path` (or a whole `recipe`: a project) in the worker with the engine's loader; on success the
         session gets the new dataset and `after(dataset)` runs."""
         from ppdp_gui.engine.persistence.project import Recipe
-        from ppdp_gui.gui.workers.tasks import load_job, with_default_ledger
+        from ppdp_gui.gui.workers.tasks import load_job, ready_here
         if recipe is None:
             self.user_kinds = dict(kinds or {})
             recipe = Recipe(source=str(path), na_policy=na_policy or self.na_policy(), kinds=dict(kinds or {}),
@@ -173,7 +173,7 @@ class DataView(StepView):
         # Taxonomies step keeps an editor's undo history while its taxonomy object stays the same)
         shared = tuple(recipe.taxonomies.values()) + tuple(recipe.domains.values())
         self.runner.start_process(load_job, (recipe, False), shared=shared,
-                                  then=with_default_ledger if open_ledger else None,
+                                  then=lambda opened: ready_here(opened, open_ledger),
                                   on_done=lambda result, p=str(recipe.source): self._loaded(p, result),
                                   on_error=lambda exc, tb, p=str(recipe.source): self._failed(p, exc))
 

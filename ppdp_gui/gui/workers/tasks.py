@@ -102,10 +102,20 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     yield with_default_ledger(opened) if open_ledger else opened
 
 
+def ready_here(opened: Opened, open_ledger: bool = False) -> Opened:
+    """In the window's process, off the GUI thread, once a load that ran in the worker process is back (the
+    `then` of its ProcessJob, run in the job's reader thread): import what the Mechanism step imports when it
+    shows the first runnable mechanism (the load imported it in the worker process only: ~15 ms of imports in the
+    GUI thread otherwise) and, with `open_ledger`, open the default budget ledger (a connection of this process)."""
+    if opened.first_runnable is not None:
+        from ppdp_gui.gui.preview import runnable
+        runnable(opened.first_runnable, opened.loaded.dataset)
+    return with_default_ledger(opened) if open_ledger else opened
+
+
 def with_default_ledger(opened: Opened) -> Opened:
     """`opened` with the default budget ledger opened (None if it cannot be: the window then opens it itself
-    when needed, and shows why it cannot). A ledger is a connection of this process: when the load ran in the
-    worker process, the window's job reader thread calls this on the result (ProcessJob's `then`)."""
+    when needed, and shows why it cannot)."""
     from ppdp_gui.engine.errors import PpdpError
     from ppdp_gui.engine.privacy.ledger import Ledger
     try:
