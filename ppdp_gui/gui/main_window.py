@@ -53,7 +53,7 @@ def after_start() -> None:
     the process; no data table is loaded yet, so nothing big can be kept alive by mistake), then import the chart
     modules in a daemon thread. Importing is mostly Python bytecode, so the GUI thread still gets the interpreter
     every few milliseconds; a chart built later finds the modules loaded. The worker processes' fork server starts
-    too (its own process imports the engine), so that the first table load does not wait for it."""
+    too (its own process imports the engine), so that the first release does not wait for it."""
     global _STARTED
     if _STARTED:
         return
@@ -70,7 +70,7 @@ def after_start() -> None:
             pass
     threading.Thread(target=work, name="ppdp-import-charts", daemon=True).start()
     from ppdp_gui.gui.workers.process import warm_up
-    warm_up()  # the worker processes' fork server: the first table load then starts its worker in milliseconds
+    warm_up()  # the worker processes' fork server: the first release then starts its worker in milliseconds
 
 
 class MainWindow(QMainWindow):

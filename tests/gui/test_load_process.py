@@ -1,5 +1,5 @@
-"""A table loads in the worker process (workers/tasks.load_job through ProcessJob) with the same outcome as in
-this process: the same frame and Opened fields, the recipe's own taxonomy objects back (not copies), the ledger
+"""A table can load in the worker process (workers/tasks.load_job through ProcessJob; the window loads in a thread,
+see load_job) with the same outcome as in this process: the same frame and Opened fields, the recipe's own taxonomy objects back (not copies), the ledger
 opened on this side, a bad file's error naming its file, line and column, and no Qt in the child."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.persistence.project import Recipe
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 from ppdp_gui.gui.workers import JobRunner, child
-from ppdp_gui.gui.workers.tasks import Opened, load_job, ready_here
+from ppdp_gui.gui.workers.tasks import Opened, load_job, with_default_ledger
 
 
 def _recipe():
@@ -37,7 +37,7 @@ def test_load_in_the_worker_process_matches_the_thread_load(qtbot, tmp_path, mon
     monkeypatch.setenv("PPDP_LEDGER", str(tmp_path / "ledger.sqlite"))
     recipe, column = _recipe()
     tax = recipe.taxonomies[column]
-    job, done, errors = _run(qtbot, recipe, shared=(tax,), then=lambda o: ready_here(o, True))
+    job, done, errors = _run(qtbot, recipe, shared=(tax,), then=with_default_ledger)
     assert not errors
     opened = done[0]
     here = list(load_job(_recipe()[0]))[-1]

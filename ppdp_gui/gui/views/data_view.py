@@ -156,7 +156,7 @@ class DataView(StepView):
         """Read `path` (or a whole `recipe`: a project) in the worker with the engine's loader; on success the
         session gets the new dataset and `after(dataset)` runs."""
         from ppdp_gui.engine.persistence.project import Recipe
-        from ppdp_gui.gui.workers.tasks import load_job, ready_here
+        from ppdp_gui.gui.workers.tasks import load_job
         if recipe is None:
             self.user_kinds = dict(kinds or {})
             recipe = Recipe(source=str(path), na_policy=na_policy or self.na_policy(), kinds=dict(kinds or {}),
@@ -168,14 +168,10 @@ class DataView(StepView):
         self.file_label.setText(f"Reading {recipe.source}…")
         self.error_label.setVisible(False)
         self.state_changed.emit()
-        open_ledger = not self.session.ledger_open  # the first preview needs it: opened in the job's reader thread
-        # in the worker process; the recipe's taxonomies and domains come back as these very objects (the
-        # Taxonomies step keeps an editor's undo history while its taxonomy object stays the same)
-        shared = tuple(recipe.taxonomies.values()) + tuple(recipe.domains.values())
-        self.runner.start_process(load_job, (recipe, False), shared=shared,
-                                  then=lambda opened: ready_here(opened, open_ledger),
-                                  on_done=lambda result, p=str(recipe.source): self._loaded(p, result),
-                                  on_error=lambda exc, tb, p=str(recipe.source): self._failed(p, exc))
+        open_ledger = not self.session.ledger_open  # the first preview needs it: opened in the worker
+        self.runner.start(lambda: load_job(recipe, open_ledger),
+                          on_done=lambda result, p=str(recipe.source): self._loaded(p, result),
+                          on_error=lambda exc, tb, p=str(recipe.source): self._failed(p, exc))
 
     def _reload_recipe(self, **changes):
         """The current table's recipe (roles, kinds, taxonomies, domains kept) with `changes` applied."""

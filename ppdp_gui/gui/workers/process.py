@@ -28,8 +28,7 @@ from ppdp_gui.engine.errors import MechanismError
 from ppdp_gui.gui.workers import child
 
 PRELOAD = ["ppdp_gui.gui.workers.child", "ppdp_gui.gui.workers.tasks", "ppdp_gui.engine.pipeline.release",
-           "ppdp_gui.engine.pipeline.sweep", "ppdp_gui.engine.pipeline.load", "ppdp_gui.engine.data.reader",
-           "pyarrow.csv"]
+           "ppdp_gui.engine.pipeline.sweep"]
 _CONTEXT = None
 _CONTEXT_LOCK = threading.Lock()
 
@@ -49,7 +48,7 @@ def context():
 
 def warm_up() -> None:
     """Start the fork server in the background so that the first run starts quickly: the window calls it once it
-    is on screen (MainWindow.after_start), so the first table load does not wait ~0.5 s for it."""
+    is on screen (MainWindow.after_start), so the first release does not wait ~0.5 s for it."""
     ctx = context()
     if ctx.get_start_method() == "forkserver":
         def work() -> None:

@@ -1,5 +1,5 @@
-"""The generators the window runs in its worker process: loading a recipe, a charged release, a sweep, an
-export, the self-check.
+"""The generators the window runs in its worker: loading a recipe, a charged release, a sweep, an export, the
+self-check.
 
 Plain Python (no Qt): they run in the worker process (workers/child.py) and can be tested and benchmarked
 without a window. They only call the engine's publish path (load → plan → run_release), exactly as `ppdp` does;
@@ -68,10 +68,11 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     then work out what the window shows at once: distinct values per column and why each role was guessed (the
     Data step), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
     attached taxonomy does not cover (the Taxonomies step); with `open_ledger`, the default budget ledger too (its
-    first preview needs it). Yields Progress, then an `Opened`. The window runs it in the worker process (Arrow's
-    parallel CSV parse and pandas' typing would otherwise take the GIL from the GUI thread; the frame comes back
-    as Arrow buffers, out of band, in ~1 ms), so the GUI thread only shows these (checking every mechanism there
-    took ~30 ms, opening a new ledger 50-120 ms)."""
+    first preview needs it). Yields Progress, then an `Opened`. Runs in a worker thread: the GUI thread then only
+    shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms). It also runs in the
+    worker process (tests/gui/test_load_process.py), but measured no better there: the longest gaps while loading
+    are the hand-over to the views, and the first load after start-up waited for the fork server (see
+    benchmarks/bench_gui_heartbeat.py)."""
     from pathlib import Path
 
     from ppdp_gui.engine.pipeline.load import load
@@ -102,20 +103,10 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     yield with_default_ledger(opened) if open_ledger else opened
 
 
-def ready_here(opened: Opened, open_ledger: bool = False) -> Opened:
-    """In the window's process, off the GUI thread, once a load that ran in the worker process is back (the
-    `then` of its ProcessJob, run in the job's reader thread): import what the Mechanism step imports when it
-    shows the first runnable mechanism (the load imported it in the worker process only: ~15 ms of imports in the
-    GUI thread otherwise) and, with `open_ledger`, open the default budget ledger (a connection of this process)."""
-    if opened.first_runnable is not None:
-        from ppdp_gui.gui.preview import runnable
-        runnable(opened.first_runnable, opened.loaded.dataset)
-    return with_default_ledger(opened) if open_ledger else opened
-
-
 def with_default_ledger(opened: Opened) -> Opened:
     """`opened` with the default budget ledger opened (None if it cannot be: the window then opens it itself
-    when needed, and shows why it cannot)."""
+    when needed, and shows why it cannot). A ledger is a connection of the process that opens it: a load run in
+    the worker process gets it in the window's process (ProcessJob's `then`)."""
     from ppdp_gui.engine.errors import PpdpError
     from ppdp_gui.engine.privacy.ledger import Ledger
     try:
