@@ -48,8 +48,8 @@ paints it twice back to back (~7-17 ms each) right after it is drawn.
 
 Table load in the worker process? (26 Nov 2026, branch loaderproc; base and branch run alternately.) Tried:
 load_job through ProcessJob, the frame back as out-of-band Arrow buffers (unpickled in ~1 ms in the window's
-reader thread; pickled in 1-47 ms in the child), the window's taxonomy objects given back by reference, the ledger opened in the reader thread. Measured
-no better, so the window still loads in a thread: with two busy-loop processes added (load average 1.8-4.1),
+reader thread; pickled in 1-47 ms in the child), the window's taxonomy objects given back by reference, the
+ledger opened in the reader thread. Measured no better, so the window still loads in a thread: with two busy-loop processes added (load average 1.8-4.1),
 Adult ×6 (293 k rows): longest gap thread 62-89 ms, process 63-89 ms; bundled sample: thread 53-87 ms, process
 54-160 ms. --events shows why: the longest gap while loading is the hand-over (DataView._loaded and the first
 paint: 20-45 ms of GUI work) stretched by waiting for a core, not the parse; a process adds its own CPU to the
