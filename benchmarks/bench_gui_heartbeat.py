@@ -45,6 +45,21 @@ the release (now Session.exports_changed). What remains: gaps longer than the GU
 machine's (the worker process, Arrow's reading threads and other programs taking both cores); at a simulation's
 hand-over the chart is drawn a turn after the advice and laid out before it is painted, yet pyqtgraph still
 paints it twice back to back (~7-17 ms each) right after it is drawn.
+
+Table load in the worker process? (26 Nov 2026, branch loaderproc; base and branch run alternately.) Tried: load_job
+through ProcessJob, the frame back as out-of-band Arrow buffers (unpickled in ~1 ms in the window's reader thread;
+pickled in 1-47 ms in the child), the window's taxonomy objects given back by reference, the ledger opened in the
+reader thread. Measured no better, so the window still loads in a thread: with two busy-loop processes added (load
+average 1.8-4.1), Adult ×6 (293 k rows): longest gap thread 62-89 ms, process 63-89 ms; bundled sample: thread 53-87
+ms, process 54-160 ms. --events shows why: the longest gap while loading is the hand-over (DataView._loaded and the
+first paint: 20-45 ms of GUI work) stretched by waiting for a core, not the parse; a process adds its own CPU to the
+two cores. And `bench_start.py --sample` loaded the sample 0.7 s later (the first load waited for the fork server's
+imports). Arrow's thread count was therefore not capped either (the parse is not in the longest gaps).
+Kept: the fork server starts once the window is up (process.warm_up, waited for in the start-up phase above), so the
+first release no longer pays for it: release phase 0.79-1.00 s instead of 1.27-1.52 s, longest gaps unchanged within
+noise (the two busy loops still running, load average 3.3-3.9, 5 runs each: load 37-57 / 37-45 ms, release 33-43 /
+33-35 ms, start-up 17-24 / 14-23 ms, branch / base); time to a usable window unchanged (bench_start, load average 4.2:
+1.15 / 1.18 s; the sample loaded 1.83 / 1.93 s).
 """
 
 from __future__ import annotations
@@ -190,7 +205,7 @@ def main(argv=None) -> int:
     import threading
     t0 = begin()
     pump_until(app, lambda: time.perf_counter() - t0 > 0.05 and not any(
-        t.name == "ppdp-import-charts" for t in threading.enumerate()))
+        t.name in ("ppdp-import-charts", "ppdp-forkserver-warm-up") for t in threading.enumerate()))
     phase("window start-up (charts imported)", t0)
 
     t0 = begin()

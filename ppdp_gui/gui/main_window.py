@@ -52,7 +52,8 @@ def after_start() -> None:
     """Once per process, in the GUI thread when the first window is up: freeze what exists (it lives as long as
     the process; no data table is loaded yet, so nothing big can be kept alive by mistake), then import the chart
     modules in a daemon thread. Importing is mostly Python bytecode, so the GUI thread still gets the interpreter
-    every few milliseconds; a chart built later finds the modules loaded."""
+    every few milliseconds; a chart built later finds the modules loaded. The worker processes' fork server starts
+    too (its own process imports the engine), so that the first release does not wait for it."""
     global _STARTED
     if _STARTED:
         return
@@ -68,6 +69,8 @@ def after_start() -> None:
         except Exception:  # noqa: BLE001 - the chart is then imported (and any error shown) where it is built
             pass
     threading.Thread(target=work, name="ppdp-import-charts", daemon=True).start()
+    from ppdp_gui.gui.workers.process import warm_up
+    warm_up()  # the worker processes' fork server: the first release then starts its worker in milliseconds
 
 
 class MainWindow(QMainWindow):

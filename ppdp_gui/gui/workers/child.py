@@ -10,7 +10,9 @@ holds the GIL for a long loads/dumps. Released tables above `FILE_ROWS` rows go 
 job's private temporary folder instead (written in the child; read in the parent by pyarrow, which releases the
 GIL) — see benchmarks/bench_gui_heartbeat.py for the measured figures.
 
-Messages from the child: ("progress", fraction, text), ("result", obj), ("error", type name, message, traceback).
+Messages from the child: ("progress", fraction, text), ("result", obj), ("error", type name, message, traceback,
+{path, line, column, reason}). Objects the parent lists as `shared` come back as references to its own (see
+child_main).
 """
 
 from __future__ import annotations
@@ -29,19 +31,47 @@ PROGRESS_INTERVAL = 0.05  # seconds between progress messages (the GUI shows no 
 
 
 # -- framing -------------------------------------------------------------------------------------------------
-def send(conn, obj: Any) -> None:
+class _Pickler(pickle.Pickler):
+    """Pickles objects listed in `shared` as their index: the parent then gets back its own object, not a copy."""
+
+    def __init__(self, file, shared: dict[int, int], **kw):
+        super().__init__(file, **kw)
+        self._shared = shared
+
+    def persistent_id(self, obj):
+        return self._shared.get(id(obj))
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file, shared: tuple, **kw):
+        super().__init__(file, **kw)
+        self._shared = shared
+
+    def persistent_load(self, pid):
+        return self._shared[pid]
+
+
+def send(conn, obj: Any, shared: dict[int, int] | None = None) -> None:
+    """`shared`: {id(object): index} of objects the parent sent (see child_main) that go back as references."""
+    import io
     buffers: list[pickle.PickleBuffer] = []
-    head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    if shared:
+        out = io.BytesIO()
+        _Pickler(out, shared, protocol=5, buffer_callback=buffers.append).dump(obj)
+        head = out.getvalue()
+    else:
+        head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
     conn.send_bytes(len(buffers).to_bytes(4, "little") + head)
     for buf in buffers:
         conn.send_bytes(buf.raw())
 
 
-def receive(conn) -> Any:
+def receive(conn, shared: tuple = ()) -> Any:
+    import io
     first = conn.recv_bytes()
     n = int.from_bytes(first[:4], "little")
     buffers = [conn.recv_bytes() for _ in range(n)]
-    return pickle.loads(memoryview(first)[4:], buffers=buffers)
+    return _Unpickler(io.BytesIO(memoryview(first)[4:]), tuple(shared), buffers=buffers).load()
 
 
 # -- big tables through Parquet ----------------------------------------------------------------------------------
@@ -104,8 +134,11 @@ def load_tables(obj):
 
 
 # -- the child's main function ----------------------------------------------------------------------------------
-def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | None) -> None:
-    """Runs in the worker process: drive `make_gen(*args)`, stream throttled progress, send the result or error."""
+def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | None, shared: tuple = ()) -> None:
+    """Runs in the worker process: drive `make_gen(*args)`, stream throttled progress, send the result or error.
+    `shared`: objects (arrived here as copies, in one pickle with `args`) that the result names by reference,
+    so that the window gets its own objects back (a table's taxonomies: views compare them by identity)."""
+    keep = {id(obj): i for i, obj in enumerate(shared)}
     try:
         send(conn, ("started", os.getpid(), sorted(m for m in ("PySide6", "shiboken6", "pyqtgraph", "superqt")
                                                        if m in sys.modules)))
@@ -123,18 +156,21 @@ def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | No
                 result = item
         if pending is not None:
             send(conn, ("progress", float(pending.fraction), pending.message))
-        send(conn, ("result", pack_result(result, folder)))
+        send(conn, ("result", pack_result(result, folder)), keep)
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the window as a message
+        where = {k: getattr(exc, k, None) for k in ("path", "line", "column", "reason")}
+        where = {k: v if v is None or isinstance(v, int) else str(v) for k, v in where.items()}
         try:
-            send(conn, ("error", type(exc).__name__, str(exc), traceback.format_exc()))
+            send(conn, ("error", type(exc).__name__, str(exc), traceback.format_exc(), where))
         except Exception:  # noqa: BLE001 - the parent may be gone; nothing more to do
             pass
     finally:
         conn.close()
 
 
-def rebuild_error(type_name: str, message: str) -> BaseException:
-    """An exception of the same class as the child's (engine errors and built-ins), for the error dialog."""
+def rebuild_error(type_name: str, message: str, where: dict | None = None) -> BaseException:
+    """An exception of the same class as the child's (engine errors and built-ins), for the error dialog; a
+    DataError keeps its path, line, column and reason (`where`)."""
     import builtins
 
     from ppdp_gui.engine import errors
@@ -145,6 +181,9 @@ def rebuild_error(type_name: str, message: str) -> BaseException:
         if issubclass(cls, errors.DataError):
             exc.path = exc.line = exc.column = None
             exc.reason = message
+            if where and where.get("reason") is not None:
+                exc.path, exc.line, exc.column, exc.reason = (where.get(k) for k in ("path", "line", "column",
+                                                                                        "reason"))
         return exc
     cls = getattr(builtins, type_name, None)
     if isinstance(cls, type) and issubclass(cls, Exception):

@@ -112,8 +112,8 @@ class JobRunner(QObject):
     """Starts jobs, keeps them alive until they finish and lets the owner cancel or wait for them.
 
     `start` runs a generator in a thread (reading and writing files: short GIL holds, shared objects);
-    `start_process` runs a module-level generator function in a worker process (releases and sweeps: engine
-    code that would hold the GIL and stall the window)."""
+    `start_process` runs a module-level generator function in a worker process (table loads, releases, sweeps,
+    exports: engine code that would hold the GIL and stall the window)."""
 
     busy_changed = Signal(bool)
 
@@ -130,10 +130,13 @@ class JobRunner(QObject):
     def start_process(self, func: Callable[..., Iterator[Any]], args: tuple = (), *,
                       on_done: Callable[[Any], None], on_error: Callable[[BaseException, str], None] | None = None,
                       on_progress: Callable[[float, str], None] | None = None,
-                      on_cancelled: Callable[[], None] | None = None):
-        """`func(*args)` in a worker process; func and args must be picklable (func by module and name)."""
+                      on_cancelled: Callable[[], None] | None = None, shared: tuple = (),
+                      then: Callable[[Any], Any] | None = None):
+        """`func(*args)` in a worker process; func and args must be picklable (func by module and name). `shared`
+        and `then`: see ProcessJob."""
         from ppdp_gui.gui.workers.process import ProcessJob
-        return self._launch(ProcessJob(func, args), on_done, on_error, on_progress, on_cancelled)
+        return self._launch(ProcessJob(func, args, shared=shared, then=then), on_done, on_error, on_progress,
+                            on_cancelled)
 
     def _launch(self, job, on_done, on_error, on_progress, on_cancelled):
         job.succeeded.connect(self._guarded(on_done))

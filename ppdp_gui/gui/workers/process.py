@@ -15,6 +15,7 @@ each worker in milliseconds), else "spawn". Both start from a clean interpreter,
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
 import tempfile
 import threading
@@ -46,11 +47,19 @@ def context():
 
 
 def warm_up() -> None:
-    """Start the fork server in the background so that the first run starts quickly (optional)."""
+    """Start the fork server in the background so that the first run starts quickly: the window calls it once it
+    is on screen (MainWindow.after_start), so the first release does not wait ~0.5 s for it."""
     ctx = context()
     if ctx.get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-        threading.Thread(target=forkserver.ensure_running, name="ppdp-forkserver-warm-up", daemon=True).start()
+        def work() -> None:
+            try:  # a no-op worker: returns once the server has imported PRELOAD and can fork
+                proc = ctx.Process(target=os.getpid, name="ppdp-warm-up", daemon=True)
+                proc.start()
+                proc.join(60)
+                proc.close()
+            except Exception:  # noqa: BLE001 - the first job then starts the server itself and reports any error
+                pass
+        threading.Thread(target=work, name="ppdp-forkserver-warm-up", daemon=True).start()
 
 
 class ProcessJob(QObject):
@@ -65,9 +74,12 @@ class ProcessJob(QObject):
     cancelled = Signal()
     finished = Signal()
 
-    def __init__(self, func: Callable[..., Any], args: tuple = (), parent=None):
+    def __init__(self, func: Callable[..., Any], args: tuple = (), parent=None, *, shared: tuple = (),
+                 then: Callable[[Any], Any] | None = None):
+        """`shared`: objects inside `args` the result may hold, given back as these very objects (not copies);
+        `then(result)`: runs in the reader thread before `succeeded`, for what must happen in this process."""
         super().__init__(parent)
-        self._func, self._args = func, tuple(args)
+        self._func, self._args, self._shared, self._then = func, tuple(args), tuple(shared), then
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._read, name="ppdp-job-reader", daemon=True)
         self.process = None
@@ -101,7 +113,8 @@ class ProcessJob(QObject):
         try:
             ctx = context()
             reader, writer = ctx.Pipe(duplex=False)
-            candidate = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder),
+            candidate = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder,
+                                                                        self._shared),
                                     name="ppdp-worker", daemon=True)
             candidate.start()
             proc = candidate
@@ -130,7 +143,7 @@ class ProcessJob(QObject):
                     break
                 continue
             try:
-                message = child.receive(reader)
+                message = child.receive(reader, self._shared)
             except (EOFError, OSError):
                 break  # the child went away without a last word
             kind = message[0]
@@ -141,6 +154,8 @@ class ProcessJob(QObject):
                     self.progress.emit(message[1], message[2])
             elif kind == "result":
                 result = child.load_tables(message[1])
+                if self._then is not None and not self._cancel.is_set():
+                    result = self._then(result)
                 if self._cancel.is_set():
                     self.cancelled.emit()
                 else:
@@ -150,7 +165,7 @@ class ProcessJob(QObject):
                 if self._cancel.is_set():
                     self.cancelled.emit()
                 else:
-                    self.failed.emit(child.rebuild_error(message[1], message[2]), message[3])
+                    self.failed.emit(child.rebuild_error(message[1], message[2], message[4]), message[3])
                 return
         proc.join(5)
         if self._cancel.is_set():

@@ -69,7 +69,10 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     Data step), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
     attached taxonomy does not cover (the Taxonomies step); with `open_ledger`, the default budget ledger too (its
     first preview needs it). Yields Progress, then an `Opened`. Runs in a worker thread: the GUI thread then only
-    shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms)."""
+    shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms). It also runs in the
+    worker process (tests/gui/test_load_process.py), but measured no better there: the longest gaps while loading
+    are the hand-over to the views, and the first load after start-up waited for the fork server (see
+    benchmarks/bench_gui_heartbeat.py)."""
     from pathlib import Path
 
     from ppdp_gui.engine.pipeline.load import load
@@ -95,16 +98,22 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
                 not_covered[spec.name] = missing_values(spec.taxonomy, frame[spec.name])
             except Exception:  # noqa: BLE001 - the Taxonomies step then checks it itself and shows why
                 pass
-    ledger = None
-    if open_ledger:
-        from ppdp_gui.engine.errors import PpdpError
-        from ppdp_gui.engine.privacy.ledger import Ledger
-        try:
-            ledger = Ledger()
-        except (PpdpError, OSError):
-            ledger = None  # the window opens it itself when needed, and shows why it cannot
     yield Progress(1.0, "Loaded")
-    yield Opened(loaded, distinct, reasons, first, not_covered, ledger)
+    opened = Opened(loaded, distinct, reasons, first, not_covered)
+    yield with_default_ledger(opened) if open_ledger else opened
+
+
+def with_default_ledger(opened: Opened) -> Opened:
+    """`opened` with the default budget ledger opened (None if it cannot be: the window then opens it itself
+    when needed, and shows why it cannot). A ledger is a connection of the process that opens it: a load run in
+    the worker process gets it in the window's process (ProcessJob's `then`)."""
+    from ppdp_gui.engine.errors import PpdpError
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    try:
+        opened.ledger = Ledger()
+    except (PpdpError, OSError):
+        opened.ledger = None
+    return opened
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
