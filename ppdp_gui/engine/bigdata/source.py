@@ -19,7 +19,6 @@ custodian record only. The missing cells of every column are counted in one SQL 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -29,12 +28,27 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
-                                             literal, missing_counts, missing_sql, quote, text_sql)
+from ppdp_gui.engine.bigdata.columns import (
+    FLOAT_TYPES,
+    SqlFacts,
+    example_non_numbers,
+    infer_kind,
+    kind_facts,
+    literal,
+    missing_counts,
+    missing_sql,
+    quote,
+    text_sql,
+)
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
-from ppdp_gui.engine.data.missing import MissingReport, left_out_columns, unknown_left_out
+from ppdp_gui.engine.data.missing import (
+    MissingReport,
+    left_out_columns,
+    unknown_left_out,
+)
 from ppdp_gui.engine.data.roles import identifier_by_name
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role, SourceInfo
+from ppdp_gui.engine.data.writer import file_sha256
 from ppdp_gui.engine.errors import DataError
 
 #: first rows looked at in Python: a column with a non-number (or a leading zero) there is categorical without
@@ -66,14 +80,6 @@ def _sniff(path: Path) -> str:
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rb") as f:
         return sniff_delimiter(head_text(f.read(1 << 20)))
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class TableSource:

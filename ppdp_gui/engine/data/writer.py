@@ -114,7 +114,7 @@ def stage_table(frame: pd.DataFrame, path, *, source: SourceInfo | None = None, 
     target = _target(path, source, protected)
     fmt = table_format(target)
     tmp, entry = _write_temporary(target, _table_writer(frame, fmt, target))
-    return Staged(target, tmp, fmt, _sha256(tmp), entry)
+    return Staged(target, tmp, fmt, file_sha256(tmp), entry)
 
 
 def stage_with(path, write: Callable[[Path, str], object], *, source: SourceInfo | None = None,
@@ -124,7 +124,7 @@ def stage_with(path, write: Callable[[Path, str], object], *, source: SourceInfo
     target = _target(path, source, protected)
     fmt = table_format(target)
     tmp, entry = _write_temporary(target, lambda tmp: write(tmp, fmt))
-    return Staged(target, tmp, fmt, _sha256(tmp), entry)
+    return Staged(target, tmp, fmt, file_sha256(tmp), entry)
 
 
 def commit(staged: Staged, *, source: SourceInfo | None = None, protected=()) -> Path:
@@ -299,7 +299,8 @@ def _publishable(tmp: Path) -> None:
     os.chmod(tmp, 0o666 & ~mask)
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in blocks (a file larger than memory too)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
