@@ -54,12 +54,30 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
-from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
-                                                 keyed_row_hashes, legacy_fingerprint_v1)
+from ppdp_gui.engine.privacy.fingerprint import (
+    bottom_k,
+    canonical_row_hashes,
+    containment,
+    dataset_fingerprint,
+    keyed_row_hashes,
+    legacy_fingerprint_v1,
+)
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
-from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, UNIT_WORDS,
-                                             Budget, DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
-                                             combined_total, exact, fmt, neighbouring_kind)
+from ppdp_gui.engine.privacy.records import (
+    ADD_REMOVE,
+    DEFAULT_CAP,
+    NEAR_COPY_CONTAINMENT,
+    REPLACE,
+    Budget,
+    DatasetIdentity,
+    DatasetSummary,
+    LedgerEntry,
+    Totals,
+    combined_total,
+    exact,
+    neighbouring_kind,
+    over_cap_message,
+)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
@@ -424,14 +442,14 @@ class Ledger:
 
     # ---- budget ---------------------------------------------------------------------------------------------
     @staticmethod
-    def _spent(db: sqlite3.Connection, budget: str) -> tuple[Fraction, Fraction, int, Fraction, Fraction, int]:
-        """(sound ε total in the group's units, δ, releases, Σ add/remove ε, Σ replace ε, replace releases)."""
+    def _spent(db: sqlite3.Connection, budget: str) -> Totals:
+        """What the group's releases spent (its sound total, split by neighbouring)."""
         totals = Totals()
         for en, ed, dn, dd, kind in db.execute(
                 "SELECT eps_num, eps_den, delta_num, delta_den, neighbouring FROM entries WHERE budget = ?",
                 (budget,)):
             totals.add(_frac(en, ed), _frac(dn, dd), kind)
-        return totals.total, totals.delta, totals.n, totals.add_remove, totals.replace, totals.n_replace
+        return totals
 
     @staticmethod
     def _cap(db: sqlite3.Connection, budget: str) -> Fraction | None:
@@ -448,9 +466,9 @@ class Ledger:
                 cap = self.default_cap
                 return Budget(cap, Fraction(0), Fraction(0), cap, 0, True)
             cap = self._cap(db, group)
-            eps, dlt, n, add_remove, replace, n_replace = self._spent(db, group)
-        return Budget(cap, eps, dlt, None if cap is None else max(cap - eps, Fraction(0)), n, False,
-                      add_remove, replace, n_replace)
+            t = self._spent(db, group)
+        return Budget(cap, t.total, t.delta, None if cap is None else max(cap - t.total, Fraction(0)), t.n, False,
+                      t.add_remove, t.replace, t.n_replace)
 
     def set_cap(self, target, epsilon, label: str = "") -> None:
         """Total ε that may ever be spent on the group of `target` (identity or fingerprint; registered if new).
@@ -507,24 +525,13 @@ class Ledger:
         with self._write() as db:
             fp, group = self._target(db, target, label)
             cap = self._cap(db, group)
-            spent, _, _, add_remove, replace, n_replace = self._spent(db, group)
-            after = combined_total(spent, n_replace, eps, kind)
+            before = self._spent(db, group)
+            after = combined_total(before.total, before.n_replace, eps, kind)
             if cap is not None and after > cap:
                 shared = "" if group == fp else (f" It shares the budget of dataset {group[:12]}… because it is a "
                                                  "near copy of a table already released from.")
-                if n_replace or kind == REPLACE:
-                    raise BudgetError(
-                        f"privacy budget exceeded for this dataset: these releases together would be ε = "
-                        f"{fmt(after)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a replacement is a "
-                        f"removal and an addition), above the cap {fmt(cap)}; this release needs ε = {fmt(eps)} "
-                        f"{UNIT_WORDS[kind]}, the releases before it spent ε = {fmt(add_remove)} "
-                        f"{UNIT_WORDS[ADD_REMOVE]} and ε = {fmt(replace)} "
-                        f"{UNIT_WORDS[REPLACE]}.{shared} Nothing was run or charged; lower ε or raise the cap "
-                        "deliberately.")
-                raise BudgetError(
-                    f"privacy budget exceeded for this dataset: spent ε = {fmt(spent)} of the cap {fmt(cap)}, "
-                    f"this release needs ε = {fmt(eps)} but only {fmt(max(cap - spent, Fraction(0)))} is left."
-                    f"{shared} Nothing was run or charged; lower ε or raise the cap deliberately.")
+                raise BudgetError(over_cap_message(before, eps, kind, cap, after) + shared
+                                  + " Nothing was run or charged; lower ε or raise the cap deliberately.")
             created = _now()
             cur = db.execute(
                 "INSERT INTO entries(fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created,"

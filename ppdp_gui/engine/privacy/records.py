@@ -79,6 +79,20 @@ class Totals:
         return self.in_units(self.n_replace > 0)
 
 
+def over_cap_message(before: Totals, eps: Fraction, kind: str, cap: Fraction, after: Fraction) -> str:
+    """Why a release of `eps` (under `kind`) is refused: the group's releases `before` and it would make `after`,
+    above `cap`. In replace-one units (with both sums) once a replace-one release is involved, else as always."""
+    if before.n_replace or kind == REPLACE:
+        return (f"privacy budget exceeded for this dataset: these releases together would be ε = {fmt(after)} "
+                f"{UNIT_WORDS[REPLACE]} (add/remove releases count twice: a replacement is a removal and an "
+                f"addition), above the cap {fmt(cap)}; this release needs ε = {fmt(eps)} {UNIT_WORDS[kind]}, the "
+                f"releases before it spent ε = {fmt(before.add_remove)} {UNIT_WORDS[ADD_REMOVE]} and ε = "
+                f"{fmt(before.replace)} {UNIT_WORDS[REPLACE]}.")
+    spent = before.total
+    return (f"privacy budget exceeded for this dataset: spent ε = {fmt(spent)} of the cap {fmt(cap)}, this release "
+            f"needs ε = {fmt(eps)} but only {fmt(max(cap - spent, Fraction(0)))} is left.")
+
+
 def units_note(budget) -> str:
     """What a budget's ε total is stated for, to follow the number in a budget line (CLI, window): empty while
     every release is add/remove (the plain sum, worded as always), else " for one record replaced (add/remove
@@ -237,6 +251,3 @@ class Budget:
     def units(self) -> str:
         return REPLACE if self.replace_releases else ADD_REMOVE
 
-    def total_after(self, epsilon, neighbouring=ADD_REMOVE) -> Fraction:
-        """The group's sound total if a release of `epsilon` under `neighbouring` were added."""
-        return combined_total(self.spent, self.replace_releases, epsilon, neighbouring_kind(neighbouring))
