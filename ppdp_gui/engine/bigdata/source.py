@@ -41,13 +41,8 @@ from ppdp_gui.engine.bigdata.columns import (
     text_sql,
 )
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
-from ppdp_gui.engine.data.missing import (
-    MissingReport,
-    left_out_columns,
-    unknown_left_out,
-)
-from ppdp_gui.engine.data.roles import identifier_by_name
-from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role, SourceInfo
+from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
+from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo
 from ppdp_gui.engine.data.writer import file_sha256
 from ppdp_gui.engine.errors import DataError
 
@@ -139,14 +134,8 @@ class TableSource:
         being mostly missing (else by `n_rows`)."""
         pol, names = self.na_policy, self.raw_columns
         self._whole_floats = set()
-        unknown = unknown_left_out(names, pol)
-        if unknown:
-            raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}",
-                            path=str(self.path))
-        # as in memory (reader._build), a blank in a column that is never released (an identifier: set so, or
-        # one by its name alone) costs no row
-        self.unreleased = {c for c in names if self.given_roles.get(c) == Role.IDENTIFIER
-                           or (c not in self.given_roles and identifier_by_name(c))}
+        check_leave_out(names, pol, str(self.path))
+        self.unreleased = never_released(names, self.given_roles)  # as in memory: their blanks cost no row
         named = [c for c in names if c not in set(pol.leave_out) and c not in self.unreleased]
         n, missing, any_missing = missing_counts(self.run, "raw_src", {c: self._missing(c) for c in names},
                                                  named if pol.action == "drop" else [])

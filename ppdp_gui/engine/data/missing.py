@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.data.roles import identifier_by_name
+from ppdp_gui.engine.data.schema import NAPolicy, Role
 from ppdp_gui.engine.errors import DataError
 
 WARN_SHARE = 0.05
@@ -80,6 +81,15 @@ def every_row_missing(n: int, tokens, path: str | None) -> DataError:
                      "keep missing values as a category instead", path=path)
 
 
-def unknown_left_out(names: list[str], policy: NAPolicy) -> list[str]:
-    return [c for c in policy.leave_out if c not in set(names)]
+def check_leave_out(names: list[str], policy: NAPolicy, path: str | None) -> None:
+    """Refuse columns named to be left out that the table does not have (both engines say the same)."""
+    unknown = [c for c in policy.leave_out if c not in set(names)]
+    if unknown:
+        raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}", path=path)
+
+
+def never_released(names: list[str], roles: dict) -> set[str]:
+    """Columns no release publishes, whose blanks therefore cost no row under 'drop': identifiers, set so or (with
+    no role given) by their name alone, such as nurse_notes or patient_name. Both engines use this rule."""
+    return {c for c in names if roles.get(c) == Role.IDENTIFIER or (c not in roles and identifier_by_name(c))}
 

@@ -25,8 +25,9 @@ import pyarrow.compute as pc
 from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
-from ppdp_gui.engine.data.missing import MissingReport, every_row_missing, left_out_columns, unknown_left_out
-from ppdp_gui.engine.data.roles import guess_roles, identifier_by_name
+from ppdp_gui.engine.data.missing import (MissingReport, check_leave_out, every_row_missing, left_out_columns,
+                                          never_released)
+from ppdp_gui.engine.data.roles import guess_roles
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
 from ppdp_gui.engine.errors import DataError
@@ -342,9 +343,7 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     typed_miss = {name: col.isna().to_numpy() for name, col in typed.items()}
     missing = {c: int(m.sum()) for (group, _), miss in zip(batches, text_miss) for c, m in zip(group, miss)}
     missing.update({c: int(m.sum()) for c, m in typed_miss.items()})
-    unknown = unknown_left_out(names, na_policy)
-    if unknown:
-        raise DataError(f"the columns to leave out are not in the table: {', '.join(map(repr, unknown))}", path=path)
+    check_leave_out(names, na_policy, path)
     left_out = left_out_columns(names, missing, n, na_policy)
     if left_out:  # read as text, never typed: a left-out column cannot fail the load
         kinds = {**kinds, **{c: "categorical" for c in left_out}}
@@ -352,10 +351,7 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     dropped = 0
     unreleased: set[str] = set()
     if na_policy.action == "drop" and names:
-        # a blank in a column that is never released (an identifier: set so, or one by its name alone, such as
-        # nurse_notes or patient_name) costs no row
-        unreleased = set(left_out) | {c for c in names if roles.get(c) == Role.IDENTIFIER
-                                       or (c not in roles and identifier_by_name(c))}
+        unreleased = set(left_out) | never_released(names, roles)  # their blanks cost no row
         any_missing = np.zeros(n, dtype=bool)
         for (group, _), miss in zip(batches, text_miss):
             rows = [j for j, c in enumerate(group) if c not in unreleased]
