@@ -422,3 +422,8 @@ def test_blanks_in_identifier_columns_cost_no_row_on_either_engine(tmp_path):
         assert {c.name: c.role for c in big.schema} == {c.name: c.role for c in small.schema}
     assert read_table(path, roles={"code": Role.IDENTIFIER}).n_rows == n  # nothing dropped at all
     assert open_large(path, hashes=False).spec("admitted").role == Role.QUASI_IDENTIFIER  # dates, read in SQL
+    # the kept blanks read as the missing-value label on both engines, as the note says
+    roles = {"code": Role.IDENTIFIER}
+    small, big = read_table(path, roles=roles), open_large(path, roles=roles, hashes=False)
+    assert (small.frame["code"] == "(missing)").sum() == n // 5
+    assert big.table.run("SELECT COUNT(*) FROM src WHERE code = '(missing)'")[0][0] == n // 5

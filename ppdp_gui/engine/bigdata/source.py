@@ -158,8 +158,12 @@ class TableSource:
         else:
             self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {nulled} FROM raw_src")
         label = literal(self.na_policy.category_label)
-        shown = ", ".join(quote(c) if self.kinds.get(c) == "numeric" or self.na_policy.action == "drop"
-                          else f"COALESCE({quote(c)}, {label}) AS {quote(c)}" for c in self.columns)
+        # a text column's missing cells read as the label, as in memory: under 'category' every column's, under
+        # 'drop' those of the never-released columns whose blanks were kept
+        labelled = [c for c in self.columns if self.kinds.get(c) != "numeric"
+                    and (self.na_policy.action != "drop" or c in self.unreleased)]
+        shown = ", ".join(f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
+                          for c in self.columns)
         self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {shown} FROM kept")
 
     def apply_kinds(self, kinds: dict[str, str], whole=()) -> None:
