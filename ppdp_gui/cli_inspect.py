@@ -30,18 +30,19 @@ def inspect_command(args) -> int:
     lines += [f"  {spec.name:<{width}}  {spec.kind:<11}  {spec.role.value:<16}  {distinct:>8,}  {missing:>7,}"
               for spec, (distinct, missing) in zip(data.schema, counts)]
     _cli._say("\n".join(lines))
-    from ppdp_gui.engine.data.missing import left_out_columns
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons, identifier_by_name
+    from ppdp_gui.engine.data.missing import left_out_columns, never_released
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
     if len(data.schema) <= REASONS_UP_TO:
         reasons = guess_roles_with_reasons(data.frame, {c.name: c.kind for c in data.schema})
         _cli._say("why each role was guessed:\n" + "\n".join(f"  {name}: {why}" for name, (_r, why) in reasons.items()))
-    # what the default policy does: a mostly-missing column is left out, and blanks in a column that is an
-    # identifier by its name cost no row (the reader keeps those rows)
+    # what the default policy does (the reader's rules): a mostly-missing column is left out, and blanks in a
+    # column that is never released cost no row
     names = [spec.name for spec in data.schema]
     left_out = set(left_out_columns(names, {c: m for c, (_d, m) in zip(names, counts)}, src.n_rows_read,
                                     NAPolicy()))
+    unreleased = never_released(names, {})
     with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
-                    if missing and not identifier_by_name(spec.name) and spec.name not in left_out]
+                    if missing and spec.name not in unreleased and spec.name not in left_out]
     if left_out:
         _cli._say(f"left out by the default policy (missing in more than half the rows): {', '.join(sorted(left_out))}")
     dropped = _rows_with_missing(data, with_missing, policy)
