@@ -157,16 +157,23 @@ def _first_values_look(frame: pd.DataFrame) -> dict[str, tuple[bool, bool]]:
     return out
 
 
+def present_sample(series: pd.Series) -> pd.Series:
+    """At most SAMPLE_VALUES present values, evenly strided over the rows: what the free-text and date rules
+    read."""
+    present = series.dropna()
+    if len(present) > SAMPLE_VALUES:
+        present = present.iloc[:: len(present) // SAMPLE_VALUES]
+    return present
+
+
 def free_text_share(series: pd.Series) -> tuple[float, float]:
-    """(average words per value, share of distinct values) of a text column's present values, on at most 5,000
-    of them; (0, 0) for numbers or an empty column."""
+    """(average words per value, share of distinct values) of a text column's present values (on
+    `present_sample`); (0, 0) for numbers or an empty column."""
     if pd.api.types.is_numeric_dtype(series.dtype):
         return 0.0, 0.0
-    present = series.dropna()
+    present = present_sample(series)
     if present.empty:
         return 0.0, 0.0
-    if len(present) > 5_000:
-        present = present.iloc[:: len(present) // 5_000]
     text = present.astype(str)
     words = text.str.count(r"\S+").to_numpy()
     return float(words.mean()), float(text.nunique()) / len(text)
@@ -177,13 +184,11 @@ _DATE_VALUE = r"^\s*(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?|
 
 
 def date_example(series: pd.Series) -> str | None:
-    """A value of a text column whose present values (at most 5,000 of them) are nearly all dates with a day, else
+    """A value of a text column whose present values (on `present_sample`) are nearly all dates with a day, else
     None: such a column is a quasi-identifier whatever its name ('admitted', 'seen_on')."""
-    present = series.dropna()
+    present = present_sample(series)
     if present.empty or pd.api.types.is_numeric_dtype(series.dtype):
         return None
-    if len(present) > 5_000:
-        present = present.iloc[:: len(present) // 5_000]
     text = present.astype(str)
     matches = text.str.match(_DATE_VALUE, na=False)
     return str(text[matches].iloc[0]) if matches.mean() >= NEAR_UNIQUE else None
@@ -229,12 +234,7 @@ class ColumnFacts:
         return _is_whole(self.frame[name], kind)
 
     def sample(self, name: str) -> pd.Series:
-        """At most SAMPLE_VALUES present values, evenly strided over the rows (what the free-text and date
-        rules read)."""
-        present = self.frame[name].dropna()
-        if len(present) > SAMPLE_VALUES:
-            present = present.iloc[:: len(present) // SAMPLE_VALUES]
-        return present
+        return present_sample(self.frame[name])
 
 
 def _hit(words: set[str], vocabulary: frozenset) -> str | None:
