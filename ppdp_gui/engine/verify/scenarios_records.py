@@ -20,24 +20,17 @@ from typing import Any
 
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Role
-from ppdp_gui.engine.verify.neighbours import Neighbour, add_record, change_record, domain_extreme, remove_record
+from ppdp_gui.engine.privacy.records import REPLACE, neighbouring_kind
+from ppdp_gui.engine.verify.neighbours import add_record, change_record, domain_extreme, remove_record
 from ppdp_gui.engine.verify.scenarios import Scenario, _cat, _table, whole
 
-REPLACED_WORDS = "replaced"  # what a replace-one note says in details/neighbouring
-
-
 def per_replacement(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
-    """ε for one record replaced when the note promises replace-one; 2ε when it promises add/remove."""
-    said = str(note.get("note/details/neighbouring", ""))
-    if REPLACED_WORDS in said:
+    """ε for one record replaced when the note promises replace-one; 2ε when it promises add/remove (the note's
+    words read by the ledger's own rule, records.neighbouring_kind)."""
+    if neighbouring_kind(note.get("note/details/neighbouring", "")) == REPLACE:
         return float(eps), f"the claimed ε = {float(eps):g}: the note promises it for one record replaced"
     return float(2 * eps), (f"2ε = {float(2 * eps):g}: the note promises ε per record added or removed, and a "
                             "replaced record is one removed and one added")
-
-
-def _replaced(neighbour: Neighbour) -> Neighbour:
-    """A changed record, audited as one replacement (the allowance comes from the note, see per_replacement)."""
-    return Neighbour(neighbour.data, "change", neighbour.words)
 
 
 AGE = ColumnSpec("age", "numeric", Role.QUASI_IDENTIFIER, domain=Domain(low=0, high=100, integer=True))
@@ -57,10 +50,10 @@ def one_to_one_scenarios(extra: dict[str, Any]) -> list[Scenario]:
                                                     "does not hold")
     return [
         Scenario("age replaced by the far end", "a patient whose age moves across the whole public range: moves "
-                 "any bound read from the data, the covariance and the patient's own row", ages, _replaced(far),
+                 "any bound read from the data, the covariance and the patient's own row", ages, far,
                  {"epsilon": 1.0, **extra}, {"smoke": 30, "quick": 1000, "full": 8000}, allowed=per_replacement),
         Scenario("ward replaced by an unseen ward", "a patient moved to a ward no other patient is in: moves any "
-                 "category list read from the data", wards, _replaced(unseen),
+                 "category list read from the data", wards, unseen,
                  {"epsilon": 1.0, **extra}, {"smoke": 30, "quick": 1000, "full": 8000}, allowed=per_replacement),
     ]
 
