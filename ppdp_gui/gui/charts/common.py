@@ -76,3 +76,14 @@ def export_plot_png(plot: pg.PlotWidget, path: str | Path, width: int = 1600) ->
         if not plot.grab().save(str(path), "PNG"):
             raise OSError(f"could not write {path}")
     return path
+
+
+def ask_and_export(chart: QtWidgets.QWidget, caption: str, suggested: str) -> None:
+    """A chart's "Save as PNG…": ask for the file with its `save_dialog`, write it with its `export_png`, say so
+    in a message box if it could not be written."""
+    path = chart.save_dialog(chart, caption, suggested)
+    if path:
+        try:
+            chart.export_png(path)
+        except OSError as exc:
+            QtWidgets.QMessageBox.warning(chart, "Could not save the chart", str(exc))

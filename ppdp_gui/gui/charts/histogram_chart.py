@@ -14,7 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot, tidy_axes
+from ppdp_gui.gui.charts.common import (PALETTE, SaveDialog, ask_and_export, ask_png_path, export_plot_png,
+                                        style_plot, tidy_axes)
 
 KINDS = {  # kind -> (x-axis label, (what the bars count: in the mode combo))
     "classes": ("group size (rows sharing the same quasi-identifiers)", ("Number of groups", "Number of rows in them")),
@@ -166,9 +167,4 @@ class HistogramChart(QtWidgets.QWidget):
         self.plot.getPlotItem().enableAutoRange()
 
     def _ask_export(self) -> None:
-        path = self.save_dialog(self, "Save histogram as PNG", "class_sizes.png")
-        if path:
-            try:
-                self.export_png(path)
-            except OSError as exc:
-                QtWidgets.QMessageBox.warning(self, "Could not save the chart", str(exc))
+        ask_and_export(self, "Save histogram as PNG", "class_sizes.png")

@@ -13,7 +13,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot, tidy_axes
+from ppdp_gui.gui.charts.common import (PALETTE, SaveDialog, ask_and_export, ask_png_path, export_plot_png,
+                                        style_plot, tidy_axes)
 
 SERIES = ("Your table", "The release")
 
@@ -76,9 +77,4 @@ class RiskChart(QtWidgets.QWidget):
         return export_plot_png(self.plot, path, width)
 
     def _ask_export(self) -> None:
-        path = self.save_dialog(self, "Save the risk chart as PNG", "risk.png")
-        if path:
-            try:
-                self.export_png(path)
-            except OSError as exc:
-                QtWidgets.QMessageBox.warning(self, "Could not save the chart", str(exc))
+        ask_and_export(self, "Save the risk chart as PNG", "risk.png")

@@ -23,7 +23,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ppdp_gui.engine import glossary
 from ppdp_gui.gui.charts import summary as summ
-from ppdp_gui.gui.charts.common import PALETTE, SaveDialog, ask_png_path, export_plot_png, style_plot, tidy_axes
+from ppdp_gui.gui.charts.common import (PALETTE, SaveDialog, ask_and_export, ask_png_path, export_plot_png,
+                                        style_plot, tidy_axes)
 
 SPREADS = ("Band (mean ± std)", "Error bars (mean ± std)", "Mean only")
 _DASHES = [QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
@@ -507,9 +508,4 @@ class SweepChart(QtWidgets.QWidget):
         self._fit_legend()
 
     def _ask_export(self) -> None:
-        path = self.save_dialog(self, "Save chart as PNG", "sweep.png")
-        if path:
-            try:
-                self.export_png(path)
-            except OSError as exc:
-                QtWidgets.QMessageBox.warning(self, "Could not save the chart", str(exc))
+        ask_and_export(self, "Save chart as PNG", "sweep.png")
