@@ -6,7 +6,7 @@ taxonomy builders)."""
 from __future__ import annotations
 
 
-REASONS_UP_TO = 200  # columns: beyond, `ppdp inspect` prints the rules only (a 20,000-column table stays fast)
+REASONS_UP_TO = 200  # columns: beyond, `ppdp inspect` prints the rules only (20,000 reasons would bury the table)
 
 
 def inspect_command(args) -> int:
@@ -31,9 +31,8 @@ def inspect_command(args) -> int:
               for spec, (distinct, missing) in zip(data.schema, counts)]
     _cli._say("\n".join(lines))
     from ppdp_gui.engine.data.missing import left_out_columns, never_released
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
     if len(data.schema) <= REASONS_UP_TO:
-        reasons = guess_roles_with_reasons(data.frame, {c.name: c.kind for c in data.schema})
+        reasons = src.role_reasons  # worked out by the reading itself
         _cli._say("why each role was guessed:\n" + "\n".join(f"  {name}: {why}" for name, (_r, why) in reasons.items()))
     # what the default policy does (the reader's rules): a mostly-missing column is left out, and blanks in a
     # column that is never released cost no row

@@ -24,6 +24,7 @@ def test_diabetes_table_defaults_are_safe():
     reasons, loaded = guessed(diabetes_like())
     roles = {k: v[0] for k, v in reasons.items()}
     assert loaded == roles  # the reader uses the same guess
+    assert dataset_from_frame(diabetes_like()).source.role_reasons == reasons  # and keeps its reasons
     expected = {"encounter_id": I, "patient_nbr": I, "race": Q, "gender": Q, "age": Q,
                 "admission_type_id": N, "discharge_disposition_id": N, "admission_source_id": N, "payer_code": N,
                 "num_procedures": N, "num_medications": N, "number_diagnoses": N,

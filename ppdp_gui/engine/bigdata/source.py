@@ -312,7 +312,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     computed in batches (`hashes=False` skips them, for tests)."""
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
-    from ppdp_gui.engine.data.roles import guess_roles
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
     source = TableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles)
     unknown = [c for c in list(kinds or {}) + list(roles or {}) if c not in source.raw_columns]
     if unknown:
@@ -327,7 +327,8 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     given_roles = {c: r for c, r in (roles or {}).items() if c in source.columns}
     typed = dataset_from_frame(sample, kinds=final, roles=given_roles,
                                na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
-    guessed = guess_roles(typed.frame, final, facts=SqlFacts(source, final))
+    reasons = guess_roles_with_reasons(typed.frame, final, facts=SqlFacts(source, final))
+    guessed = {name: role for name, (role, _why) in reasons.items()}
     schema = tuple(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name])
                    for spec in typed.schema)
     info = SourceInfo(path=str(source.path.resolve()), sha256=file_sha256(source.path),
@@ -335,7 +336,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
                       na_policy=na_policy, delimiter=delimiter, file_format=source.file_format,
                       row_hashes=source.row_hashes() if hashes else None,
                       notes=tuple(source.report().notes(na_policy)) + (ENGINE_NOTE,),
-                      left_out=tuple(source.left_out), missing=dict(source.missing))
+                      left_out=tuple(source.left_out), missing=dict(source.missing), role_reasons=reasons)
     return LargeDataset(frame=typed.frame.iloc[:0], schema=schema, source=info, table=source)
 
 

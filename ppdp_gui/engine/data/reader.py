@@ -15,7 +15,7 @@ import re
 import zlib
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,7 @@ from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_deli
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
 from ppdp_gui.engine.data.missing import (MissingReport, check_leave_out, every_row_missing, left_out_columns,
                                           never_released)
-from ppdp_gui.engine.data.roles import guess_roles
+from ppdp_gui.engine.data.roles import guess_roles_with_reasons
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
 from ppdp_gui.engine.errors import DataError
@@ -110,16 +110,16 @@ def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, she
             cols = dict(zip(names, arrays))
             row_hashes = canonical_row_hashes(pa.table(cols))
             del arrays
-        frame, schema, dropped, counts, missing = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None,
-                                                na_policy=na_policy, line_of_row=line_of_row, path=where,
-                                                profile=profile)
+        built = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None, na_policy=na_policy,
+                       line_of_row=line_of_row, path=where, profile=profile)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
-    source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=dropped,
+    missing = built.missing
+    source = SourceInfo(path=str(p.resolve()), sha256=sha256, n_rows_read=n_read, n_rows_dropped=built.dropped,
                         na_policy=na_policy, delimiter=delim, file_format=fmt, row_hashes=row_hashes,
                         notes=tuple(notes) + tuple(missing.notes(na_policy)), left_out=missing.left_out,
-                        missing=missing.missing)
-    return Dataset(frame=frame, schema=schema, source=source), counts
+                        missing=missing.missing, role_reasons=built.reasons)
+    return Dataset(frame=built.frame, schema=built.schema, source=source), built.counts
 
 
 def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = None,
@@ -135,13 +135,13 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     where = source.path if source else None
     names = check_names(list(frame.columns), where, None)
     cols = {name: frame.iloc[:, pos] for pos, name in enumerate(names)}
-    out, schema, dropped, _, _missing = _build(cols, len(frame), kinds=kinds, roles=roles, taxonomies=taxonomies,
-                                     na_policy=na_policy, line_of_row=None, path=where)
+    built = _build(cols, len(frame), kinds=kinds, roles=roles, taxonomies=taxonomies, na_policy=na_policy,
+                   line_of_row=None, path=where)
     if source is None:
-        source = SourceInfo(n_rows_read=len(frame), n_rows_dropped=dropped, na_policy=na_policy)
-    elif dropped:
-        source = replace(source, n_rows_dropped=source.n_rows_dropped + dropped)
-    return Dataset(frame=out, schema=schema, source=source)
+        source = SourceInfo(n_rows_read=len(frame), n_rows_dropped=built.dropped, na_policy=na_policy)
+    else:
+        source = replace(source, n_rows_dropped=source.n_rows_dropped + built.dropped)
+    return Dataset(frame=built.frame, schema=built.schema, source=replace(source, role_reasons=built.reasons))
 
 
 # ---- files -------------------------------------------------------------------------------------------------
@@ -311,9 +311,21 @@ def _batches(names: list[str], n: int) -> list[list[str]]:
     return [names[i:i + per] for i in range(0, len(names), per)]
 
 
+class Built(NamedTuple):
+    """What `_build` makes of the columns read."""
+
+    frame: pd.DataFrame
+    schema: tuple
+    dropped: int  # rows dropped for missing values
+    counts: list | None  # per column (distinct, missing), when profiling
+    missing: MissingReport
+    reasons: dict  # column -> (guessed role, why): the guess, before any role given
+
+
 def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy, line_of_row: LineOfRow | None,
            path: str | None, profile: bool = False):
-    """Missing values, kinds, conversion and roles -> (frame, schema, rows dropped, per-column counts or None).
+    """Missing values, kinds, conversion and roles -> a `Built` (frame, schema, rows dropped, per-column counts
+    or None, the missing-value report, why each role was guessed).
 
     Text columns (Arrow arrays, or pandas text Series) are typed in batches (`coltypes.TextBatch`): one
     dictionary encoding per batch, no per-column pandas work, so 20,000 columns cost what 20,000 cells do.
@@ -405,13 +417,13 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     names = [c for c in names if c not in left_out]
     frame = pd.DataFrame({name: out.pop(name) for name in names}, index=pd.RangeIndex(m), copy=False) \
         if names else pd.DataFrame(index=range(m))
-    guessed = guess_roles(frame, final_kinds)
-    guessed.update(roles)
+    reasons = guess_roles_with_reasons(frame, final_kinds)
+    guessed = {**{name: role for name, (role, _why) in reasons.items()}, **roles}
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
                    for c in names)
     blanks_kept = tuple(c for c in names if c in unreleased and missing.get(c))
     report = MissingReport(rows=n, missing=missing, left_out=left_out, dropped=dropped, blanks_kept=blanks_kept)
-    return frame, schema, dropped, ([counts[c] for c in names] if profile else None), report
+    return Built(frame, schema, dropped, [counts[c] for c in names] if profile else None, report, reasons)
 
 
 def _text_numbers(batch: coltypes.TextBatch, j: int, miss: np.ndarray, name: str, line_of_row: LineOfRow | None,

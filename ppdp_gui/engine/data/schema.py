@@ -67,6 +67,9 @@ class SourceInfo:
     #: columns left out for missing values (data/missing.py) and the missing cells per column as read
     left_out: tuple[str, ...] = ()
     missing: dict = field(default_factory=dict, compare=False, repr=False)
+    #: why each column's role was guessed, {column: (role, reason)}, worked out once by the reader (the window's
+    #: Data step and `ppdp inspect` show it; a role given by the custodian does not change the guess)
+    role_reasons: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,8 @@ class Opened:
 
 def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     """Read a recipe's table (and attach its hierarchies, taxonomies and domains) with the engine's loader,
-    then work out what the window shows at once: distinct values per column and why each role was guessed (the
-    Data step), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
+    then work out what the window shows at once: distinct values per column (the Data step, beside why each role
+    was guessed, which the reader kept), the first mechanism that can run on it (the Mechanism step's first choice) and the values each
     attached taxonomy does not cover (the Taxonomies step); with `open_ledger`, the default budget ledger too (its
     first preview needs it). Yields Progress, then an `Opened`. Runs in a worker thread: the GUI thread then only
     shows these (checking every mechanism there took ~30 ms, opening a new ledger 50-120 ms). It also runs in the
@@ -82,8 +82,7 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     dataset = loaded.dataset
     frame = dataset.frame
     distinct = {c: int(frame[c].nunique(dropna=True)) for c in frame.columns}
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
-    reasons = guess_roles_with_reasons(frame, {c.name: c.kind for c in dataset.schema})
+    reasons = dataset.source.role_reasons  # worked out once by the reader
     yield Progress(0.9, "Checking the mechanisms and taxonomies…")
     from ppdp_gui.engine.mechanisms import registry
     from ppdp_gui.gui.coverage_cache import missing_values
