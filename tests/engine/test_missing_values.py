@@ -113,16 +113,46 @@ def test_the_policy_is_saved_in_the_project_and_read_back(tmp_path):
 def test_the_cli_says_what_was_left_out_and_the_note_never_counts_rows(tmp_path, capsys):
     path, frame = clinical(tmp_path, gender_share=0.08)
     out = tmp_path / "release.csv"
-    code = main(["run", "Laplace histogram", "-i", str(path), "-o", str(out), "--ledger", str(tmp_path / "l.db"),
-                 "--domain", "race=Caucasian,AfricanAmerican,Hispanic,Other", "-p", "columns=race",
-                 "-p", "epsilon=0.5", "--leave-out", "medical_specialty", "--report", str(tmp_path / "note.json")])
+    argv = ["run", "Laplace histogram", "-i", str(path), "-o", str(out), "--ledger", str(tmp_path / "l.db"),
+            "--domain", "race=Caucasian,AfricanAmerican,Hispanic,Other", "-p", "columns=race",
+            "-p", "epsilon=0.5", "--leave-out", "medical_specialty", "--report", str(tmp_path / "note.json")]
+    # weight is left out because the table has it mostly missing: a DP release asks for that to be named
+    code = main(argv)
     _out, err = capsys.readouterr()
-    assert code == 0, err
+    assert code == 2 and not out.exists()
     assert "'weight'" in err and "left out" in err and "Left out as asked: 'medical_specialty'" in err
     assert "have a missing value and are dropped" in err and "'gender'" in err
     assert "warning: Warning" not in err  # said once (the nurse review)
+    assert "a choice read from the data" in err and "--leave-out weight" in err
+    code = main(argv + ["--leave-out", "weight"])
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Left out as asked: 'weight', 'medical_specialty'." in err
     note = (tmp_path / "note.json").read_text()
     missing = str(int((frame["weight"] == "?").sum()))
     assert "left out" not in note and "Warning" not in note
     # the count as a number (not inside a hex digest, which may hold any 4 digits by chance)
     assert not re.search(rf"(?<![0-9a-f]){missing}(?![0-9a-f])", note) and f"{int(missing):,}" not in note
+
+
+def test_a_dp_plan_asks_for_columns_left_out_by_the_data_to_be_named(tmp_path):
+    """One record can tip a column over the mostly-missing threshold, changing the released columns and the rows
+    kept: for an ε-DP release that choice must be the custodian's (named), as a domain must be public."""
+    from ppdp_gui.engine.data.domains import Domain
+    from ppdp_gui.engine.pipeline import plan
+    path, _frame = clinical(tmp_path)
+    params = {"epsilon": 1.0, "columns": "race"}
+
+    def planned(policy, **options):
+        data = read_table(path, na_policy=policy)
+        data = data.with_column("race", domain=Domain(categories=("Caucasian", "AfricanAmerican", "Hispanic",
+                                                                  "Other")))
+        return plan(data, "Laplace histogram", params, **options)
+    refused = planned(NAPolicy())
+    assert [p.column for p in refused.errors] == ["weight"]
+    assert not planned(NAPolicy(leave_out=("weight",))).errors
+    allowed = planned(NAPolicy(), allow_data_domains=True)
+    assert not allowed.errors
+    assert allowed.caveats == ["column weight left out because the data has it mostly missing"]
+    # k-anonymity is recounted on the written file whatever the columns: no such question there
+    assert all(p.column != "weight" for p in plan(read_table(path), "Mondrian", {"k": 5}).errors)

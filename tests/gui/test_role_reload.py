@@ -39,3 +39,22 @@ def test_an_empty_class_column_parameter_names_the_class_column():
     text = params_text({"epsilon": 1.0, "class_column": ""}, specs, data)
     assert "Class column = readmitted (its role is Class)" in text
     assert "Class column = (none)" in params_text({"class_column": ""}, specs)  # no table: nothing to name
+
+
+def test_leave_out_by_name_names_the_mostly_missing_columns(make_window, qtbot, tmp_path):
+    """A column left out for being mostly missing is a choice read from the data; one click makes it the
+    custodian's own (named in the policy, kept in the project), which a DP release asks for."""
+    frame = pd.DataFrame({"age": [str(20 + i % 50) for i in range(300)], "sex": ["F", "M"] * 150,
+                          "weight": ["" if i % 10 else "70" for i in range(300)]})
+    path = tmp_path / "ward.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    src = w.session.dataset.source
+    assert src.left_out == ("weight",) and src.na_policy.leave_out == ()
+    assert w.data_view.leave_out_button.isVisibleTo(w)
+    w.data_view.leave_out_button.click()
+    qtbot.waitUntil(lambda: w.session.dataset.source.na_policy.leave_out == ("weight",), timeout=30000)
+    assert w.session.dataset.n_rows == 300 and not w.data_view.leave_out_button.isVisibleTo(w)
+    assert w.session.recipe().na_policy.leave_out == ("weight",)  # saved with the project

@@ -7,6 +7,8 @@ take 97 % of the rows with it. So, when rows with a missing value are dropped, a
 can also be left out by name (`NAPolicy.leave_out`). When more than `WARN_SHARE` of the rows would still go, the
 notes say so and say how to keep them. These notes are for the custodian only (they count rows of the private
 table): they are shown when the table is loaded and kept in the custodian record, never in a release note.
+A column left out by the threshold is a choice read from the data, so an ε-DP plan asks for it to be named
+(`left_out_by_the_data`), as it asks for public domains.
 """
 
 from __future__ import annotations
@@ -93,3 +95,11 @@ def never_released(names: list[str], roles: dict) -> set[str]:
     no role given) by their name alone, such as nurse_notes or patient_name. Both engines use this rule."""
     return {c for c in names if roles.get(c) == Role.IDENTIFIER or (c not in roles and identifier_by_name(c))}
 
+
+def left_out_by_the_data(source) -> list[str]:
+    """Columns left out because the table has them mostly missing, not because the custodian named them: a
+    choice read from the data, which a differentially private release must not silently depend on (one record
+    can tip a column over the threshold and so change the released columns and the rows kept). The plan asks for
+    them to be named (`NAPolicy.leave_out`), as it asks for public domains."""
+    named = set(source.na_policy.leave_out)
+    return [c for c in source.left_out if c not in named]

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
+from ppdp_gui.engine.data.missing import left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
@@ -295,6 +296,18 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
                 out.dataset, out.caveats = check_data, caveats
             else:
                 out.problems += _domain_problems(out.needs)
+        by_data = left_out_by_the_data(data.source)
+        if by_data and allow_data_domains:
+            out.caveats = list(out.caveats) + [f"column {c} left out because the data has it mostly missing"
+                                               for c in by_data]
+        elif by_data:
+            one = len(by_data) == 1
+            out.problems.append(Problem(
+                f"{', '.join(by_data)} {'was' if one else 'were'} left out because most of "
+                f"{'its' if one else 'their'} values are missing — a choice read from the data, which a "
+                f"differentially private release must not depend on. Leave {'it' if one else 'them'} out by name "
+                f"(Data step: “Leave out by name”; ppdp: --leave-out {by_data[0]}), or keep missing values as "
+                "their own category.", column=by_data[0]))
     try:
         found = mech.validate(check_data, **params)
     except PpdpError as exc:

@@ -4,6 +4,7 @@ imported taxonomy supplies) and its Set… button opens the domain editor (gui/w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.data.missing import left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
 from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
@@ -66,6 +68,12 @@ class DataView(StepView):
         self.notes_label = note("", warn=True, object_name="load_notes")
         self.notes_label.setVisible(False)
         self.notes_label.setAccessibleName("Notes on how the table was read")
+        self.leave_out_button = QPushButton("Leave out by name")
+        self.leave_out_button.setToolTip("Columns left out because most of their values are missing: name them as "
+                                         "left out, your own choice, so that a differentially private release "
+                                         "does not depend on how many values the table happens to miss.")
+        self.leave_out_button.setVisible(False)
+        self.leave_out_button.clicked.connect(self.leave_out_by_name)
         self.user_kinds: dict[str, str] = {}  # kinds the custodian chose; the others are guessed again on reload
 
         # missing-value policy
@@ -135,7 +143,10 @@ class DataView(StepView):
         layout.addWidget(heading("1. Data"))
         layout.addLayout(top)
         layout.addWidget(self.error_label)
-        layout.addWidget(self.notes_label)
+        notes_row = QHBoxLayout()
+        notes_row.addWidget(self.notes_label, 1)
+        notes_row.addWidget(self.leave_out_button, 0, Qt.AlignTop)
+        layout.addLayout(notes_row)
         layout.addWidget(split, 1)
 
         self.na_apply.clicked.connect(self.reload)
@@ -192,6 +203,18 @@ class DataView(StepView):
         recipe = self._reload_recipe(na_policy=self.na_policy(), kinds=kinds, mechanism=None, params={})
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
 
+    def leave_out_by_name(self) -> None:
+        """Name the columns left out for being mostly missing as left out (the custodian's choice, kept in the
+        project), and read the table again by that policy."""
+        ds = self.session.dataset
+        if ds is None or not ds.source.path:
+            return
+        policy = replace(self.na_policy(), leave_out=tuple(dict.fromkeys(ds.source.na_policy.leave_out
+                                                                         + tuple(ds.source.left_out))))
+        kinds = {c: k for c, k in self.user_kinds.items() if c in ds.frame.columns}
+        recipe = self._reload_recipe(na_policy=policy, kinds=kinds, mechanism=None, params={})
+        self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
+
     def _loaded(self, path: str, result) -> None:
         loaded, self.distinct, self.reasons = result.loaded, result.distinct, result.reasons
         frame = loaded.dataset.frame
@@ -207,6 +230,7 @@ class DataView(StepView):
         self.error_label.setVisible(False)
         self.notes_label.setText("<br>".join(loaded.dataset.source.notes))
         self.notes_label.setVisible(bool(loaded.dataset.source.notes))
+        self.leave_out_button.setVisible(bool(left_out_by_the_data(loaded.dataset.source)))
         self.na_apply.setEnabled(False)
         self.session.set_dataset(loaded.dataset)
         if self._after_load is not None:
