@@ -28,18 +28,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_gui.engine.bigdata.columns import (
-    FLOAT_TYPES,
-    SqlFacts,
-    example_non_numbers,
-    infer_kind,
-    kind_facts,
-    literal,
-    missing_counts,
-    missing_sql,
-    quote,
-    text_sql,
-)
+from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
+                                             literal, missing_counts, missing_sql, quote, text_sql)
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
 from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo

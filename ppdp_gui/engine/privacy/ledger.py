@@ -54,30 +54,12 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
-from ppdp_gui.engine.privacy.fingerprint import (
-    bottom_k,
-    canonical_row_hashes,
-    containment,
-    dataset_fingerprint,
-    keyed_row_hashes,
-    legacy_fingerprint_v1,
-)
+from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
+                                                 keyed_row_hashes, legacy_fingerprint_v1)
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
-from ppdp_gui.engine.privacy.records import (
-    ADD_REMOVE,
-    DEFAULT_CAP,
-    NEAR_COPY_CONTAINMENT,
-    REPLACE,
-    Budget,
-    DatasetIdentity,
-    DatasetSummary,
-    LedgerEntry,
-    Totals,
-    combined_total,
-    exact,
-    neighbouring_kind,
-    over_cap_message,
-)
+from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
+                                             DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
+                                             exact, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
