@@ -98,7 +98,7 @@ def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]
     text neutralised (`neutral`). Fills both maps in place."""
     columns = []
     for spec in data.schema:
-        if spec.role == Role.IDENTIFIER:
+        if spec.role.never_released:
             continue
         columns.append(spec.name)
         if spec.name not in plain:

@@ -91,9 +91,11 @@ def check_leave_out(names: list[str], policy: NAPolicy, path: str | None) -> Non
 
 
 def never_released(names: list[str], roles: dict) -> set[str]:
-    """Columns no release publishes, whose blanks therefore cost no row under 'drop': identifiers, set so or (with
-    no role given) by their name alone, such as nurse_notes or patient_name. Both engines use this rule."""
-    return {c for c in names if roles.get(c) == Role.IDENTIFIER or (c not in roles and identifier_by_name(c))}
+    """Columns no release publishes, whose blanks therefore cost no row under 'drop': identifiers and the person
+    column, set so or (with no role given) by their name alone, such as nurse_notes or patient_name. Both engines
+    use this rule."""
+    return {c for c in names
+            if (c in roles and Role(roles[c]).never_released) or (c not in roles and identifier_by_name(c))}
 
 
 def left_out_by_the_data(source) -> list[str]:

@@ -23,6 +23,7 @@ class Role(str, Enum):
     """What a column is to the privacy model; decides what mechanisms may do with it."""
 
     IDENTIFIER = "identifier"  # names, record numbers: removed from every release
+    PERSON = "person"  # whose row it is (patient_nbr): never released; the unit of privacy (k counts persons)
     QUASI_IDENTIFIER = "quasi-identifier"  # age, ZIP, sex: linkable, generalised
     SENSITIVE = "sensitive"  # diagnosis: protected by l-diversity
     CLASS = "class"  # the label a data user wants to predict
@@ -31,6 +32,11 @@ class Role(str, Enum):
     @property
     def label(self) -> str:
         return self.value.replace("-", " ").capitalize()
+
+    @property
+    def never_released(self) -> bool:
+        """Identifiers and the person column never leave the machine, whatever the mechanism."""
+        return self in (Role.IDENTIFIER, Role.PERSON)
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,12 @@ class Dataset:
     @property
     def quasi_identifiers(self) -> list[str]:
         return self.names_with_role(Role.QUASI_IDENTIFIER)
+
+    @property
+    def person_column(self) -> str | None:
+        """The column that says whose row it is (Role.PERSON), or None: then one row is one unit of privacy."""
+        names = self.names_with_role(Role.PERSON)
+        return names[0] if names else None
 
     @property
     def class_column(self) -> str | None:

@@ -50,7 +50,8 @@ def predictor_columns(data: Dataset, class_column: str | None) -> list[str]:
     qis = [c for c in data.quasi_identifiers if c != class_column]
     if qis:
         return qis
-    return [c.name for c in data.schema if c.name != class_column and c.role not in (Role.IDENTIFIER, Role.CLASS)]
+    return [c.name for c in data.schema
+            if c.name != class_column and not c.role.never_released and c.role != Role.CLASS]
 
 
 @dataclass

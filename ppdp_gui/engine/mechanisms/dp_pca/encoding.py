@@ -156,7 +156,7 @@ def category_codes(series: pd.Series, labels: Sequence[str]) -> np.ndarray:
 
 def default_columns(data: Dataset, exclude: Sequence[str] = ()) -> list[str]:
     """Every column that is not an identifier (identifiers are never released), minus `exclude`."""
-    return [c.name for c in data.schema if c.role != Role.IDENTIFIER and c.name not in set(exclude)]
+    return [c.name for c in data.schema if not c.role.never_released and c.name not in set(exclude)]
 
 
 def chosen_columns(data: Dataset, params: dict, exclude: Sequence[str] = ()) -> list[str]:

@@ -73,7 +73,7 @@ class _ComponentMechanism(Mechanism):
         cols = self._columns(data, params)
         if len(set(cols)) != len(cols):
             return [Problem("a column is chosen twice", param="columns")]
-        ident = [c for c in cols if c in data.frame.columns and data.spec(c).role == Role.IDENTIFIER]
+        ident = [c for c in cols if c in data.frame.columns and data.spec(c).role.never_released]
         if ident:
             return [Problem(f"{c!r} is an identifier: identifiers are never released", param="columns", column=c)
                     for c in ident]

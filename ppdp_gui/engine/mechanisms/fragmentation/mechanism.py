@@ -135,7 +135,7 @@ class Fragmentation(Mechanism):
         if len(qis) < params["n_fragments"]:
             problems.append(Problem(f"{len(qis)} quasi-identifier(s) cannot make {params['n_fragments']} fragments",
                                     param="n_fragments"))
-        raw = [c.name for c in data.schema if c.name != cls and c.name not in qis and c.role != Role.IDENTIFIER]
+        raw = [c.name for c in data.schema if c.name != cls and c.name not in qis and not c.role.never_released]
         if raw:
             problems.append(Problem(f"{', '.join(raw)} will be published unchanged, each in the fragment it is "
                                     "most related to; if any could help link records, mark it as a "
@@ -151,7 +151,7 @@ class Fragmentation(Mechanism):
 
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         cls = self._class(data, params) or "the class"
-        kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
+        kept = tuple(c.name for c in data.schema if not c.role.never_released)
         return ReleaseShape(columns=kept, per_person=True, sentences=(
             f"The columns are split into {params['n_fragments']} separate tables (fragments) that share only "
             f"{cls}; each has one row per row of your table, in its own random order.",
@@ -163,7 +163,7 @@ class Fragmentation(Mechanism):
     def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
         """The class (in every fragment, with few values changed) and every other non-QI, non-identifier column."""
         qis = set(data.quasi_identifiers)
-        return [c.name for c in data.schema if c.role != Role.IDENTIFIER and c.name not in qis]
+        return [c.name for c in data.schema if not c.role.never_released and c.name not in qis]
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)
@@ -183,7 +183,7 @@ class Fragmentation(Mechanism):
         numeric = {q for q in qis if data.spec(q).kind == "numeric"}
         split = fmrmr.fragment_features(frame, qis, cls, n_fragments, numeric=numeric)
         frags = [list(f) for f in split.fragments]
-        others = [c.name for c in data.schema if c.name != cls and c.name not in qis and c.role != Role.IDENTIFIER]
+        others = [c.name for c in data.schema if c.name != cls and c.name not in qis and not c.role.never_released]
         extra = assign_other_columns(frame, frags, others)
 
         yield Progress(0.2, "anonymising each fragment")

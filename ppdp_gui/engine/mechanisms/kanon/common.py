@@ -107,14 +107,14 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
 
 def passed_through(data: Dataset) -> list[str]:
     """The columns `release_frame` publishes as they are: everything but identifiers and quasi-identifiers."""
-    return [c.name for c in data.schema if c.role not in (Role.IDENTIFIER, Role.QUASI_IDENTIFIER)]
+    return [c.name for c in data.schema if not c.role.never_released and c.role != Role.QUASI_IDENTIFIER]
 
 
 def release_frame(data: Dataset, published: dict[str, pd.Categorical], order: np.ndarray) -> pd.DataFrame:
     """The table to export: identifiers dropped, QIs replaced by their published labels, rows in `order`."""
     cols = {}
     for spec in data.schema:
-        if spec.role == Role.IDENTIFIER:
+        if spec.role.never_released:
             continue
         if spec.name in published:
             cols[spec.name] = pd.Series(published[spec.name][order])
@@ -136,7 +136,7 @@ def n_published_classes(table: pd.DataFrame, qis: list[str]) -> int:
 def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseShape:
     """What a k-anonymity release of `data` holds: every column but the identifiers, one row per row."""
     qis = data.quasi_identifiers
-    kept = tuple(c.name for c in data.schema if c.role != Role.IDENTIFIER)
+    kept = tuple(c.name for c in data.schema if not c.role.never_released)
     raw = [c for c in kept if c not in qis]
     flat = [q for q in qis if data.spec(q).taxonomy is None and data.spec(q).kind != "numeric"]
     if flat:

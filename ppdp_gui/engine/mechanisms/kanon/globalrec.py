@@ -298,7 +298,7 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
     order = perm[np.argsort(group[perm], kind="stable")]
     cols = {}
     for spec in data.schema:
-        if spec.role == Role.IDENTIFIER:
+        if spec.role.never_released:
             continue
         if spec.name in published:
             cols[spec.name] = pd.Series(published[spec.name][order])

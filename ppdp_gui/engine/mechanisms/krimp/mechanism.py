@@ -73,7 +73,7 @@ class KrimpSynthetic(Mechanism):
     # -- checks ---------------------------------------------------------------------------------------------
     @staticmethod
     def columns(data: Dataset) -> list[str]:
-        return [c.name for c in data.schema if c.role != Role.IDENTIFIER]
+        return [c.name for c in data.schema if not c.role.never_released]
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = [Problem("KRIMP synthetic gives no formal privacy guarantee: generated records can equal real "
