@@ -136,3 +136,13 @@ def test_walkthrough_knows_whose_rows_they_are(make_window, qtbot, tmp_path):
     open_table(w, qtbot, path)
     ds = w.session.dataset
     assert ds.spec("patient_nbr").role == Role.PERSON and ds.person_column == "patient_nbr"
+
+
+def test_the_guide_describes_these_clicks():
+    from ppdp_gui.gui.help import guide_html
+    text = guide_html()
+    start = text.index('<a name="walkthrough">')
+    walk_text = text[start:text.index("<h2>", start + 10)]
+    for words in ("File → Open", "4. Run", "Make diag_1 a quasi-identifier", "Leave payer_code out",
+                  "Leave medical_specialty out", "<b>Run</b>", "6. Export", "<b>Export</b>", "k = 10"):
+        assert words in walk_text, words
