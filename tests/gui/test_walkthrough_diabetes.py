@@ -142,7 +142,7 @@ def test_the_guide_describes_these_clicks():
     from ppdp_gui.gui.help import guide_html
     text = guide_html()
     start = text.index('<a name="walkthrough">')
-    walk_text = text[start:text.index("<h2>", start + 10)]
+    walk_text = " ".join(text[start:text.index("<h2>", start + 10)].split())
     for words in ("File → Open", "4. Run", "Make diag_1 a quasi-identifier", "Leave payer_code out",
                   "Leave medical_specialty out", "<b>Run</b>", "6. Export", "<b>Export</b>", "k = 10"):
         assert words in walk_text, words
