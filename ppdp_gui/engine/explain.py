@@ -168,6 +168,27 @@ def custodian_figures(published) -> dict[str, float]:
     return out
 
 
+def noise_estimate_of(published, dataset):
+    """The estimate the Run step showed before this DP release (Mechanism.noise_estimate: public quantities
+    only), worked out again on the table the release was made from; None when the release is not a table of noisy
+    counts or `dataset` is not that table any more. For the custodian only, beside the records the noise added."""
+    if dataset is None or not published.cost.is_dp or count_table(published) is None:
+        return None
+    names = [c.name for c in published.columns]
+    same = (dataset.source.sha256 == published.source.sha256 and len(dataset.frame) == _source_rows(published)
+            and all(n in dataset.frame.columns for n in names))
+    if not same:
+        return None
+    from ppdp_gui.engine.data.schema import Dataset
+    from ppdp_gui.engine.mechanisms import registry
+    try:
+        mechanism = registry.create(published.mechanism)
+        return mechanism.noise_estimate(Dataset(dataset.frame[names], tuple(published.columns), dataset.source),
+                                        dict(published.params))
+    except Exception:  # noqa: BLE001 - a mechanism no longer installed, or a plan that no longer holds: no line
+        return None
+
+
 def count_values(published) -> np.ndarray | None:
     """The released counts (for a chart of how they are spread), or None for a release without counts."""
     found = count_table(published)

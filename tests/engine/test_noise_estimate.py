@@ -11,7 +11,7 @@ import pytest
 
 from diabetes_shaped import diabetes_shaped
 from ppdp_gui.engine.data.domains import Domain
-from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
+from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role, SourceInfo
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism
 from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, most_cells
@@ -34,7 +34,7 @@ def diabetes_dataset(n: int = 3000) -> Dataset:
     specs += [ColumnSpec(c, "categorical", Role.QUASI_IDENTIFIER, icd_taxonomy(c, full[c].unique()))
               for c in ("diag_1", "diag_2", "diag_3")]
     specs.append(ColumnSpec("readmitted", "categorical", Role.CLASS, domain=Domain(categories=("NO", ">30", "<30"))))
-    return Dataset(frame.reset_index(drop=True), tuple(specs))
+    return Dataset(frame.reset_index(drop=True), tuple(specs), SourceInfo(n_rows_read=len(frame)))
 
 
 def test_diffgen_on_a_diabetes_shaped_table_flags_a_table_that_is_mostly_noise():
@@ -79,3 +79,22 @@ def test_most_cells_shares_the_refinements_for_the_largest_product():
     assert most_cells([[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], 4) == (9, [3, 3])
     # a wide family first: one refinement of the second column gives 10 values
     assert most_cells([[1, 2, 3], [1, 10, 12]], 2)[0] == 20
+
+
+def test_the_figures_after_the_run_show_the_same_estimate_for_the_custodian_only():
+    import json
+
+    from ppdp_gui.engine.explain import noise_estimate_of
+    from ppdp_gui.engine.noise import NoiseSource
+    from ppdp_gui.engine.persistence.report import jsonable
+    from ppdp_gui.engine.pipeline import plan, run_release
+    ds = diabetes_dataset(600)
+    planned = plan(ds, "DiffGen", {"epsilon": 1.0, "h": 3}, allow_data_domains=True)
+    assert planned.ok, planned.errors
+    published = list(run_release(planned, rng=NoiseSource.for_tests(3), seed=3))[-1]
+    est = noise_estimate_of(published, ds)
+    assert est is not None and est == registry.create("DiffGen").noise_estimate(planned.dataset, planned.params)
+    assert noise_estimate_of(published, diabetes_dataset(500)) is None  # another table: no estimate shown
+    # the release note holds nothing of it
+    note = json.dumps(jsonable(dict(published.release.note)))
+    assert "up to" not in note and "noise: ≈" not in note

@@ -64,3 +64,12 @@ def test_run_step_estimates_the_noise_of_a_dp_table_before_the_run(make_window, 
     assert run.noise_estimate.cells < cells and run.stated_records == 101_766
     assert not run.noise_warning.isVisible()
     assert run.run_button.isEnabled() or w.session.preview().errors  # a warning, never a block by itself
+    # after the run, the Figures tab shows the same estimate beside the records the noise did add (custodian only)
+    assert run.run_button.isEnabled(), run.summary.text()
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and len(w.session.releases) == 1, timeout=120000)
+    results = w.results_view
+    qtbot.waitUntil(lambda: not results.showing, timeout=10000)
+    form = results.figures.measures_form
+    lines = [form.itemAt(i).widget().text() for i in range(form.count()) if form.itemAt(i).widget() is not None]
+    assert any(t.startswith("Estimated before the run (for you, not published)") for t in lines), lines
