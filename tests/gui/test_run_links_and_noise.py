@@ -59,7 +59,7 @@ def test_run_step_estimates_the_noise_of_a_dp_table_before_the_run(make_window, 
     assert "101,766" in text and "noise" in text
     assert run.noise_warning.isVisible() and "smaller h" in run.noise_warning.text()
     cells = run.noise_estimate.cells
-    w.mechanism_view.panel.editor("h").setValue(2)  # the fix it names: fewer specialisations, fewer cells
+    w.mechanism_view.panel.editor("h").setValue(1)  # the fix it names: fewer specialisations, fewer cells
     qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
     assert run.noise_estimate.cells < cells and run.stated_records == 101_766
     assert not run.noise_warning.isVisible()

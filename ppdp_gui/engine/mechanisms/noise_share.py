@@ -12,9 +12,12 @@ will have (exactly, or at most). Never the table's rows: the custodian states th
 about N records", the window fills in the open table's rows for them to change), and the share of noise is worked
 out for that N. None of it goes into the release note: it is for the custodian, in the Run step and the figures.
 
-With C cells, N records and m = E[max(0, Z)]: at most N cells hold somebody, so at least C − N hold nobody, and
-the noise adds at least (C − N)·m records to them (`added_for`). The share of noise is that over N plus it;
-C·m (`added`) is what the noise would add if every cell were empty (the most it can add to empty cells).
+With C cells, N records and m = E[max(0, Z)]: N records spread evenly over C cells leave about C·e^(−N/C) of them
+empty (records of real people cluster, which leaves more empty; and never fewer than C − N), and the noise adds
+m records to each (`added_for`). The share of noise is that over N plus it;
+C·m (`added`) is what the noise would add if every cell were empty (the most it can add to empty cells). A
+mechanism that chooses its cells at random during the run (DiffGen) gives a likely C and the most it can be; the
+warning rests on the likely C (the most is rarely reached).
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ def _n(value: float) -> str:
 class NoiseEstimate:
     """The cells a table of noisy counts will have and the records noise adds to each empty one.
 
-    `cells`: count cells of the release (combinations × classes), exactly (`exact`) or at most; `per_empty_cell`:
-    E[max(0, Z)] for the mechanism's noise scale `scale`; `columns`: (column, values it will have, exactly or at
-    most) for the per-column line; `fixes`: what makes it less noisy, in the window's words (the mechanism's)."""
+    `cells`: count cells of the release (combinations × classes) — exact when `exact`, else the likely number
+    (DiffGen: over random draws of its h specialisations), with `at_most` the most it can have;
+    `per_empty_cell`: E[max(0, Z)] for the mechanism's noise scale `scale`; `columns`: (column, values it will have
+    at most) for the per-column line; `fixes`: what makes it less noisy, in the window's words (the mechanism's)."""
 
     cells: int
     per_empty_cell: float
@@ -44,19 +48,24 @@ class NoiseEstimate:
     columns: tuple[tuple[str, int], ...] = ()
     exact: bool = False
     fixes: tuple[str, ...] = ()
-
-    def _about(self) -> str:
-        return "about " if self.exact else "up to "
+    at_most: int | None = None
 
     @property
     def added(self) -> float:
         """Records the noise would add if every cell were empty: C·m."""
         return self.cells * self.per_empty_cell
 
+    def empty_cells(self, records: int) -> float:
+        """Cells nobody has, for a table of `records` records: at least about C·e^(−N/C), what N records spread
+        evenly over C cells leave empty (real records cluster, which leaves more cells empty), and never fewer
+        than C − N."""
+        c, n = float(self.cells), max(float(records), 0.0)
+        return max(c * math.exp(-n / c) if c else 0.0, c - n)
+
     def added_for(self, records: int) -> float:
         """Records the noise adds to cells nobody has, for a table of `records` records (the custodian's stated
-        size): at least this many when the cells are exact, at most when they are an upper bound."""
-        return max(self.cells - int(records), 0) * self.per_empty_cell
+        size): at least about `empty_cells` × m."""
+        return self.empty_cells(records) * self.per_empty_cell
 
     def share(self, records: int) -> float:
         """Expected share of the released records that come from noise alone, for a table of `records` records."""
@@ -67,35 +76,34 @@ class NoiseEstimate:
     def warns(self, records: int | None) -> bool:
         return records is not None and self.share(records) >= NOISE_WARNING_SHARE
 
+    def _cells_text(self) -> str:
+        if self.exact:
+            return f"{_n(self.cells)} cells"
+        most = f", up to {_n(self.at_most)}" if self.at_most is not None and self.at_most > self.cells else ""
+        return f"about {_n(self.cells)} cells (likely{most}: the groups are chosen at random during the run)"
+
     def sentences(self, records: int | None) -> list[str]:
         """The plain lines the Run step and the figures show (for the custodian only)."""
-        up_to = "" if self.exact else "up to "
-        lines = [f"The table will have {up_to}{_n(self.cells)} cells, each with a noisy count; a cell nobody has "
-                 f"gets {self.per_empty_cell:.2g} records on average from the noise. Expected records added by "
-                 f"noise: ≈ {_n(self.added)} if every cell were empty (for cells nobody has)."]
+        lines = [f"The table will have {self._cells_text()}, each with a noisy count; a cell nobody has gets "
+                 f"{self.per_empty_cell:.2g} records on average from the noise. Expected records added by noise: "
+                 f"≈ {_n(self.added)} if every cell were empty (for cells nobody has)."]
         if self.columns:
-            lines.append("Values per column" + ("" if self.exact else " (at most)") + ": "
-                         + ", ".join(f"{c} {_n(v)}" for c, v in self.columns) + ".")
+            lines.append("Values per column (at most): " + ", ".join(f"{c} {_n(v)}" for c, v in self.columns) + ".")
         if records is not None:
-            lines.append(f"A table of about {_n(records)} records (the size you state) would then be "
-                         f"{self._about()}{self.share(records):.0%} noise: "
-                         f"{'at least' if self.exact else 'up to'} {_n(self.added_for(records))} records added by "
-                         f"the noise to cells nobody has.")
+            lines.append(f"A table of about {_n(records)} records (the size you state) would then be about "
+                         f"{self.share(records):.0%} noise: at least {_n(self.added_for(records))} records added "
+                         "by the noise to cells nobody has.")
         return lines
 
     def warning(self, records: int | None) -> str | None:
         """The Run step's warning when the table would be mostly noise, with the fix; None otherwise."""
         if not self.warns(records):
             return None
-        fix = ", ".join(self.fixes[:-1]) + (" or " if len(self.fixes) > 1 else "") + self.fixes[-1] \
-            if self.fixes else "fewer cells"
-        return (f"{self._about().capitalize()}{self.share(records):.0%} of this table could be noise: {up_to(self)}{_n(self.cells)} cells "
-                f"for about {_n(records)} records, so most cells hold nobody and get their count from the noise "
-                f"alone. To make it less noisy, try {fix}.")
-
-
-def up_to(estimate: NoiseEstimate) -> str:
-    return "" if estimate.exact else "up to "
+        fix = (", ".join(self.fixes[:-1]) + (" or " if len(self.fixes) > 1 else "") + self.fixes[-1]
+               if self.fixes else "fewer cells")
+        return (f"About {self.share(records):.0%} of this table would be noise: about {_n(self.cells)} cells for "
+                f"about {_n(records)} records, so most cells hold nobody and get their count from the noise alone. "
+                f"To make it less noisy, try {fix}.")
 
 
 def positive_noise_mean(scale: float) -> float:
