@@ -93,3 +93,11 @@ def test_compare_risk_shows_each_columns_part_for_the_input_and_the_release(diab
     assert {"race", "gender", "age", "diag_2", "payer_code"} <= set(before)
     assert before["diag_2"].drop > 0.3 and not before["diag_2"].in_set
     assert "diag_2" in after and after["age"].in_set  # the release publishes diag_2 unchanged: still linkable
+
+
+def test_the_plan_carries_the_linkable_columns_with_their_reasons(diabetes):
+    from ppdp_gui.engine.pipeline import plan
+    p = plan(diabetes, "Mondrian", {"k": 10})
+    assert {"diag_2", "payer_code"} <= {f.column for f in p.linkable}
+    assert all(f.reason for f in p.linkable) and not [e for e in p.errors if e.column == "diag_2"]
+    assert plan(diabetes, "DiffGen", {}, allow_data_domains=True).linkable == ()

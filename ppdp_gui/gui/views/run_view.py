@@ -10,7 +10,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout)
 
-from ppdp_gui.engine.data.linkable import unprotected
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
@@ -220,17 +219,9 @@ class RunView(StepView):
 
     def _show_linkable(self, plan) -> None:
         """One line per column someone else can know (diagnosis codes, specialty, payer, many values) that the
-        release would publish unchanged (data/linkable.py), with the buttons to press: make it a quasi-identifier
+        release would publish unchanged (the plan's `linkable`, data/linkable.py), with the buttons to press: make it a quasi-identifier
         (it is then generalised) or leave it out. A warning: Run stays enabled."""
-        found = ()
-        if plan is not None and plan.mechanism is not None and plan.dataset is not None and plan.params:
-            try:
-                published = plan.mechanism.published_columns(plan.dataset, plan.params)
-            except Exception:  # noqa: BLE001 - a plan that cannot say what it publishes has its error shown
-                published = []
-            identifying = set(getattr(plan, "identifying_columns", ()) or ())
-            found = tuple((f.column, f.reason) for f in unprotected(plan.dataset, published)
-                          if f.column not in identifying)
+        found = tuple((f.column, f.reason) for f in getattr(plan, "linkable", ()) or ()) if plan is not None else ()
         if found == self._linkable_shown:
             return
         self._linkable_shown = found
