@@ -73,3 +73,13 @@ def test_run_step_estimates_the_noise_of_a_dp_table_before_the_run(make_window, 
     form = results.figures.measures_form
     lines = [form.itemAt(i).widget().text() for i in range(form.count()) if form.itemAt(i).widget() is not None]
     assert any(t.startswith("Estimated before the run (for you, not published)") for t in lines), lines
+
+
+def test_the_step_list_says_what_the_run_step_lists(make_window, qtbot, tmp_path):
+    w = open_diabetes(make_window, qtbot, tmp_path)
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    w.go_to(w.run_view)
+    qtbot.waitUntil(lambda: not w.run_view.refresh_later.pending, timeout=5000)
+    n = len(w.run_view.make_qi_buttons)
+    assert n >= 5 and f"ready to run — {n} columns someone could know" in w.step_texts()[3]

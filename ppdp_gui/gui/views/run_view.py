@@ -376,5 +376,12 @@ class RunView(StepView):
             return DONE, f"{n} release{'s' if n != 1 else ''} made"
         if self.session.dataset is None:
             return TODO, "load a table first"
-        return (TODO if self.run_button.isEnabled() else WARN), "ready to run" if self.run_button.isEnabled() \
-            else "fix the problems first"
+        if not self.run_button.isEnabled():
+            return WARN, "fix the problems first"
+        notes = []
+        if self.noise_estimate is not None and self.noise_estimate.warns(self.stated_records):
+            notes.append("mostly noise")
+        if self._linkable_shown:
+            n = len(self._linkable_shown)
+            notes.append(f"{n} column{'s' if n != 1 else ''} someone could know")
+        return (WARN if notes else TODO), "ready to run" + (f" — {', '.join(notes)}" if notes else "")
