@@ -179,7 +179,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=()):
+            show_progress=False, pdf=False, confirmed=(), override=None):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -201,6 +201,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
     published = _drain(run_release(planned, ledger=ledger), show_progress)
+    from ppdp_gui.engine.governance.gate import gate_published  # the release context's risk threshold
+    published = gate_published(published, recipe, override)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported
 
@@ -281,7 +283,8 @@ def cmd_run(args) -> int:
         ledger.set_cap(identity, parse_fraction(args.cap))
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf, confirmed=args.publish_as_is or ())
+                                  pdf=args.pdf, confirmed=args.publish_as_is or (),
+                                  override=getattr(args, "override_threshold", None))
     for w in published.warnings:
         if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
             w += " In ppdp: --build-taxonomy COL=dates (or intervals, mask, icd9, icd10, flat)."
@@ -480,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
+    from ppdp_gui.cli_governance import add_commands, add_run_options
+    add_run_options(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("ledger", help="privacy budget spent per dataset")
     p.add_argument("--ledger", help="privacy ledger file")
@@ -508,6 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for release.csv, report.json and the demo's ledger")
     p.add_argument("--sample", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
+    add_commands(sub)  # dossier, context, safe-harbor (cli_governance.py)
     return ap
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from ppdp_gui.engine.governance import techniques as tq
 from ppdp_gui.engine.governance.context import KIND_WORDS, ReleaseContext, of
-from ppdp_gui.engine.governance.gate import measured_highest_risk
+from ppdp_gui.engine.governance.gate import OVERRIDE_PREFIX, measured_highest_risk
 from ppdp_gui.engine.governance.person_risk import PersonRisk, initial_risk
 
 GOVERNANCE_ONLY = "for governance only"
@@ -148,12 +148,7 @@ def gather(record: dict, recipe=None, *, history: list[dict] | None = None,
     why = "no project was given, so the source table was not read again"
     cut = threshold if threshold is not None else RISK_FLOOR
     if recipe is not None and measure_initial:
-        initial, why = initial_risk(recipe, qis, cut)
-        if initial is not None and person is not None:
-            from ppdp_gui.engine.pipeline.load import load
-            data = load(recipe).dataset
-            from ppdp_gui.engine.governance.person_risk import person_risk
-            initial_rows = person_risk(data.frame, [q for q in qis if q in data.frame.columns], None, cut)
+        initial, initial_rows, why = initial_risk(recipe, qis, cut, record)
     dp = tq.is_dp(record)
     return Facts(record, record.get("release note") or {}, context, threshold, source, qis, person, dp,
                  tq.techniques(record, context), initial, initial_rows, why,
@@ -253,7 +248,9 @@ def _threshold(f: Facts, title: str) -> Section:
     return s
 
 
-def _unit(f: Facts) -> str:
+def _unit(f: Facts, named: bool = True) -> str:
+    if f.person and not named:  # a public section: the column's name is not in the release note
+        return "per person (several rows of one patient count once)"
     return f"per person ({f.person})" if f.person else "per row (no person column: a patient with several rows " \
                                                        "is counted once per row)"
 
@@ -294,6 +291,9 @@ def _residual(f: Facts, title: str) -> Section:
         s.p(f"Threshold: {num(f.threshold)}. The release {'meets' if ok else 'EXCEEDS'} it.")
     rid = f.note.get("release_id")
     overrides = [o for o in f.context.overrides if o.get("release_id") == rid]
+    for w in f.record.get("warnings") or []:
+        if str(w).startswith(OVERRIDE_PREFIX) and not overrides:
+            s.p(str(w))
     for o in overrides:
         s.p(f"Exported above the threshold by explicit override on {o.get('when')}"
             f"{' by ' + o['by'] if o.get('by') else ''}: {o.get('reason')}")
@@ -446,7 +446,7 @@ def _ema(f: Facts) -> list[Section]:
            Section("Methodology", False).p(
                "Direct identifiers are removed or pseudonymised; indirect identifiers (quasi-identifiers) are "
                "transformed with the techniques below; the re-identification risk is measured before and after, "
-               + _unit(f) + ", and compared with a threshold chosen for the context of the release."),
+               + _unit(f, named=False) + ", and compared with a threshold chosen for the context of the release."),
            _released(f, "Direct and indirect identifiers in the release, and the technique applied"),
            _removed(f, "Columns removed from the release"), _threshold(f, "Risk threshold and its justification"),
            _initial(f, "Initial risk"), _residual(f, "Residual risk"),

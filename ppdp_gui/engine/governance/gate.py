@@ -84,3 +84,26 @@ def gate(figures: Mapping[str, float], context: ReleaseContext, release_id: str,
     if not override:
         raise ThresholdError(result.message)
     return result, record_override(context, result, release_id, override, by)
+
+
+OVERRIDE_PREFIX = "Governance override: "
+
+
+def gate_published(published, recipe, override: str | None = None, by: str = ""):
+    """The gate on a release just made, before it is exported (the CLI and the window call this).
+
+    Returns the Published to export: unchanged when the release is within its threshold (or nothing is gated);
+    with the override written into its warnings (so the custodian record keeps it) and into the recipe's context
+    (so the saved project keeps it) when the custodian overrode the gate. Raises ThresholdError otherwise."""
+    import dataclasses
+
+    from ppdp_gui.engine.governance.context import of, store
+    context = of(recipe)
+    dp = published.dp is not None or bool(getattr(published.cost, "is_dp", False))
+    result, kept = gate(published.figures, context, published.release_id, dp=dp, override=override, by=by)
+    if kept is context:
+        return published
+    store(recipe, kept)
+    line = (f"{OVERRIDE_PREFIX}exported with a highest re-identification risk of {result.measured:.3g}, above the "
+            f"threshold {result.threshold:.3g} of its release context; reason: {override.strip()}")
+    return dataclasses.replace(published, warnings=tuple(published.warnings) + (line,))

@@ -53,18 +53,40 @@ def person_risk(frame: pd.DataFrame, qis: Sequence[str], person: str | None = No
                       float((per_person > threshold).mean()) if per_person.size else 0.0, threshold)
 
 
-def initial_risk(recipe, qis: Sequence[str], threshold: float = 0.1) -> tuple[PersonRisk | None, str]:
-    """The source table's risk on the release's quasi-identifiers, read again through the recipe (the custodian's
-    side only). (None, why) when the table cannot be read or has no quasi-identifiers."""
-    from ppdp_gui.engine.errors import PpdpError
+def source_as_released(recipe, record: dict | None = None):
+    """The source table as the release read it: the recipe, with the missing-value policy and the roles the
+    custodian record says the release used (the command line may have changed them on top of the project)."""
+    import copy
+
+    from ppdp_gui.engine.persistence.project import na_policy_from, parse_role
     from ppdp_gui.engine.pipeline.load import load
+    recipe = copy.deepcopy(recipe)
+    if record:
+        policy = (record.get("source") or {}).get("missing values")
+        if isinstance(policy, dict):
+            recipe.na_policy = na_policy_from(policy, "record.source.missing values")
+        for col in record.get("columns") or []:
+            recipe.roles[str(col["name"])] = parse_role(col.get("role"), "record.columns")
+        path = (record.get("source") or {}).get("path")
+        if path and not recipe.source:
+            recipe.source = path
+    return load(recipe).dataset
+
+
+def initial_risk(recipe, qis: Sequence[str], threshold: float = 0.1,
+                 record: dict | None = None) -> tuple[PersonRisk | None, PersonRisk | None, str]:
+    """The source table's risk on the release's quasi-identifiers, read again through the recipe (the custodian's
+    side only): (per person or row, per row when there is a person column, why not measured)."""
+    from ppdp_gui.engine.errors import PpdpError
     if not qis:
-        return None, "the release has no quasi-identifiers"
+        return None, None, "the release has no quasi-identifiers"
     try:
-        data = load(recipe).dataset
+        data = source_as_released(recipe, record)
     except PpdpError as exc:
-        return None, f"the source table could not be read again ({exc})"
+        return None, None, f"the source table could not be read again ({exc})"
     present = [q for q in qis if q in data.frame.columns]
     if not present:
-        return None, "the source table has none of the release's quasi-identifiers"
-    return person_risk(data.frame, present, data.person_column, threshold), ""
+        return None, None, "the source table has none of the release's quasi-identifiers"
+    person = data.person_column
+    rows = person_risk(data.frame, present, None, threshold) if person else None
+    return person_risk(data.frame, present, person, threshold), rows, ""
