@@ -88,10 +88,9 @@ def cmd_context(args) -> int:
 
 def cmd_safe_harbor(args) -> int:
     from ppdp_gui.cli import parse_pairs, parse_role
-    from ppdp_gui.engine.data.reader import read_table
     from ppdp_gui.engine.data.writer import export_table
     from ppdp_gui.engine.governance import context as cx
-    from ppdp_gui.engine.governance.safe_harbor_recipe import ATTESTATION, apply_safe_harbor, record_in_context
+    from ppdp_gui.engine.governance.safe_harbor_recipe import ATTESTATION, read_for_safe_harbor, record_in_context
     from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
     recipe = read_recipe(args.recipe) if args.recipe else None
     if recipe is None:
@@ -101,11 +100,7 @@ def cmd_safe_harbor(args) -> int:
     elif args.input:
         recipe.source = args.input
     recipe.roles.update({c: parse_role(r) for c, r in parse_pairs(args.role, "role").items()})
-    from ppdp_gui.engine.data.schema import NAPolicy
-    # every row and every value as written: Safe Harbor changes values, it never drops a row for a blank
-    data = read_table(recipe.source, na_policy=NAPolicy(tokens=(), action="category"), kinds=recipe.kinds,
-                      roles=recipe.roles)
-    result = apply_safe_harbor(data.frame, recipe.roles)
+    result, data = read_for_safe_harbor(recipe.source, recipe.roles, recipe.kinds)
     out = export_table(result.frame, args.output, source=data.source)
     _say(f"Safe Harbor table written to {out} ({len(result.frame):,} rows, {result.frame.shape[1]} columns)")
     for step in result.steps:

@@ -182,6 +182,8 @@ class MainWindow(QMainWindow):
             tools, "&Self-check…", self.self_check, tip="Test the chosen differentially private mechanism: release "
             "two small tables that differ in one patient thousands of times and check the results cannot be told "
             "apart more than ε allows (about half a minute; your data is not used)")
+        from ppdp_gui.gui.governance_menu import install  # release context, dossier, Safe Harbor (issue 31)
+        install(self, tools)
         help_menu = self.menuBar().addMenu("&Help")
         self.guide_action = self._action(help_menu, "&User guide", self.open_guide, QKeySequence.HelpContents,
                                          "The six steps, what the guarantees mean, the release note, the ledger")
@@ -352,6 +354,7 @@ class MainWindow(QMainWindow):
             except PpdpError as exc:
                 show_error(self, exc, context="The project's parameters could not all be restored.")
             self.previous_releases = list(recipe.releases)
+            self.session.governance_context = dict(recipe.context)  # the release context (engine/governance)
             self.session.project_path = str(path)
             self.setWindowTitle(f"{Path(path).name} — ppdp")
             self.add_recent(str(path))

@@ -196,7 +196,8 @@ class Session(QObject):
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
             publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
-            releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases])
+            releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases],
+            context=dict(getattr(self, "governance_context", None) or {}))  # set by gui/governance_menu.py
 
 
 def release_summary(published, exported_to) -> dict:

@@ -145,3 +145,13 @@ def record_in_context(context, result: SafeHarborResult, attested_by: str | None
         ctx = attest(ctx, "HIPAA Safe Harbor: no actual knowledge", ATTESTATION, attested_by)
     return ctx
 
+
+
+def read_for_safe_harbor(path, roles: dict | None = None, kinds: dict | None = None):
+    """The table at `path` with every row and every value as written (Safe Harbor changes values, it never drops
+    a row for a blank), then `apply_safe_harbor`. Returns (result, the Dataset read). The CLI and the window call
+    this one function."""
+    from ppdp_gui.engine.data.reader import read_table
+    from ppdp_gui.engine.data.schema import NAPolicy
+    data = read_table(path, na_policy=NAPolicy(tokens=(), action="category"), kinds=kinds or {}, roles=roles or {})
+    return apply_safe_harbor(data.frame, roles), data

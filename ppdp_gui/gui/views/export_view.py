@@ -255,6 +255,10 @@ class ExportView(StepView):
         text = self.path_edit.text().strip()
         if record is None or ds is None or not text or self._busy:
             return
+        from ppdp_gui.gui.governance_menu import gate_for_export  # the release context's risk threshold
+        gated = gate_for_export(self, record)
+        if gated is None:
+            return
         path = Path(text).expanduser()
         note_to = note_path(path) if self.report_check.isChecked() else None
         ledger = None
@@ -277,7 +281,7 @@ class ExportView(StepView):
         self._show_stage()
         self._ticker.start()
         # the release travels to the worker without the closure some mechanisms attach for their own figures
-        travelling = dataclasses.replace(record, release=dataclasses.replace(record.release, apply_to=None))
+        travelling = dataclasses.replace(gated, release=dataclasses.replace(record.release, apply_to=None))
         self._job = self.runner.start_process(
             self.task, (travelling, path, note_to, ledger, str(self._latch.path)),
             on_done=lambda exported: self._done(record, exported), on_error=self._failed,
