@@ -179,7 +179,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=(), override=None):
+            show_progress=False, pdf=False, confirmed=(), override=None, treated=None):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -201,8 +201,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
     published = _drain(run_release(planned, ledger=ledger), show_progress)
-    from ppdp_gui.engine.governance.gate import gate_published  # the release context's risk threshold
-    published = gate_published(published, recipe, override)
+    from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
+    published = before_export(published, recipe, override, treated)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported
 
@@ -281,10 +281,13 @@ def cmd_run(args) -> int:
     if args.cap is not None:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
+    from ppdp_gui.cli_governance import check_treated, treatments  # pseudonyms, date shifts (issue 31)
+    data, treated = treatments(args, recipe, data, ledger)
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf, confirmed=args.publish_as_is or (),
-                                  override=getattr(args, "override_threshold", None))
+                                  pdf=args.pdf, confirmed=(*(args.publish_as_is or ()), *treated.confirmed),
+                                  override=getattr(args, "override_threshold", None), treated=treated)
+    check_treated(treated, exported)
     for w in published.warnings:
         if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
             w += " In ppdp: --build-taxonomy COL=dates (or intervals, mask, icd9, icd10, flat)."

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from ppdp_gui.engine.errors import DataError, ParameterError
+from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError
 
 
 def _say(*parts) -> None:
@@ -17,9 +17,80 @@ def _say(*parts) -> None:
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pseudonym", action="append", metavar="COLUMN",
+                   help="also release COLUMN_pseudonym: a keyed pseudonym of an identifier (HMAC-SHA-256 under the "
+                        "project's key, kept beside the ledger), the same in every release of the project")
+    p.add_argument("--shift-dates", metavar="COL[,COL]:DAYS",
+                   help="move every date of one patient by the same random number of days within ±DAYS (needs the "
+                        "person column; dates written 2020-03-07)")
     p.add_argument("--override-threshold", metavar="REASON",
                    help="export although the release's highest re-identification risk is above the threshold of "
                         "the project's release context; the reason is kept in the custodian record")
+
+
+class Treated:
+    """What `treatments` did to the table before the release: columns to confirm, public note, raw identifiers."""
+
+    def __init__(self, confirmed=(), note=None, raw=None):
+        self.confirmed = tuple(confirmed)
+        self.note = dict(note or {})
+        self.raw = dict(raw or {})  # {identifier column: its raw values}, checked against the written file
+
+
+def treatments(args, recipe, data, ledger):
+    """Keyed pseudonyms and per-person date shifts (engine/governance/pseudonyms.py), from the options and the
+    project's context. Returns (dataset, Treated)."""
+    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.governance.pseudonyms import apply_treatments, project_key
+    ctx = cx.of(recipe)
+    columns = list(dict.fromkeys([*ctx.pseudonyms, *(getattr(args, "pseudonym", None) or [])]))
+    shift_cols, days = list(ctx.date_shift.get("columns") or []), int(ctx.date_shift.get("window_days") or 0)
+    if getattr(args, "shift_dates", None):
+        cols, _, text = args.shift_dates.rpartition(":")
+        if not cols or not text.strip().isdigit():
+            raise ParameterError(f"--shift-dates {args.shift_dates!r}: write COLUMN[,COLUMN]:DAYS, e.g. "
+                                 "admitted,discharged:30")
+        shift_cols, days = [c.strip() for c in cols.split(",") if c.strip()], int(text)
+    if not columns and not shift_cols:
+        return data, Treated()
+    if not ctx.project_id:
+        raise ParameterError("pseudonyms and date shifts use the project's own key: give the project with --recipe "
+                             "(a project gets its id from `ppdp context` or the window's Tools → Release context…)")
+    key = project_key(ledger.path, ctx.project_id)
+    treated, added, note = apply_treatments(data, pseudonym_columns=columns, shift_columns=shift_cols,
+                                            window_days=days, key=key)
+    return treated, Treated(added, note, {c: data.frame[c] for c in columns})
+
+
+def before_export(published, recipe, override=None, treated=None):
+    """The release context's threshold gate, and the pseudonym statements added to the release's public note."""
+    from ppdp_gui.engine.governance.gate import gate_published
+    published = gate_published(published, recipe, override)
+    if treated is not None and treated.note:
+        from ppdp_gui.engine.governance.pseudonyms import check_no_raw_values
+        for table in published.release.tables().values():  # before anything is written
+            for column, raw in treated.raw.items():
+                check_no_raw_values(table, raw, column)
+        published.release.note.setdefault("pseudonyms and date shifts", {}).update(treated.note)
+    return published
+
+
+def check_treated(treated, exported) -> None:
+    """No raw value of a pseudonymised identifier in the written file (read back as text)."""
+    if treated is None or not treated.raw:
+        return
+    from ppdp_gui.engine.data.reader import read_table
+    from ppdp_gui.engine.data.schema import NAPolicy
+    from ppdp_gui.engine.governance.pseudonyms import check_no_raw_values
+    written = read_table(exported.files[0], na_policy=NAPolicy(tokens=(), action="category"), own_file=True).frame
+    try:
+        for column, raw in treated.raw.items():
+            n = check_no_raw_values(written, raw, column)
+            _say(f"  checked on the written file: none of the {n:,} values of {column} appears in it")
+    except PpdpError:
+        for path in exported.files:  # it was checked in memory; a file that differs is not left to be published
+            Path(path).unlink(missing_ok=True)
+        raise
 
 
 def read_record(path) -> dict:
@@ -75,7 +146,7 @@ def cmd_context(args) -> int:
         if not 0 < args.threshold <= 1:
             raise ParameterError("--threshold is a risk between 0 and 1 (for example 0.09)")
         changes["threshold"] = args.threshold
-    ctx = dataclasses.replace(ctx, **changes)
+    ctx = dataclasses.replace(ctx, **changes).with_project_id()  # the id names the project's pseudonym key
     cx.context_from_json(ctx.to_json())  # the same checks as reading the project back
     cx.store(recipe, ctx)
     out = write_recipe(recipe, args.out, protected=[Path(recipe.source)])

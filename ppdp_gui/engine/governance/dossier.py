@@ -34,8 +34,9 @@ from ppdp_gui.engine.governance.gate import OVERRIDE_PREFIX, measured_highest_ri
 from ppdp_gui.engine.governance.person_risk import PersonRisk, initial_risk
 
 GOVERNANCE_ONLY = "for governance only"
-LAYOUTS = {"ema": "Anonymisation report (EMA Policy 0070 / Health Canada PRCI)",
-           "hipaa": "HIPAA Expert Determination dossier (45 CFR 164.514(b)(1))"}
+LAYOUTS = {"ema": "Anonymisation report", "hipaa": "HIPAA Expert Determination dossier"}
+BASIS = {"ema": "EMA Policy 0070 / Health Canada Public Release of Clinical Information",
+         "hipaa": "45 CFR 164.514(b)(1)"}
 RISK_FLOOR = 0.1  # the share-at-risk cut the record's figures use
 
 
@@ -484,5 +485,5 @@ def build_dossier(record: dict, recipe=None, *, layout: str = "ema", history: li
     f = gather(record, recipe, history=history, verify_lines=verify_lines, measure_initial=measure_initial)
     sections = _ema(f) if layout == "ema" else _hipaa(f)
     today = _dt.date.today().isoformat()
-    return Dossier(layout, LAYOUTS[layout], f"Release {record.get('release_id')} · {record.get('mechanism')} · "
-                                            f"written {today} · ppdp_gui", sections)
+    return Dossier(layout, LAYOUTS[layout], f"{BASIS[layout]} · release {record.get('release_id')} · "
+                                            f"{record.get('mechanism')} · written {today} · ppdp_gui", sections)

@@ -30,7 +30,7 @@ def dossier_pdf(dossier: Dossier) -> bytes:
                     doc.pairs([(r[0], r[1]) for r in rows])
                     continue
                 doc.font(8)
-                with doc.pdf.table(line_height=4.2, padding=(0.5, 1, 0.5, 1),
+                with doc.pdf.table(line_height=4.2, padding=(0.5, 1, 0.5, 1), text_align="LEFT",
                                    headings_style=FontFace(emphasis="BOLD")) as table:
                     for r in [headers] + rows:
                         row = table.row()

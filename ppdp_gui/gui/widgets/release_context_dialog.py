@@ -89,8 +89,9 @@ class ReleaseContextDialog(QDialog):
     def _update_source(self) -> None:
         own = self._own()
         self.why.setEnabled(own)
-        self.source.setText(("Your own value; say why below. " if own else "Proposed: ")
-                            + THRESHOLDS[self.kind.currentData()][1] + ".")
+        proposed, source = THRESHOLDS[self.kind.currentData()]
+        self.source.setText(f"Your own value; say why below. Proposed for this release: {proposed:.3g} ({source})."
+                            if own else f"Proposed: {source}.")
 
     def context(self) -> ReleaseContext:
         """The answers as an engine ReleaseContext (keeping what was recorded before: overrides, attestations)."""
