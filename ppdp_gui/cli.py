@@ -278,6 +278,8 @@ def cmd_run(args) -> int:
         recipe.mechanism = args_mech
     ledger = open_ledger(args.ledger)
     data = loaded.dataset
+    from ppdp_gui.cli_governance import rerun_check  # a new extract of a project: what changed (issue 31)
+    rerun_check(args, recipe, ledger)
     if args.cap is not None:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
@@ -486,8 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
-    from ppdp_gui.cli_governance import add_commands, add_run_options
+    from ppdp_gui.cli_governance import add_commands, add_rerun_options, add_run_options
     add_run_options(p)
+    add_rerun_options(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("ledger", help="privacy budget spent per dataset")
     p.add_argument("--ledger", help="privacy ledger file")

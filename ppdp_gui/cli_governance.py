@@ -228,3 +228,37 @@ def add_commands(sub) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(0)
+
+
+def add_rerun_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--changes", metavar="FILE.md", help="with --recipe and a new --input: write the report of what "
+                                                        "changed in the new extract here (for governance only)")
+    p.add_argument("--accept-changes", action="store_true",
+                   help="release a new extract although the report of what changed lists something that stops it")
+
+
+def rerun_check(args, recipe, ledger) -> None:
+    """`ppdp run --recipe P --input NEW`: compare the new extract with the project's table, print the report,
+    and stop (before anything is charged) when it lists something that stops the release."""
+    if not (getattr(args, "recipe", None) and getattr(args, "input", None)):
+        return
+    import copy
+
+    from ppdp_gui.engine.governance.rerun import compare_extracts
+    from ppdp_gui.engine.persistence.project import read_recipe
+    saved = read_recipe(args.recipe)
+    if Path(saved.source).expanduser().resolve() == Path(args.input).expanduser().resolve():
+        return
+    recipe = copy.deepcopy(recipe)  # the project with this command's options, read from the project's own table
+    recipe.source, recipe.source_sha256 = saved.source, saved.source_sha256
+    report = compare_extracts(recipe, args.input, ledger=ledger)
+    if getattr(args, "changes", None):
+        from ppdp_gui.engine.data.writer import write_text_atomic
+        write_text_atomic(report.markdown(), args.changes, protected=[Path(args.input), Path(recipe.source)])
+    _say(f"new extract {args.input} compared with the project's table {recipe.source}:")
+    for line in report.markdown().splitlines()[4:]:
+        if line.startswith("- "):
+            _say("  " + line)
+    if report.blocking and not getattr(args, "accept_changes", False):
+        raise ParameterError("the new extract has changes that stop the release: " + "; ".join(report.blocking)
+                             + ". Look at them (--changes FILE.md writes the report), then pass --accept-changes.")
