@@ -187,6 +187,19 @@ def cmd_safe_harbor(args) -> int:
     return 0 if not result.remaining else 1
 
 
+def cmd_value_map(args) -> int:
+    from ppdp_gui.engine.data.writer import export_table
+    from ppdp_gui.engine.governance.value_map import value_map
+    from ppdp_gui.engine.persistence.project import read_recipe
+    record = read_record(args.record)
+    recipe = read_recipe(args.recipe)
+    table = value_map(record, recipe)
+    out = export_table(table, args.out, protected=[Path(args.record), Path(recipe.source)])
+    _say(f"value map ({len(table) - 1:,} rows) written to {out}")
+    _say("  custodian only — NEVER PUBLISH: it maps released values back to the source")
+    return 0
+
+
 def add_commands(sub) -> None:
     p = sub.add_parser("dossier", help="write the de-identification dossier of a release (Markdown or PDF)")
     p.add_argument("--record", required=True, help="the release's custodian record (JSON, from --record or the "
@@ -224,6 +237,11 @@ def add_commands(sub) -> None:
                         "identify a patient (kept in the project given with --save-recipe)")
     p.add_argument("--save-recipe", metavar="FILE", help="save the project with what was done and the attestation")
     p.set_defaults(func=cmd_safe_harbor)
+    p = sub.add_parser("value-map", help="original → released value per column, for the governance (never publish)")
+    p.add_argument("--record", required=True, help="the release's custodian record (JSON)")
+    p.add_argument("--recipe", required=True, help="the project (*.ppdp.json)")
+    p.add_argument("--out", required=True, help="the table to write (.csv .xlsx …)")
+    p.set_defaults(func=cmd_value_map)
 
 
 if __name__ == "__main__":  # pragma: no cover
