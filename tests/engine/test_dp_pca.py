@@ -249,8 +249,8 @@ def test_lda_says_when_it_is_weak_from_public_quantities_only():
     msg = lda_weakness(12, 4, 10, 0.25)
     assert msg and "6,120 records" in msg and "61,200 in all" in msg  # S = 1 + 16 + 136 = 153 and "guessing" in msg
     small, big = ward_table(300), ward_table(3000)
-    weak = [p for p in DPLDA().check(small, {"epsilon": 0.05}) if p.param == "epsilon"]
+    weak = [p for p in DPLDA().check(small, {"epsilon": 0.02}) if p.param == "epsilon"]
     assert len(weak) == 1 and weak[0].level == "warning"
-    assert [p.message for p in DPLDA().check(big, {"epsilon": 0.05}) if p.param == "epsilon"] == \
+    assert [p.message for p in DPLDA().check(big, {"epsilon": 0.02}) if p.param == "epsilon"] == \
         [p.message for p in weak]
     assert not [p for p in DPLDA().check(small, {"epsilon": 1}) if p.param == "epsilon"]
