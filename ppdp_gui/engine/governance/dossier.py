@@ -299,8 +299,9 @@ def _residual(f: Facts, title: str) -> Section:
         s.p(f"Exported above the threshold by explicit override on {o.get('when')}"
             f"{' by ' + o['by'] if o.get('by') else ''}: {o.get('reason')}")
     if f.person:
-        s.p("The released table holds no person column, so its figures are per row; each k-anonymity group of the "
-            "release is checked for distinct persons by the release's own claim where the mechanism counts persons.")
+        s.p("The released table holds no person column, so these figures are per row: where one patient has several "
+            "rows in a group, the group holds fewer distinct patients than rows and that patient's risk is higher "
+            "than shown (the release's own k-anonymity claim says whether it counted persons).")
     return s
 
 
