@@ -158,6 +158,7 @@ def ask_safe_harbor(window):
 
 def _show_safe_harbor(window, result, data):
     dialog = SafeHarborDialog(result, window)
+    dialog.data_ = data
     window.safe_harbor_dialog = dialog
     dialog.accepted.connect(lambda: save_safe_harbor(window, dialog, data))
     dialog.open()

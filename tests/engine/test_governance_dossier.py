@@ -15,7 +15,7 @@ import pytest
 from diabetes_shaped import diabetes_shaped
 from ppdp_gui import cli
 from ppdp_gui.engine.data.schema import Role
-from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
+from ppdp_gui.engine.persistence.project import Recipe, write_recipe
 
 ROLES = ["--role", "patient_nbr=person", "--role", "encounter_id=identifier", "--role", "gender=qi",
          "--role", "age=qi", "--role", "race=qi", "--role", "readmitted=sensitive", "--na", "category"]

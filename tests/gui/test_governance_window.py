@@ -85,3 +85,24 @@ def test_export_is_gated_then_overridden_and_the_dossier_keeps_it(loaded_window,
     text = out.read_text(encoding="utf-8")
     assert "HIPAA Expert Determination" in text and "Registry use only, agreed by the board" in text
     assert "EXCEEDS" in text
+
+
+def test_safe_harbor_from_the_tools_menu(loaded_window, qtbot, tmp_path):
+    import pandas as pd
+    w = loaded_window
+    w.safe_harbor_action.trigger()
+    qtbot.waitUntil(lambda: getattr(w, "safe_harbor_dialog", None) is not None
+                    and w.safe_harbor_dialog.isVisible(), timeout=30000)
+    dialog = w.safe_harbor_dialog
+    steps = {s.column: s.action for s in dialog.result_.steps}
+    assert "90 or older" in steps["age"]  # the Adult sample has ages of 90
+    dialog.attest.setChecked(True)
+    dialog.by.setText("A. Nurse")
+    out = tmp_path / "adult_safe_harbor.csv"
+    assert governance_menu.save_safe_harbor(w, dialog, dialog.data_, path=str(out)) is not None
+    got = pd.read_csv(out, dtype=str, keep_default_na=False, skipinitialspace=True)
+    ages = pd.to_numeric(got["age"], errors="coerce")
+    assert ages.max() <= 89 and (got["age"] == "90 or older").any()
+    ctx = governance_menu.context_of(w.session)
+    assert ctx.attestations[0]["by"] == "A. Nurse" and "age" in ctx.safe_harbor["columns"]
+    dialog.close()
