@@ -38,13 +38,13 @@ class Treated:
 
 
 def treatments(args, recipe, data, ledger):
-    """Keyed pseudonyms and per-person date shifts (engine/governance/pseudonyms.py), from the options and the
-    project's context. Returns (dataset, Treated)."""
+    """Keyed pseudonyms and per-person date shifts (engine/governance/pseudonyms.py), from the options (the window
+    does not offer them yet, so a project never asks for them). Returns (dataset, Treated)."""
     from ppdp_gui.engine.governance import context as cx
     from ppdp_gui.engine.governance.pseudonyms import apply_treatments, project_key
     ctx = cx.of(recipe)
-    columns = list(dict.fromkeys([*ctx.pseudonyms, *(getattr(args, "pseudonym", None) or [])]))
-    shift_cols, days = list(ctx.date_shift.get("columns") or []), int(ctx.date_shift.get("window_days") or 0)
+    columns = list(dict.fromkeys(getattr(args, "pseudonym", None) or []))
+    shift_cols, days = [], 0
     if getattr(args, "shift_dates", None):
         cols, _, text = args.shift_dates.rpartition(":")
         if not cols or not text.strip().isdigit():
@@ -71,7 +71,8 @@ def before_export(published, recipe, override=None, treated=None):
         for table in published.release.tables().values():  # before anything is written
             for column, raw in treated.raw.items():
                 check_no_raw_values(table, raw, column)
-        published.release.note.setdefault("pseudonyms and date shifts", {}).update(treated.note)
+        from ppdp_gui.engine.governance.pseudonyms import NOTE_KEY
+        published.release.note.setdefault(NOTE_KEY, {}).update(treated.note)
     return published
 
 

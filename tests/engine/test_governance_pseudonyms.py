@@ -39,6 +39,7 @@ def project(tmp_path):
 def _run(tmp_path, project, name):
     out, note = tmp_path / f"{name}.csv", tmp_path / f"{name}.note.json"
     assert cli.main(["run", "--recipe", str(project), "--output", str(out), "--report", str(note), "--na", "category",
+                     "--record", str(tmp_path / f"{name}.record.json"),
                      "--pseudonym", "patient_nbr", "--shift-dates", "admission_date:30", "--publish-as-is", "admission_date",
                      "--ledger", str(tmp_path / "ledger.sqlite")]) == 0
     return (pd.read_csv(out, dtype=str, keep_default_na=False), json.loads(note.read_text(encoding="utf-8")),
@@ -69,6 +70,20 @@ def test_pseudonyms_and_date_shifts_on_the_written_file(project, tmp_path):
     assert "keyed pseudonym of patient_nbr" in words and "-30 and +30" in words
     # the key lies beside the ledger and is not in the release
     assert key.parent.parent == tmp_path and key.read_bytes().hex() not in text
+    # the dossier names the techniques, the value map maps each patient number to its pseudonym
+    dossier = tmp_path / "d.md"
+    assert cli.main(["dossier", "--record", str(tmp_path / "march.record.json"), "--recipe", str(path),
+                     "--out", str(dossier)]) == 0
+    md = dossier.read_text(encoding="utf-8")
+    assert "| patient_nbr_pseudonym | other | pseudonymisation | keyed pseudonym of patient_nbr" in md
+    assert "| admission_date | other | noise addition | dates shifted per person by up to ±30 days |" in md
+    mapped = tmp_path / "map.csv"
+    assert cli.main(["value-map", "--record", str(tmp_path / "march.record.json"), "--recipe", str(path),
+                     "--out", str(mapped)]) == 0
+    table = pd.read_csv(mapped, dtype=str, keep_default_na=False)
+    rows = table[table["column"] == "patient_nbr"]
+    assert dict(zip(rows["original value"], rows["released value"])) == dict(zip(
+        frame["patient_nbr"].astype(str), frame["p"]))
     # a second release of the same project: the same pseudonyms
     again, _, _ = _run(tmp_path, path, "april")
     assert set(again["patient_nbr_pseudonym"]) == set(got["patient_nbr_pseudonym"])

@@ -61,8 +61,9 @@ class ReleaseContext:
     attestations: tuple[dict, ...] = ()  # {"kind", "text", "by", "when"}
     project_id: str = ""  # random; names the project's pseudonym key (pseudonyms.py)
     safe_harbor: dict = field(default_factory=dict)  # what the Safe Harbor transform did (safe_harbor_recipe.py)
-    pseudonyms: tuple[str, ...] = ()  # identifier columns released as keyed pseudonyms
-    date_shift: dict = field(default_factory=dict)  # {"columns": [...], "window_days": N}
+    #: reserved for the window's pseudonym treatment (not used yet: `ppdp run --pseudonym` states it in the note)
+    pseudonyms: tuple[str, ...] = ()
+    date_shift: dict = field(default_factory=dict)  # {"columns": [...], "window_days": N}, reserved likewise
 
     @property
     def filled(self) -> bool:

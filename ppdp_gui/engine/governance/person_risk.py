@@ -65,8 +65,11 @@ def source_as_released(recipe, record: dict | None = None):
         policy = (record.get("source") or {}).get("missing values")
         if isinstance(policy, dict):
             recipe.na_policy = na_policy_from(policy, "record.source.missing values")
+        from ppdp_gui.engine.governance.pseudonyms import treated_in
+        made = treated_in(record)[0]  # columns the release added (pseudonyms): not in the source
         for col in record.get("columns") or []:
-            recipe.roles[str(col["name"])] = parse_role(col.get("role"), "record.columns")
+            if str(col["name"]) not in made:
+                recipe.roles[str(col["name"])] = parse_role(col.get("role"), "record.columns")
         path = (record.get("source") or {}).get("path")
         if path and not recipe.source:
             recipe.source = path

@@ -17,8 +17,10 @@ own key: never in the release, never in the project file. The ledger package is 
 Wiring (documented limitation): the treatments are applied to the table before the release is made
 (`apply_treatments`), adding `<column>_pseudonym` as an insensitive column the custodian confirmed for
 publication, and shifting date columns in place; the original identifier keeps its role and is never released.
-`ppdp run --pseudonym COL --shift-dates COL:DAYS` and the project's context (`pseudonyms`, `date_shift`) use it;
-`check_no_raw_values` verifies, on the written file, that no raw identifier value appears in it.
+`ppdp run --pseudonym COL --shift-dates COL:DAYS` uses it (the window does not offer it yet, so a project never
+asks for it: the same recipe gives the same release in both); the release note states it under
+"pseudonyms and date shifts", from which the dossier and the value map read it; `check_no_raw_values` verifies, in
+memory before writing and on the written file, that no raw identifier value appears in the release.
 """
 
 from __future__ import annotations
@@ -135,10 +137,24 @@ def apply_treatments(dataset: Dataset, *, pseudonym_columns=(), shift_columns=()
                                      "a taxonomy (or build it after the shift)")
             frame[col] = shift_dates(frame[col], shifts, col)
             schema = [dataclasses.replace(c, kind="categorical") if c.name == col else c for c in schema]
-        note["date shift"] = (f"{', '.join(shift_columns)}: every date of one patient moved by the same number of "
-                              f"days, drawn uniformly between -{window_days} and +{window_days}; intervals between "
-                              "one patient's dates are exact, calendar dates are not")
+        note["date shift"] = {"columns": list(shift_columns), "window days": int(window_days),
+                              "how": f"every date of one patient moved by the same number of days, drawn uniformly "
+                                     f"between -{window_days} and +{window_days}; intervals between one patient's "
+                                     "dates are exact, calendar dates are not"}
     return Dataset(frame, tuple(schema), dataset.source), tuple(added), note
+
+
+NOTE_KEY = "pseudonyms and date shifts"
+
+
+def treated_in(record: dict) -> tuple[dict[str, str], list[str], int | None]:
+    """What a release's note says was treated: ({released pseudonym column: identifier it replaces}, shifted date
+    columns, the shift window in days). The dossier and the value map read it from there, so they describe what
+    the release did, whatever made it."""
+    details = ((record.get("release note") or {}).get("details") or {}).get(NOTE_KEY) or {}
+    names = {k: k[: -len(SUFFIX)] for k in details if str(k).endswith(SUFFIX)}
+    shift = details.get("date shift") or {}
+    return names, list(shift.get("columns") or []), shift.get("window days")
 
 
 def check_no_raw_values(written: pd.DataFrame, raw: pd.Series, column: str) -> int:

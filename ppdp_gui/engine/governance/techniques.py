@@ -3,7 +3,8 @@ terminology and classification of techniques): removal of direct identifiers, ps
 suppression, noise addition, synthetic data, or retained unchanged.
 
 Read from the custodian record (columns with their roles, the release note's files and claims, the mechanism's
-details) and the project's release context (Safe Harbor steps, pseudonyms, date shifts). Columns the release
+details, and what its note says of pseudonyms and date shifts) and the project's release context (Safe Harbor
+steps). Columns the release
 keeps and columns it leaves out are listed apart: only the first are in the release note.
 """
 
@@ -77,7 +78,10 @@ def techniques(record: dict, context: ReleaseContext | None = None) -> list[Tech
     counts = count_columns(record)
     dp = is_dp(record)
     harbor = {str(k): str(v) for k, v in (context.safe_harbor.get("columns") or {}).items()}
-    shifted = set(context.date_shift.get("columns") or [])
+    from ppdp_gui.engine.governance.pseudonyms import treated_in
+    pseudo, shift_cols, days = treated_in(record)  # {released column: identifier}
+    shifted = set(shift_cols)
+    replaced = set(pseudo.values())
     generalised = set((record.get("details") or {}).get("generalisation") or {}) | set(
         (record.get("details") or {}).get("quasi_identifiers") or [])
     left_out = set((record.get("source") or {}).get("columns left out") or [])
@@ -87,9 +91,13 @@ def techniques(record: dict, context: ReleaseContext | None = None) -> list[Tech
         released = name in kept
         steps: list[str] = []
         detail = ""
-        if name in context.pseudonyms:
+        if name in pseudo:
             steps.append(PSEUDONYMISATION)
-            detail = "replaced by a keyed pseudonym (HMAC-SHA-256 under the project's key, kept by the custodian)"
+            detail = (f"keyed pseudonym of {pseudo[name]} (HMAC-SHA-256 under the project's key, kept by the "
+                      "custodian)")
+        elif name in replaced and not released:
+            steps += [REMOVAL, PSEUDONYMISATION]
+            detail = f"never released; replaced by its keyed pseudonym {name}_pseudonym"
         elif not released:
             if role in ("identifier", "person"):
                 steps.append(REMOVAL)
@@ -104,9 +112,8 @@ def techniques(record: dict, context: ReleaseContext | None = None) -> list[Tech
             detail = (detail + "; " if detail else "") + "Safe Harbor: " + harbor[name]
         if name in shifted:
             steps.append(NOISE)
-            days = context.date_shift.get("window_days")
             detail = (detail + "; " if detail else "") + f"dates shifted per person by up to ±{days} days"
-        if released and name not in context.pseudonyms:
+        if released and name not in pseudo:
             if any(s in mech for s in _SYNTHETIC_MECHANISMS):
                 steps.append(SYNTHETIC)
                 detail = detail or "rows generated from a model of the table, not the patients' rows"

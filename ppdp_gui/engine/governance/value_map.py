@@ -31,8 +31,10 @@ def value_map(record: dict, recipe) -> pd.DataFrame:
     ctx = of(recipe)
     kept = set(released_columns(record))
     levels = details.get("levels") or {}
+    from ppdp_gui.engine.governance.pseudonyms import treated_in
+    pseudo = treated_in(record)[0]  # {released column: identifier}
     data = None
-    if levels or ctx.pseudonyms:
+    if levels or pseudo:
         from ppdp_gui.engine.governance.person_risk import source_as_released
         data = source_as_released(recipe, record)
     for col, level in levels.items():
@@ -45,11 +47,11 @@ def value_map(record: dict, recipe) -> pd.DataFrame:
         marker = details.get("suppression marker") or "*"
         how = f"generalised to level {level} of its taxonomy (rows suppressed show '{marker}' instead)"
         rows += [(col, o, str(g), how) for o, g in zip(values, general.astype(str))]
-    if ctx.pseudonyms and data is not None:
+    if pseudo and data is not None:
         from ppdp_gui.engine.errors import PpdpError
         from ppdp_gui.engine.governance.pseudonyms import SUFFIX, project_key, pseudonyms
         ledger = (record.get("ledger") or {}).get("path")
-        for col in ctx.pseudonyms:
+        for col in pseudo.values():
             try:
                 key = project_key(ledger, ctx.project_id, create=False)
             except PpdpError as exc:
