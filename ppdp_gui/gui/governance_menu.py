@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QLabel, QLineEdit,
                                QMessageBox, QPlainTextEdit, QVBoxLayout)
 
@@ -31,7 +32,13 @@ def set_context(session, context: cx.ReleaseContext) -> None:
 
 
 def install(window, menu) -> None:
-    """Add the governance actions to `menu` (the window's Tools menu)."""
+    """Add the governance actions to `menu` (the window's Tools menu), and File → Re-run on a new extract…."""
+    file_menu = next((a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == "File"), None)
+    if file_menu is not None:
+        window.rerun_action = QAction("Re-run on a &new extract…", window)
+        window.rerun_action.setStatusTip("The same project on next month's table: see what changed before releasing")
+        window.rerun_action.triggered.connect(lambda: ask_rerun(window))
+        file_menu.insertAction(next((a for a in file_menu.actions() if a.isSeparator()), None), window.rerun_action)
     menu.addSeparator()
     window.release_context_action = window._action(
         menu, "Release &context…", lambda: ask_context(window),
@@ -187,6 +194,84 @@ def save_safe_harbor(window, dialog, data, path: str | None = None):
                                    + (" and your attestation kept (save the project)." if by is not None else "."),
                                    12000)
     return written
+
+
+# ---- next month's extract -----------------------------------------------------------------------------------
+class ChangesDialog(QDialog):
+    """What changed in the new extract (engine/governance/rerun.py), and a button to open it with the project."""
+
+    def __init__(self, report, parent=None):
+        super().__init__(parent)
+        self.setObjectName("extract_changes_dialog")
+        self.setWindowTitle("What changed in the new extract")
+        self.report = report
+        text = QPlainTextEdit(report.markdown())
+        text.setReadOnly(True)
+        self.text = text
+        self.looked = QCheckBox("I have looked at these changes and want to release the new extract anyway")
+        self.looked.setVisible(bool(report.blocking))
+        buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Close)
+        self.open_button = buttons.button(QDialogButtonBox.Open)
+        self.open_button.setText("Open the new extract with this project's settings")
+        self.open_button.setEnabled(not report.blocking)
+        self.looked.toggled.connect(self.open_button.setEnabled)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addWidget(self.looked)
+        layout.addWidget(buttons)
+        self.resize(720, 520)
+
+
+def ask_rerun(window, path: str | None = None):
+    session = window.session
+    if session.dataset is None:
+        window.statusBar().showMessage("Open the project first (File → Open project…).", 8000)
+        return None
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(window, "Next month's extract", str(Path(session.dataset.source.path
+                                                                                      or "").parent),
+                                              "Tables (*.csv *.tsv *.txt *.gz *.xlsx *.parquet)")
+        if not path:
+            return None
+    recipe = session.recipe(getattr(window, "previous_releases", []))
+
+    def work():
+        from ppdp_gui.engine.governance.rerun import compare_extracts
+        yield compare_extracts(recipe, path, ledger=session.ledger)
+
+    def done(report):
+        dialog = ChangesDialog(report, window)
+        window.changes_dialog = dialog
+        dialog.accepted.connect(lambda: open_new_extract(window, recipe, path))
+        dialog.open()
+
+    return window.runner.start(work, on_done=done, on_error=lambda exc, details: show_error(
+        window, exc, details, context="The new extract could not be compared."))
+
+
+def open_new_extract(window, recipe, path) -> None:
+    """Load `path` with the project's settings (roles, taxonomies, domains, mechanism, context); the project
+    stays the same file, so File → Save project records that it now reads the new extract."""
+    project = window.session.project_path
+    recipe.source, recipe.source_sha256 = str(path), None
+
+    def apply(_dataset) -> None:
+        session = window.session
+        try:
+            session.set_opt_ins(allow_data_domains=recipe.allow_data_domains)
+            for column in recipe.publish_as_is:
+                session.confirm_column(column)
+            names = [window.mechanism_view.combo.itemText(i) for i in range(window.mechanism_view.combo.count())]
+            if recipe.mechanism in names:
+                window.mechanism_view.choose(recipe.mechanism, recipe.params)
+        except PpdpError as exc:
+            show_error(window, exc, context="The project's parameters could not all be restored.")
+        session.governance_context = dict(recipe.context)
+        session.project_path = project
+
+    window.data_view.load(str(path), recipe=recipe, after=apply)
 
 
 # ---- the export gate -------------------------------------------------------------------------------------------

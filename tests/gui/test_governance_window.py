@@ -106,3 +106,28 @@ def test_safe_harbor_from_the_tools_menu(loaded_window, qtbot, tmp_path):
     ctx = governance_menu.context_of(w.session)
     assert ctx.attestations[0]["by"] == "A. Nurse" and "age" in ctx.safe_harbor["columns"]
     dialog.close()
+
+
+def test_rerun_on_a_new_extract_from_the_file_menu(loaded_window, qtbot, tmp_path):
+    import pandas as pd
+
+    from ppdp_gui.engine.package_files import sample_table
+    w = loaded_window
+    assert w.rerun_action.text().startswith("Re-run on a")
+    frame = pd.read_csv(sample_table(), dtype=str, keep_default_na=False)
+    new = pd.concat([frame, frame.head(50).assign(workclass="Space-agency")], ignore_index=True)
+    path = tmp_path / "adult_next_month.csv"
+    new.to_csv(path, index=False)
+    # the Adult sample's bundled taxonomies do not know the new workclass value
+    governance_menu.ask_rerun(w, path=str(path))
+    qtbot.waitUntil(lambda: getattr(w, "changes_dialog", None) is not None and w.changes_dialog.isVisible(),
+                    timeout=60000)
+    dialog = w.changes_dialog
+    assert "workclass: 50 row(s), e.g. Space-agency" in dialog.text.toPlainText()
+    assert not dialog.open_button.isEnabled()
+    dialog.looked.setChecked(True)
+    if os.environ.get("PPDP_SCREENSHOTS"):
+        dialog.grab().save(str(SHOTS / "9_extract_changes.png"))
+    qtbot.mouseClick(dialog.open_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.session.dataset is not None and w.session.dataset.source.path == str(path),
+                    timeout=60000)
