@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QLabel, QLineEdit,
-                               QMessageBox, QPlainTextEdit, QVBoxLayout)
+                               QMessageBox, QPlainTextEdit, QTextBrowser, QVBoxLayout)
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.governance import context as cx
@@ -205,8 +205,8 @@ class ChangesDialog(QDialog):
         self.setObjectName("extract_changes_dialog")
         self.setWindowTitle("What changed in the new extract")
         self.report = report
-        text = QPlainTextEdit(report.markdown())
-        text.setReadOnly(True)
+        text = QTextBrowser()
+        text.setMarkdown(report.markdown())
         self.text = text
         self.looked = QCheckBox("I have looked at these changes and want to release the new extract anyway")
         self.looked.setVisible(bool(report.blocking))

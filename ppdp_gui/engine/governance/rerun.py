@@ -74,7 +74,7 @@ class ExtractChanges:
         lines += ["", "## Re-identification risk of the source (before the release)", ""]
         for label, r in (("project's table", self.risk_old), ("new extract", self.risk_new)):
             lines.append(f"- {label}: " + ("not measured" if r is None else
-                                           f"highest {r.highest:.4g}, average {r.average:.4g} {r.unit}, "
+                                           f"highest {r.highest:.4g}, average {r.average:.4g} (per {r.unit}), "
                                            f"{r.units:,} {'persons' if r.unit != 'row' else 'rows'}"))
         if self.threshold is not None:
             lines.append(f"- threshold {self.threshold:.3g}: " + ("MOVED PAST IT" if self.crossed else "not crossed"))
@@ -154,6 +154,9 @@ def compare_extracts(recipe, new_path, *, ledger=None) -> ExtractChanges:
             elif ident.near_copy_of:
                 report.people = (f"the ledger sees a near copy of a known table (about {100 * ident.similarity:.0f} % "
                                  "of its rows shared): the same people, charged to the same budget")
+            elif old is not None and not ledger.identify(old, label=recipe.source).known:
+                report.people = ("the ledger has no differentially private release of the project's table yet, so "
+                                 "it cannot tell whether the new extract holds the same people")
             else:
                 report.people = "the ledger sees a new table: mostly other people, with a budget of its own"
         except PpdpError as exc:
