@@ -98,7 +98,8 @@ def ask_dossier(window, layout: str | None = None, path: str | None = None):
                                               "PDF (*.pdf);;Markdown, to edit (*.md)")
         if not path:
             return None
-    published = session.releases[-1]
+    chosen = getattr(getattr(window, "export_view", None), "record", None)  # the release chosen in the Export step
+    published = chosen if chosen in session.releases else session.releases[-1]
     recipe = session.recipe(getattr(window, "previous_releases", []))
     recipe.context = dict(getattr(session, "governance_context", None) or {})
     protected = [session.dataset.source.path] + list(session.ledger.protected_paths())
