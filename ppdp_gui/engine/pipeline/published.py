@@ -59,6 +59,14 @@ class Published:
     ledger_path: str | None = None
     record_path: str | None = None
     seeded: bool = False
+    #: per released table, the person id of each row (checks/persons.py), kept in memory only so the export can
+    #: recount persons on the bytes written; empty without a person column
+    person_ids: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def person_column(self) -> str | None:
+        """The source's person column (Role.PERSON), or None: one row is one unit."""
+        return next((c.name for c in self.columns if c.role.value == "person"), None)
 
     @property
     def table(self) -> pd.DataFrame:
