@@ -115,3 +115,102 @@ def test_row_level_k_leaves_classes_of_fewer_persons():
     ids = data.frame["patient_nbr"].to_numpy()[rows]
     per_class = persons_per_class(published.table, ["age", "sex", "zip"], ids)
     assert per_class.min() < K
+
+
+# ---- the checker ---------------------------------------------------------------------------------------------------
+def _table():
+    """Two groups of 5 rows: group A holds 5 patients, group B 5 rows of only 2 patients; a suppressed row."""
+    table = pd.DataFrame({"age": ["20-29"] * 5 + ["30-39"] * 5 + ["*"], "sex": ["F"] * 10 + ["*"],
+                          "diagnosis": ["a", "b", "c", "a", "b", "a", "a", "a", "b", "a", "c"]})
+    ids = np.array([1, 2, 3, 4, 5, 6, 6, 6, 6, 7, 8])
+    return table, ids
+
+
+def test_checker_counts_persons_not_rows():
+    table, ids = _table()
+    claim = KAnonymity(5, ("age", "sex"), person="patient_nbr")
+    rows_ok = check_claims({"table": table}, [KAnonymity(5, ("age", "sex")), Suppression(0.1, ("age", "sex"))])
+    assert not failures(rows_ok)  # row-level k = 5 holds
+    checks = check_claims({"table": table}, [claim, Suppression(0.1, ("age", "sex"))], person="patient_nbr",
+                          persons={"table": ids})
+    bad = failures(checks)
+    assert len(bad) == 1 and "fewer than k = 5 persons (patient_nbr)" in bad[0].message
+    assert bad[0].figures["smallest group (persons)"] == 2
+
+
+def test_checker_leaves_suppressed_rows_out_of_the_persons():
+    table, ids = _table()
+    ids = ids.copy()
+    ids[6:10] = [10, 11, 12, 13]  # group B now 5 patients; the suppressed row's patient is alone
+    claims = [KAnonymity(5, ("age", "sex"), person="p"), Suppression(0.1, ("age", "sex"))]
+    assert not failures(check_claims({"table": table}, claims, person="p", persons={"table": ids}))
+
+
+def test_checker_refuses_row_level_claims_when_the_table_has_a_person_column():
+    """A planted bug: the mechanism counts rows (its claim has no person) though the table has a person
+    column."""
+    table, ids = _table()
+    bad = failures(check_claims({"table": table}, [KAnonymity(2, ("age", "sex"))], person="patient_nbr",
+                                persons={"table": ids}))
+    assert bad and "counts rows, but the table has a person column (patient_nbr)" in bad[0].message
+
+
+def test_checker_refuses_person_claims_without_aligned_ids():
+    table, ids = _table()
+    claim = KAnonymity(2, ("age", "sex"), person="patient_nbr")
+    assert "not known" in failures(check_claims({"table": table}, [claim], person="patient_nbr"))[0].message
+    short = failures(check_claims({"table": table}, [claim], person="patient_nbr", persons={"table": ids[:-1]}))
+    assert "do not line up" in short[0].message
+    assert "no person column" in failures(check_claims({"table": table}, [claim]))[0].message
+
+
+def test_l_diversity_and_t_closeness_count_each_value_once_per_person():
+    """A patient with three rows of 'a' weighs as one: entropy l-diversity that holds on rows fails on persons."""
+    table = pd.DataFrame({"q": ["x"] * 8, "s": ["a", "a", "a", "a", "a", "b", "c", "d"]})
+    ids = np.array([1, 2, 2, 2, 2, 3, 4, 5])
+    # rows: a 5, b, c, d 1 each -> exp(entropy) 2.93 < 3; persons: a 2, b, c, d 1 each -> 3.79
+    by_rows = check_claims({"table": table}, [LDiversity(3, "entropy", "s", ("q",))])
+    by_persons = check_claims({"table": table}, [LDiversity(3, "entropy", "s", ("q",), person="p")], person="p",
+                              persons={"table": ids})
+    assert failures(by_rows) and not failures(by_persons)
+    t_rows = check_claims({"table": table}, [TCloseness(0.0, "s", ("q",))])
+    t_persons = check_claims({"table": table}, [TCloseness(0.0, "s", ("q",), person="p")], person="p",
+                             persons={"table": ids})
+    assert not failures(t_rows) and not failures(t_persons)  # one group: its distribution is the table's
+    assert not failures(check_claims({"table": table}, [RiskBound("highest", 0.15, ("q",))]))  # 1/8 rows
+    risk = check_claims({"table": table}, [RiskBound("highest", 0.15, ("q",), person="p")], person="p",
+                        persons={"table": ids})
+    assert failures(risk) and "20 %" in failures(risk)[0].message  # 1/5 persons
+
+
+@pytest.mark.parametrize("mechanism", ["Mondrian", "Local recoding"])
+def test_a_mechanism_that_counts_rows_is_stopped_before_anything_is_written(mechanism, monkeypatch, tmp_path):
+    """The planted bug 'row-level k with a person column': the mechanism partitions by rows but claims
+    persons; the checker recounts persons and stops the release."""
+    import ppdp_gui.engine.mechanisms.kanon.lattice as lattice
+    import ppdp_gui.engine.mechanisms.kanon.mondrian as mondrian
+    monkeypatch.setattr(mondrian, "person_codes", lambda data: None)
+    original = lattice.Encoded.__init__
+
+    def rows_only(self, *args, persons=None, **kwargs):
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(lattice.Encoded, "__init__", rows_only)
+    data = dataset(hospital())
+    p = plan(data, mechanism, MECHANISMS[mechanism])
+    with pytest.raises(CheckError, match="persons"):
+        list(run_release(p, seed=7))
+
+
+def test_the_export_recounts_persons_on_the_written_bytes(tmp_path):
+    """Person ids that do not line up with the written rows (an alignment bug) make the export refuse."""
+    import dataclasses
+    data = dataset(hospital())
+    p = plan(data, "Mondrian", {"k": K})
+    published = list(run_release(p, seed=7))[-1]
+    ids = published.person_ids["table"]
+    shuffled = dataclasses.replace(published, person_ids={"table": np.sort(ids)})
+    with pytest.raises(CheckError, match="persons"):
+        export(shuffled, tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+    export(published, tmp_path / "ok.csv")
