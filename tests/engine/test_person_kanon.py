@@ -214,3 +214,30 @@ def test_the_export_recounts_persons_on_the_written_bytes(tmp_path):
         export(shuffled, tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
     export(published, tmp_path / "ok.csv")
+
+
+# ---- words ---------------------------------------------------------------------------------------------------------
+def test_the_note_and_record_say_what_k_counts(tmp_path):
+    from ppdp_gui.engine.pipeline.published import custodian_record, release_note
+    with_person = list(run_release(plan(dataset(hospital()), "Mondrian", {"k": K}), seed=7))[-1]
+    note = release_note(with_person)
+    assert note["guarantee"]["statement"] == "5-anonymity of persons (patient_nbr)"
+    assert any("k counts persons (patient_nbr)" in line for line in note["what this means"]["means"])
+    assert "k counts persons (patient_nbr)" in custodian_record(with_person)["k counts"]
+    assert note["details"]["k counts"] == "persons (patient_nbr)"
+    without = list(run_release(plan(dataset(hospital(), person=False), "Mondrian", {"k": K}), seed=7))[-1]
+    note = release_note(without)
+    assert any("One row is one unit" in line and "a person with several rows" in line and "protected less" in line
+               for line in note["what this means"]["means"])
+    assert "k counts" not in note["details"]
+
+
+@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+def test_the_run_step_says_what_k_counts(mechanism):
+    from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+    mech = resolve_mechanism(mechanism)
+    params = mech.resolve_params(**MECHANISMS[mechanism])
+    with_person = " ".join(mech.describe_release(dataset(hospital()), params).sentences)
+    assert "k counts persons (patient_nbr)" in with_person
+    without = " ".join(mech.describe_release(dataset(hospital(), person=False), params).sentences)
+    assert "One row is one unit" in without and "a patient with several rows is protected less" in without
