@@ -241,3 +241,78 @@ def test_the_run_step_says_what_k_counts(mechanism):
     assert "k counts persons (patient_nbr)" in with_person
     without = " ".join(mech.describe_release(dataset(hospital(), person=False), params).sentences)
     assert "One row is one unit" in without and "a patient with several rows is protected less" in without
+
+
+# ---- the first guess -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["patient_nbr", "PatientID", "MRN", "subject_id", "member_no", "patient"])
+def test_an_id_like_name_whose_values_repeat_is_guessed_the_person(name):
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    frame = pd.DataFrame({name: np.arange(600) // 2, "age": np.arange(600) % 80})
+    role, reason = guess_roles_with_reasons(frame, {"age": "numeric"})[name]
+    assert role == Role.PERSON and "300 different values have 600 rows" in reason
+
+
+@pytest.mark.parametrize("name", ["patient_name", "encounter_id", "visit_nbr", "patient_type"])
+def test_other_names_are_not_the_person(name):
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    frame = pd.DataFrame({name: (np.arange(600) // 2).astype(str)})
+    assert guess_roles_with_reasons(frame)[name][0] != Role.PERSON
+
+
+def test_only_the_first_person_like_column_is_guessed_person():
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    frame = pd.DataFrame({"patient_nbr": np.arange(600) // 2, "subject_id": np.arange(600) // 3})
+    roles = {k: v[0] for k, v in guess_roles_with_reasons(frame).items()}
+    assert roles == {"patient_nbr": Role.PERSON, "subject_id": Role.IDENTIFIER}
+
+
+def test_two_person_columns_are_refused_with_a_clear_message():
+    frame = hospital().assign(mrn=lambda f: f["patient_nbr"])
+    data = dataset(frame).with_column("mrn", role=Role.PERSON)
+    for mechanism, params in [*MECHANISMS.items(), ("Laplace histogram", {"columns": "sex"})]:
+        p = plan(data, mechanism, params)
+        assert any("a table has one person column" in e.message and "Identifier" in e.message
+                   for e in p.errors), mechanism
+
+
+# ---- ppdp: --role COL=person, recipes, the large-table engine -------------------------------------------------------
+def _csv(tmp_path):
+    path = tmp_path / "encounters.csv"
+    hospital().to_csv(path, index=False)
+    return path
+
+
+def test_ppdp_run_with_role_person_counts_persons(tmp_path, capsys):
+    import json
+
+    from ppdp_gui.cli import main
+    src = _csv(tmp_path)
+    code = main(["run", "Mondrian", "-i", str(src), "-o", str(tmp_path / "out.csv"), "--role", "patient_nbr=person",
+                 "--param", "k=5", "--report", str(tmp_path / "note.json"), "--ledger", str(tmp_path / "l.db")])
+    assert code == 0
+    assert "5-anonymity of persons (patient_nbr)" in capsys.readouterr().out
+    note = json.loads((tmp_path / "note.json").read_text())
+    assert note["guarantee"]["claims"][0]["unit"] == "persons (patient_nbr)"
+    written = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert "patient_nbr" not in written.columns
+
+
+def test_a_recipe_keeps_the_person_role(tmp_path):
+    from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
+    src = _csv(tmp_path)
+    recipe = Recipe(source=str(src), roles={"patient_nbr": Role.PERSON})
+    write_recipe(recipe, tmp_path / "p.ppdp.json")
+    assert read_recipe(tmp_path / "p.ppdp.json").roles["patient_nbr"] == Role.PERSON
+
+
+def test_the_large_table_engine_refuses_a_person_column(tmp_path, capsys):
+    from ppdp_gui.cli import main
+    src = tmp_path / "encounters.parquet"
+    hospital().to_parquet(src)
+    for mechanism in ("Mondrian", "Global recoding"):
+        code = main(["run", mechanism, "-i", str(src), "--engine", "duckdb", "-o", str(tmp_path / "o.parquet"),
+                     "--role", "patient_nbr=person", "--param", "k=5", "--build-taxonomy", "age=intervals",
+                     "--ledger", str(tmp_path / "l.db")])
+        err = capsys.readouterr().err
+        assert code != 0 and "large-table engine counts rows, not persons" in err, err
+        assert not (tmp_path / "o.parquet").exists()

@@ -168,6 +168,14 @@ def guess_person(name: str, facts: "ColumnFacts") -> str | None:
             f"{who}s), and it is never released")
 
 
+def person_columns_problem(names: list[str]) -> str | None:
+    """The message refusing more than one person column (None for one or none)."""
+    if len(names) < 2:
+        return None
+    return (f"{', '.join(names)} are all marked person; a table has one person column (the one that says whose "
+            "row it is): in the Data step set the others to Identifier (ppdp: --role COLUMN=identifier)")
+
+
 #: how many present values the free-text and date rules read (strided over the rows)
 SAMPLE_VALUES = 5_000
 
@@ -293,7 +301,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
     facts = facts or ColumnFacts(frame)
     out: dict[str, tuple[Role, str]] = {}
     have_class = False
-    have_person = False  # one person column at most: the first that fits
+    have_person = ""  # one person column at most: the first that fits
     columns = list(frame.columns)
     looks = _first_values_look(frame)
     for position, name in enumerate(columns):
@@ -308,8 +316,12 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
             return counted
 
         role, reason = None, ""
-        if not have_person and (why := guess_person(name, facts)) is not None:
-            role, reason, have_person = Role.PERSON, why, True
+        if (why := guess_person(name, facts)) is not None:
+            if have_person:  # a second one numbers people too: left out, never published as a code
+                role, reason = Role.IDENTIFIER, (f"{why.split(':')[0]}, but {have_person} is already the person "
+                                                 "column (a table has one): an identifier, left out of the release")
+            else:
+                role, reason, have_person = Role.PERSON, why, name
         by_name = identifier_by_name(name) if role is None else None
         if by_name:
             role = Role.IDENTIFIER

@@ -68,8 +68,8 @@ def person_problems(data: Dataset, k: int) -> list[Problem]:
     not with the large-table engine (which counts rows in SQL)."""
     persons = data.names_with_role(Role.PERSON)
     if len(persons) > 1:
-        return [Problem(f"{', '.join(persons)} are all marked person; a table has one person column (whose row "
-                        "it is): mark the others identifier", column=persons[1])]
+        from ppdp_gui.engine.data.roles import person_columns_problem
+        return [Problem(person_columns_problem(persons), column=persons[1])]
     if not persons:
         return []
     from ppdp_gui.engine.bigdata.source import is_large
