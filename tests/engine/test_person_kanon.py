@@ -316,3 +316,30 @@ def test_the_large_table_engine_refuses_a_person_column(tmp_path, capsys):
         err = capsys.readouterr().err
         assert code != 0 and "large-table engine counts rows, not persons" in err, err
         assert not (tmp_path / "o.parquet").exists()
+
+
+# ---- risk per person -----------------------------------------------------------------------------------------------
+def test_risk_models_count_persons():
+    from ppdp_gui.engine.metrics.risk_models import risk_report
+    # one class of 4 rows that are 2 patients' (2 rows each), one class of 5 rows of 5 patients
+    frame = pd.DataFrame({"q": ["a"] * 4 + ["b"] * 5})
+    ids = np.array([1, 1, 2, 2, 3, 4, 5, 6, 7])
+    rows = risk_report(frame, ["q"])
+    persons = risk_report(frame, ["q"], persons=ids, person="patient_nbr", sampling_fraction=0.5)
+    assert rows.prosecutor.highest_risk == pytest.approx(1 / 4) and rows.person is None
+    assert persons.prosecutor.highest_risk == pytest.approx(1 / 2) and persons.person == "patient_nbr"
+    assert persons.rows == 7 and persons.prosecutor.success_rate == pytest.approx(2 / 7)
+    assert persons.marketer.success_rate == pytest.approx(2 / 7)
+
+
+def test_compare_risk_counts_persons_before_and_after():
+    from ppdp_gui.engine import explain
+    data = dataset(hospital())
+    published = list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))[-1]
+    out = explain.compare_risk(published, data.frame)
+    assert out.input.person == "patient_nbr" and out.release.person == "patient_nbr"
+    assert out.release.prosecutor.highest_risk <= 1 / K  # at least 5 persons in every class
+    assert out.input.rows == data.frame["patient_nbr"].nunique() + 0 or out.input.rows >= 300
+    flat = dataset(hospital(), person=False)
+    by_rows = explain.compare_risk(list(run_release(plan(flat, "Mondrian", {"k": K}), seed=7))[-1], flat.frame)
+    assert by_rows.release.person is None and by_rows.release.rows == len(flat.frame)
