@@ -343,3 +343,32 @@ def test_compare_risk_counts_persons_before_and_after():
     flat = dataset(hospital(), person=False)
     by_rows = explain.compare_risk(list(run_release(plan(flat, "Mondrian", {"k": K}), seed=7))[-1], flat.frame)
     assert by_rows.release.person is None and by_rows.release.rows == len(flat.frame)
+
+
+def test_the_sql_recount_refuses_per_person_claims():
+    import duckdb
+
+    from ppdp_gui.engine.bigdata.recount import recount
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES ('a'), ('a')) AS v(q)")
+    (check,) = recount(con, "t", [KAnonymity(2, ("q",), person="patient_nbr")])
+    assert not check.ok and "counts rows" in check.message
+    (check,) = recount(con, "t", [KAnonymity(2, ("q",))])
+    assert check.ok
+
+
+@pytest.mark.parametrize("mechanism,params", [
+    ("Mondrian", {"k": K, "l": 2, "diversity": "entropy"}),
+    ("Global recoding", {"k": K, "l": 2, "diversity": "recursive", "c": 4.0, "suppression": 10}),
+    ("Global recoding", {"k": K, "t": 0.4, "suppression": 10, "max_risk": 20, "avg_risk": 10}),
+])
+def test_l_t_and_risk_models_hold_per_person_on_the_written_file(mechanism, params, tmp_path):
+    data = dataset(hospital())
+    p = plan(data, mechanism, params)
+    assert not p.errors, [e.message for e in p.errors]
+    published = list(run_release(p, seed=7))[-1]
+    per_person = [c for c in published.claims if isinstance(c, (KAnonymity, LDiversity, TCloseness, RiskBound))]
+    assert len(per_person) >= 2 and all(c.person == "patient_nbr" for c in per_person)
+    exported = export(published, tmp_path / "out.csv")
+    assert {type(c.claim) for c in exported.checks} >= {type(c) for c in per_person}
+    assert all(c.ok for c in exported.checks)
