@@ -372,3 +372,13 @@ def test_l_t_and_risk_models_hold_per_person_on_the_written_file(mechanism, para
     exported = export(published, tmp_path / "out.csv")
     assert {type(c.claim) for c in exported.checks} >= {type(c) for c in per_person}
     assert all(c.ok for c in exported.checks)
+
+
+def test_the_release_figures_count_persons():
+    data = dataset(hospital())
+    published = list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))[-1]
+    assert published.figures["smallest group (persons)"] >= K
+    assert published.figures["max prosecutor risk %"] <= 100 / K + 1e-9
+    assert published.figures["highest re-identification risk %"] <= 100 / K + 1e-9
+    rows = list(run_release(plan(dataset(hospital(), person=False), "Mondrian", {"k": K}), seed=7))[-1]
+    assert "smallest group (rows)" in rows.figures and "smallest group (persons)" not in rows.figures
