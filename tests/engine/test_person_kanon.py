@@ -382,3 +382,9 @@ def test_the_release_figures_count_persons():
     assert published.figures["highest re-identification risk %"] <= 100 / K + 1e-9
     rows = list(run_release(plan(dataset(hospital(), person=False), "Mondrian", {"k": K}), seed=7))[-1]
     assert "smallest group (rows)" in rows.figures and "smallest group (persons)" not in rows.figures
+
+
+def test_a_zip_code_column_read_as_text_is_explained_in_words():
+    data = dataset(hospital()).with_column("zip", taxonomy=None)
+    (problem,) = [p for p in plan(data, "Mondrian", {"k": K}).problems if p.column == "zip"]
+    assert "leading zeros" in problem.message and "Its values are numbers and ," not in problem.message

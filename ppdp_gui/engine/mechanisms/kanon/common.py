@@ -47,7 +47,11 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
     numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
     text = values[numbers.isna()]
-    if numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
+    if text.empty:  # all numbers, read as text for their leading zeros (ZIP 02139): codes
+        how = ("Its values are number codes written with leading zeros (such as ZIP codes), so it was read as "
+               "text; build a taxonomy that masks digits from the right (“Mask”, ppdp: --build-taxonomy "
+               f"{name}=mask), or import an ARX hierarchy.")
+    elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
         how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
                "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
                "top interval), or import an ARX hierarchy.")
