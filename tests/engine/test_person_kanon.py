@@ -388,3 +388,25 @@ def test_a_zip_code_column_read_as_text_is_explained_in_words():
     data = dataset(hospital()).with_column("zip", taxonomy=None)
     (problem,) = [p for p in plan(data, "Mondrian", {"k": K}).problems if p.column == "zip"]
     assert "leading zeros" in problem.message and "Its values are numbers and ," not in problem.message
+
+
+def test_global_recoding_suppresses_a_group_of_many_rows_of_few_patients(tmp_path):
+    """Two patients of a far-away ZIP with 4 encounters each: 8 rows, so row-level k = 5 publishes them as a
+    group; counted in patients the group has 2, so its rows are suppressed ('*'), and the checker leaves the
+    suppressed rows (lined up with their patients) out of the recount on the written file."""
+    extra = pd.DataFrame({"patient_nbr": ["900001"] * 4 + ["900002"] * 4, "age": [50] * 8, "sex": ["F"] * 8,
+                          "zip": ["99999"] * 8, "diagnosis": ["250.0"] * 8, "readmitted": ["NO"] * 8})
+    frame = pd.concat([hospital(), extra], ignore_index=True)
+    params = {"k": K, "suppression": 5}
+    source_ids = dataset(frame).frame["patient_nbr"].astype(str).to_numpy()
+    rows = list(run_release(plan(dataset(frame, person=False), "Global recoding", params), seed=7))[-1]
+    far = np.isin(source_ids[np.asarray(rows.release.source_rows["table"])], ["900001", "900002"])
+    assert far.sum() == 8 and (rows.table["zip"].astype(str)[far] != "*").all()  # a group of 2 patients
+    published, exported = publish(dataset(frame), "Global recoding", tmp_path)
+    written = _written_tables(published, exported)["table"]
+    rows_at = np.asarray(published.release.source_rows["table"])
+    ids = source_ids[rows_at]
+    far = np.isin(ids, ["900001", "900002"])
+    assert far.sum() == 8 and (written["zip"][far] == "*").all()  # suppressed
+    assert persons_per_class(written, ["age", "sex", "zip"], ids, marker="*").min() >= K
+    assert all(c.ok for c in exported.checks)
