@@ -410,3 +410,28 @@ def test_global_recoding_suppresses_a_group_of_many_rows_of_few_patients(tmp_pat
     assert far.sum() == 8 and (written["zip"][far] == "*").all()  # suppressed
     assert persons_per_class(written, ["age", "sex", "zip"], ids, marker="*").min() >= K
     assert all(c.ok for c in exported.checks)
+
+
+def test_the_alignment_is_checked_not_trusted():
+    """A mechanism that says the wrong source rows (a planted bug) gets no person ids: its release is stopped."""
+    import dataclasses
+
+    import ppdp_gui.engine.mechanisms.kanon.mondrian as mondrian
+    from ppdp_gui.engine.checks.persons import released_person_ids
+    data = dataset(hospital())
+    published = list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))[-1]
+    rows = np.asarray(published.release.source_rows["table"])
+    args = (data.frame["patient_nbr"], published.release.tables(), data.frame, ("diagnosis",))
+    assert "table" in released_person_ids(args[0], {"table": rows}, *args[1:])
+    assert "table" not in released_person_ids(args[0], {"table": np.sort(rows)}, *args[1:])
+    original = mondrian.Release
+
+    def wrong_rows(*a, **kw):
+        release = original(*a, **kw)
+        return dataclasses.replace(release, source_rows={"table": np.sort(release.source_rows["table"])})
+
+    import pytest as _pytest
+    with _pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mondrian, "Release", wrong_rows)
+        with _pytest.raises(CheckError, match="not known"):
+            list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))

@@ -229,7 +229,8 @@ def _unit_problem(claim, person: str | None, ids: np.ndarray | None, n_rows: int
         return f"the claim counts persons by {claim.person!r}, but the table's person column is {person!r}"
     if ids is None:
         return (f"the person ids ({person}) of the released rows are not known, so persons cannot be recounted "
-                "(the mechanism did not say which of your rows each released row is)")
+                "(the mechanism did not say which of your rows each released row is, or what it said does not match "
+                "the columns published as they are)")
     if len(ids) != n_rows:
         return (f"the person ids ({person}) of {len(ids):,} rows do not line up with the {n_rows:,} released "
                 "rows")

@@ -23,6 +23,7 @@ from ppdp_gui.engine.checks.claims import check_claims, failures, suppressed_row
 from ppdp_gui.engine.checks.anonymity import distinct_pairs
 from ppdp_gui.engine.checks.persons import released_person_ids
 from ppdp_gui.engine.claims import KAnonymity, with_caveats
+from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
@@ -126,8 +127,9 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     yield Progress(hi, "recounting every claim of the release")
     claims = with_caveats(release.claims, plan.caveats)
     person = data.person_column
+    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
     ids = {} if person is None or release.records is not None else \
-        released_person_ids(data.frame[person], release.source_rows, release.tables())
+        released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
         from ppdp_gui.engine.bigdata.recount import recount
         checks = recount(release.records.source.con, f"({release.records.select()})", claims)
