@@ -207,6 +207,9 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
 
 def _say_published(published, exported) -> None:
     _say(f"{published.mechanism}: {published.guarantee_line()}")
+    from ppdp_gui.engine.pipeline.published import syntactic_unit
+    if (unit := syntactic_unit(published)) is not None:  # what k counts: persons, or rows
+        _say(f"  {unit}")
     rows = published.release.records.n_rows if published.release.records is not None else len(published.table)
     _say(f"  {rows:,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
     for path in exported.files[1:]:

@@ -290,7 +290,8 @@ def test_ppdp_run_with_role_person_counts_persons(tmp_path, capsys):
     code = main(["run", "Mondrian", "-i", str(src), "-o", str(tmp_path / "out.csv"), "--role", "patient_nbr=person",
                  "--param", "k=5", "--report", str(tmp_path / "note.json"), "--ledger", str(tmp_path / "l.db")])
     assert code == 0
-    assert "5-anonymity of persons (patient_nbr)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "5-anonymity of persons (patient_nbr)" in out and "k counts persons (patient_nbr)" in out
     note = json.loads((tmp_path / "note.json").read_text())
     assert note["guarantee"]["claims"][0]["unit"] == "persons (patient_nbr)"
     written = pd.read_csv(tmp_path / "out.csv", dtype=str)
