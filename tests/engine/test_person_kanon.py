@@ -362,6 +362,7 @@ def test_the_sql_recount_refuses_per_person_claims():
     ("Mondrian", {"k": K, "l": 2, "diversity": "entropy"}),
     ("Global recoding", {"k": K, "l": 2, "diversity": "recursive", "c": 4.0, "suppression": 10}),
     ("Global recoding", {"k": K, "t": 0.4, "suppression": 10, "max_risk": 20, "avg_risk": 10}),
+    ("Fragmentation", {"k": K, "l": 2}),
 ])
 def test_l_t_and_risk_models_hold_per_person_on_the_written_file(mechanism, params, tmp_path):
     data = dataset(hospital())

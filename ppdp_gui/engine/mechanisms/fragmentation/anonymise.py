@@ -40,7 +40,9 @@ def partition_l_diverse(codes: list[np.ndarray], all_codes: np.ndarray, y: np.nd
     a table the class-oriented clustering does not divide) every class holds l values, not all of them: asking a
     10-class table's groups for all 10 values cost 75-86 % of the information; the join condition is then met by
     `diversity.repair`. Returns (class id per row per fragment, segment per row)."""
-    seg = segment(all_codes, y, k, l, max_segments=max_segments or None)
+    # segments are cut on row counts; with a person column the records stay in one segment, so every class can
+    # be asked for k persons (a segment of fewer than k persons could not be partitioned)
+    seg = segment(all_codes, y, k, l, max_segments=1 if persons is not None else (max_segments or None))
     ecs = [np.zeros(len(y), dtype=np.int64) for _ in codes]
     offsets = [0] * len(codes)
     one = int(seg.max()) == 0

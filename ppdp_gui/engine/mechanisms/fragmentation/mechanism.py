@@ -8,6 +8,7 @@ their own random order, so the only way to link them is the approximate join on 
 
 With a person column (Role.PERSON) every fragment's classes hold the rows of at least k distinct persons (each
 fragment's Mondrian counts persons) and the claims say so; the joins on the class are still checked in rows.
+With l ≥ 2 the records then form a single segment (segments are cut on row counts).
 """
 
 from __future__ import annotations
