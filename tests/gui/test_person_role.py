@@ -39,3 +39,24 @@ def test_data_step_offers_person_and_says_why(make_window, qtbot, tmp_path):
 def _texts(widget) -> str:
     from PySide6.QtWidgets import QLabel
     return " ".join(label.text() for label in widget.findChildren(QLabel))
+
+
+def test_risk_tab_counts_patients(qtbot):
+    from ppdp_gui.engine.pipeline import plan, run_release
+    from ppdp_gui.gui.session import Session
+    from ppdp_gui.gui.views.risk_panel import RiskPanel
+    from ppdp_gui.gui.workers import JobRunner
+    from test_person_kanon import dataset
+
+    data = dataset(hospital())
+    published = list(run_release(plan(data, "Mondrian", {"k": 5}), seed=7))[-1]
+    session = Session()
+    session.dataset = data
+    panel = RiskPanel(session, JobRunner())
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_release(published)
+    qtbot.waitUntil(lambda: panel.comparison is not None and not panel.busy, timeout=30000)
+    assert "Counted in patients (patient_nbr)" in panel.status.text()
+    assert panel.comparison.release.person == "patient_nbr"
+    assert panel.comparison.release.prosecutor.highest_risk <= 1 / 5
