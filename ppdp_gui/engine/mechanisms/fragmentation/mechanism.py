@@ -27,7 +27,8 @@ from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
 from ppdp_gui.engine.mechanisms.fragmentation.anonymise import (STRATEGIES, enforce_all, enforce_diverse,
                                                                 join_violations, partition_all)
 from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
-from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, person_codes, unit_note, unit_sentence
+from ppdp_gui.engine.mechanisms.kanon import common
+from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, unit_note, unit_sentence
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
@@ -198,7 +199,7 @@ class Fragmentation(Mechanism):
         codes = [np.column_stack([coded[q].codes for q in f]) for f in frags]
         y, values = fmrmr.class_codes(frame[cls])
         person = data.person_column
-        persons = person_codes(data)
+        persons = common.person_codes(data)
         parts, segments = partition_all(codes, y, k, l=l if use_l else 0, max_segments=max_segments,
                                         persons=persons)
         # the groups a reader sees are rows sharing all published labels (partitions whose ranges snap to the

@@ -132,7 +132,9 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
 
 def person_codes(data: Dataset) -> np.ndarray | None:
     """The person id (0..P-1) of every row when the table has a person column (Role.PERSON), else None: then k
-    counts rows. A missing person id is one person (all such rows together): the safe side, fewer persons."""
+    counts rows. A missing person id is one person (all such rows together): the safe side, fewer persons. Every
+    mechanism of the k-anonymity family reads persons here (as `common.person_codes`), so a check can plant
+    "counts rows" in one place (tests/engine/test_person_kanon.py; the pipeline audit's mutants)."""
     name = data.person_column
     if name is None:
         return None

@@ -250,8 +250,7 @@ def encode(data: Dataset, names: list[str], sensitive: str | None) -> Encoded:
     if sensitive:
         s_codes, uniq = pd.factorize(data.frame[sensitive].astype(str), sort=True)
         s_codes, n_s, values = s_codes.astype(np.int64), len(uniq), [str(v) for v in uniq]
-    person = data.person_column
-    persons = None if person is None else pd.factorize(data.frame[person], use_na_sentinel=False)[0]
-    enc = Encoded(qis, pos, s_codes, n_s, persons=persons)
+    from ppdp_gui.engine.mechanisms.kanon import common  # the one place the k-anonymity family reads persons
+    enc = Encoded(qis, pos, s_codes, n_s, persons=common.person_codes(data))
     enc.sensitive_values = values
     return enc

@@ -21,8 +21,9 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
-                                                    passed_through, person_codes, release_frame,
+                                                    passed_through, release_frame,
                                                     unit_note, resolve_sensitive)
+from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
@@ -63,7 +64,7 @@ class Mondrian(Mechanism):
                 problems.append(Problem(f"{sens!r} is a quasi-identifier; it cannot also be the sensitive column",
                                         param="sensitive"))
             elif not is_l_diverse(data.frame[sens].astype(str).to_numpy(), params["l"], params["diversity"],
-                                  person_codes(data)):
+                                  common.person_codes(data)):
                 problems.append(Problem(f"the whole table is not {params['l']}-diverse on {sens!r}; lower l",
                                         param="l"))
         return problems
@@ -97,7 +98,7 @@ class Mondrian(Mechanism):
         labels = partition(np.column_stack([q.codes for q in qis]), k, mode=mode,
                            sensitive=data.frame[sens].astype(str).to_numpy() if use_l else None,
                            l=l if use_l else None, diversity=diversity, hierarchies=[q.hierarchy for q in qis],
-                           persons=person_codes(data))
+                           persons=common.person_codes(data))
         yield Progress(0.8, "generalising")
         published, intervals, sizes = publish_groups(qis, labels)
         perm = rng.permutation(len(labels))

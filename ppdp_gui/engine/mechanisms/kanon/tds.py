@@ -23,8 +23,9 @@ from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, count_units, kanon_problems, kanon_shape,
-                                                    n_published_classes, passed_through, person_codes,
+                                                    n_published_classes, passed_through,
                                                     release_frame, unit_note)
+from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import QICode, code_quasi_identifier
 from ppdp_gui.engine.taxonomy.order import natural_key
 
@@ -210,7 +211,7 @@ class TDS(Mechanism):
         yield Progress(0.05, "specialising")
         steps = 0
         person = data.person_column
-        for steps in specialise(columns, y, k, person_codes(data)):
+        for steps in specialise(columns, y, k, common.person_codes(data)):
             yield Progress(min(0.9, 0.05 + steps / (steps + 30)), f"{steps} specialisations")
         published, intervals, node_labels = {}, {}, []
         for col in columns:
