@@ -407,7 +407,7 @@ def test_global_recoding_suppresses_a_group_of_many_rows_of_few_patients(tmp_pat
     assert all(c.ok for c in exported.checks)
 
 
-def test_the_alignment_is_checked_not_trusted():
+def test_the_alignment_is_checked_not_trusted(monkeypatch):
     """A mechanism that says the wrong source rows (a planted bug) gets no person ids: its release is stopped."""
     import dataclasses
 
@@ -425,8 +425,6 @@ def test_the_alignment_is_checked_not_trusted():
         release = original(*a, **kw)
         return dataclasses.replace(release, source_rows={"table": np.sort(release.source_rows["table"])})
 
-    import pytest as _pytest
-    with _pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mondrian, "Release", wrong_rows)
-        with _pytest.raises(CheckError, match="not known"):
-            list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))
+    monkeypatch.setattr(mondrian, "Release", wrong_rows)
+    with pytest.raises(CheckError, match="not known"):
+        list(run_release(plan(data, "Mondrian", {"k": K}), seed=7))
