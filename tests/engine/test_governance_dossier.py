@@ -99,7 +99,10 @@ def test_ema_dossier_sections_figures_and_marks(released, tmp_path):
     assert "| patient_nbr |" in removed and "removal of direct identifiers" in removed
     # nothing the release note may not hold appears in an unmarked section
     public = "\n".join(body for title, body in by_title.items() if "for governance only" not in title)
-    assert "patient_nbr" not in public and str(src) not in public and "DUA-2026-14" not in public
+    note = json.dumps(record["release note"], ensure_ascii=False)
+    for name in ("patient_nbr", "encounter_id"):  # removed columns: named in public only if the note names them
+        assert name not in public or name in note
+    assert "encounter_id" not in public and str(src) not in public and "DUA-2026-14" not in public
     for value in record["figures (against the true data)"].values():
         if float(value) != int(value):
             assert f"{float(value):.6g}" not in public
