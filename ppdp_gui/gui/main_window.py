@@ -321,11 +321,32 @@ class MainWindow(QMainWindow):
         if str(path).endswith(projects.SUFFIX):
             self.open_project(path)
             return
+        if not self._may_open_another(path):
+            return
         self.previous_releases = []
         self.session.project_path = None
         self.go_to(self.data_view)
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.data_view.load(str(path))
+
+    def _may_open_another(self, path) -> bool:
+        """A release or an export of the open table must end before another table replaces it (its result would
+        otherwise land in the next table's lists, or be lost); a simulation is cancelled (nothing is charged)."""
+        busy = ("a release is running (Run step)" if self.run_view.running
+                else "an export is being written (Export step)" if self.export_view.busy else "")
+        if busy:
+            box = QMessageBox(QMessageBox.Information, "Another table", f"{Path(str(path)).name} was not opened: "
+                              f"{busy}. Wait for it to finish, or press Cancel there, then open the table again.",
+                              QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()  # window-modal, not blocking
+            self.statusBar().showMessage(box.text(), 15000)
+            return False
+        if self.results_view.sweep.running:
+            self.results_view.sweep.cancel()
+            self.statusBar().showMessage("The simulation of the table before was cancelled (nothing was charged).",
+                                         8000)
+        return True
 
     def _table_loaded(self, path: str) -> None:
         soon(self, lambda: self.add_recent(path))  # QSettings then writes its file (~10 ms) in a later turn
@@ -338,6 +359,8 @@ class MainWindow(QMainWindow):
             recipe = projects.read_recipe(path)
         except (PpdpError, OSError) as exc:
             show_error(self, exc, context=f"Could not open the project {Path(path).name}.")
+            return
+        if not self._may_open_another(path):
             return
         self.go_to(self.data_view)
 

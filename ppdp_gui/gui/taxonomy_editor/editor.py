@@ -212,6 +212,22 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.builder.setVisible(numeric)  # intervals only make sense for numbers
         self.builder.set_values(column, numbers if numeric else [])
 
+    def clear(self) -> None:
+        """Show nothing: no column, no tree, no data values, no undo history (another table was opened, so
+        nothing of the last one may be shown, offered by "Add missing values" or sent back to the session)."""
+        self._loading = True
+        try:
+            self._column, self._base, self._values, self._clipboard, self._built = "", None, None, [], None
+            self.undo_stack.clear()
+            self.model.set_tree(EditTree())
+            self.undo_stack.setClean()
+        finally:
+            self._loading = False
+        self._say("")
+        self._refresh_views()
+        self.builder.setVisible(False)
+        self.builder.set_values("", [])
+
     def taxonomy(self) -> Taxonomy:
         """The taxonomy as edited (the loaded, imported or built object itself while it is unchanged)."""
         index = self.undo_stack.index()

@@ -224,6 +224,14 @@ class RunView(StepView):
         self.cancel_button.setEnabled(False)
         self.refresh_later()  # the plan (budget left) in a turn of its own
 
+    def forget_table(self) -> None:
+        """A new table: the last run's log, progress and failure were about the table before."""
+        if not self.running:
+            self._failed_text = ""
+            self.log.clear()
+            self.progress.setValue(0)
+            self.message.setText("")
+
     def _done(self, published) -> None:
         self.session.add_release(published)
         self.progress.setValue(1000)

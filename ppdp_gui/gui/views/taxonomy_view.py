@@ -123,6 +123,7 @@ class TaxonomyView(StepView):
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
+        self._shown_frame = None  # the table the editor's column was loaded from
         self._editor_stale = False
         self._refresh()
 
@@ -130,6 +131,13 @@ class TaxonomyView(StepView):
         super().showEvent(event)
         if self._editor_stale:
             self._show_selected()
+
+    def forget_table(self) -> None:
+        """A new table: the editor's tree, its data values and coverage, and the width box belonged to the last
+        one (a column of the same name in the next table must be loaded afresh, never shown the old values)."""
+        self._shown_column = self._width_column = None
+        if self.editor is not None:
+            self.editor.clear()
 
     # -- list -------------------------------------------------------------------------------------------------
     def qi_columns(self) -> list[str]:
@@ -203,11 +211,13 @@ class TaxonomyView(StepView):
             # only reload the editor when another column (or another taxonomy object) is to be shown, so the
             # editor's own edits, which come back through the session, keep their undo history
             tax = ds.spec(name).taxonomy if name else None
-            if name is not None and (name != self._shown_column or (tax is not None and tax is not self._editor_tax())):
-                self._shown_column = name
+            if name is not None and (name != self._shown_column or self._shown_frame is not ds.frame
+                                     or (tax is not None and tax is not self._editor_tax())):
+                self._shown_column, self._shown_frame = name, ds.frame
                 self.editor.set_column(name, tax, ds.frame[name])
             if name is None:
-                self._shown_column = None
+                self._shown_column = self._shown_frame = None
+                self.editor.clear()
         elif self.preview is not None:  # pragma: no cover
             self.preview.clear()
             tax = ds.spec(name).taxonomy if name else None
