@@ -264,6 +264,18 @@ def cmd_mechanisms(args) -> int:
     return 0
 
 
+def cmd_builders(args) -> int:
+    """The taxonomy builders of --build-taxonomy: the registry the window's Taxonomies step also offers."""
+    from ppdp_gui.engine.taxonomy.registry import BUILDERS
+    for b in BUILDERS:
+        _say(f"{b.spelling}  [{b.label}{'; public' if b.public else ''}]")
+        _say(f"  {b.help}")
+        for p in b.params:
+            _say(f"    {p.name.upper() if p.name != 'date_format' else 'FORMAT'}: {p.help}")
+        _say("")
+    return 0
+
+
 def cmd_run(args) -> int:
     if args.mechanism:
         args_mech = args.mechanism
@@ -426,11 +438,11 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
+    from ppdp_gui.engine.taxonomy.registry import spec_help
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="build a column's taxonomy from the table as the window's Taxonomies step does; SPEC is "
-                        "intervals[:WIDTH] | bands:LOW:HIGH[:WIDTH[:STEP]] | dates[:FORMAT] | mask[:PAD] | icd9 | "
-                        "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
-                        "release then needs --allow-data-domains or public --domain values")
+                        f"{spec_help()} (see `ppdp builders`). All but bands take their leaves from the data "
+                        "(origin 'data'): an ε-DP release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: drop them (default; a column missing in more than half the "
                         "rows is then left out instead, and the run says so) or keep 'missing' as a category")
@@ -449,6 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="also build these taxonomies as `ppdp run --build-taxonomy` would, and describe them")
     p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("builders", help="list the taxonomy builders of --build-taxonomy and their options")
+    p.set_defaults(func=cmd_builders)
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)
     p = sub.add_parser("run", help="make one release (charged to the privacy ledger)")

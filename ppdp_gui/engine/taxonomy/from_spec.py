@@ -1,5 +1,7 @@
 """One call that builds a column's taxonomy by name — the same call for the window's buttons and `ppdp run`.
 
+Which builders exist, their words and parameters: taxonomy/registry.py (the list both enumerate).
+
 A *build spec* names a builder and its few public choices, spelled as on the command line:
 
     intervals[:WIDTH]          numeric intervals (builders.numeric_intervals); WIDTH defaults to the width the
@@ -32,17 +34,12 @@ from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, as_number
                                                numeric_intervals, ordered_intervals)
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
-#: builder names and how each is spelled, for help texts and error messages
-BUILDERS = {
-    "intervals": "intervals[:WIDTH]",
-    "bands": "bands:LOW:HIGH[:WIDTH[:STEP]]",
-    "dates": "dates[:FORMAT]",
-    "mask": "mask[:PAD]",
-    "icd9": "icd9",
-    "icd10": "icd10",
-    "flat": "flat",
-}
-SPEC_HELP = " | ".join(BUILDERS.values())
+from ppdp_gui.engine.taxonomy.registry import BUILDERS as _REGISTRY
+from ppdp_gui.engine.taxonomy.registry import spec_help
+
+#: builder names and how each is spelled (from the one registry the window and `ppdp` enumerate)
+BUILDERS = {b.name: b.spelling for b in _REGISTRY}
+SPEC_HELP = spec_help()
 
 
 @dataclass(frozen=True)

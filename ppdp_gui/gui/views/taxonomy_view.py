@@ -1,9 +1,11 @@
 """Taxonomies step: which quasi-identifiers have a generalisation tree, and the editor for the chosen one.
 
 The list says per column what is there ("5 levels, 100 values", "no taxonomy", "3 data values not in the tree").
-Bulk actions (ARX import, a folder of ARX files, flat trees, numeric intervals, dates) sit under the list; the
-builders are called through engine.taxonomy.from_spec, as `ppdp run --build-taxonomy` calls them; the tree
-editor (gui/taxonomy_editor) edits the selected column and reports each change back to the session.
+Under the list: ARX import (one file, or a folder), and "Build a tree", which offers every builder of the engine's
+registry (engine/taxonomy/registry.py: the list `ppdp --build-taxonomy` offers too) with its fields; what is typed
+becomes the command line's spelling and is built by engine.taxonomy.from_spec, as `ppdp run --build-taxonomy`
+builds it. The tree editor (gui/taxonomy_editor) edits the selected column and reports each change back to the
+session; a column's public list of values (its domain) is handed to it, so values the domain needs can be added.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QListWidget,
-                               QListWidgetItem, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QLineEdit,
+                               QListWidget, QListWidgetItem, QPushButton, QSplitter, QStackedWidget, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
+from ppdp_gui.engine.taxonomy import registry as builders
 from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
 from ppdp_gui.engine.taxonomy.from_spec import BuildSpec, build_taxonomy, interval_width_for
 from ppdp_gui.gui.coverage_cache import cached_missing_values, missing_values  # noqa: F401 - re-exported
@@ -55,42 +57,24 @@ class TaxonomyView(StepView):
                                       "for the selected column.")
         self.folder_button = QPushButton("Import an ARX &folder…")
         self.folder_button.setToolTip("Match files named like <column>.csv or *_hierarchy_<column>.csv to columns.")
-        self.flat_button = QPushButton("&Flat taxonomy")
-        self.flat_button.setToolTip("A one-level tree for the selected column: every value found in the table "
-                                    "directly under *. It is built from the data, so a differentially private "
-                                    "release cannot treat its values as public.")
         self.flat_all_button = QPushButton("Flat for all &without one")
         self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
-        self._width_column = None  # the numeric column the width box was last set for
-        self.width_box = QDoubleSpinBox()
-        self.width_box.setRange(0.0001, 1e9)
-        self.width_box.setValue(DEFAULT_INTERVAL_WIDTH)
-        self.width_box.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 9))
-        self.width_box.setAccessibleName("Interval width")
-        self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
-        self.intervals_button = QPushButton("Numeric &intervals")
-        self.intervals_button.setToolTip("Build intervals of the given width for the selected numeric column.")
-        self.dates_button = QPushButton("&Dates: month → year → decade")
-        self.dates_button.setToolTip("For a column of dates (2020-03-07, or 07/03/2020 when some day is above 12): "
-                                     "each date under its month, year and decade. Built from the table's dates, "
-                                     "so a differentially private release cannot treat them as public.")
         self.remove_button = QPushButton("&Remove taxonomy")
         self.summary = note(object_name="taxonomy_summary")
+        self._width_column = None  # the column the builders' fields were last filled for
+        build_box = self._builder_box()
 
         buttons = QGridLayout()
-        buttons.addWidget(self.import_button, 0, 0, 1, 2)
-        buttons.addWidget(self.folder_button, 1, 0, 1, 2)
-        buttons.addWidget(self.flat_button, 2, 0, 1, 2)
-        buttons.addWidget(self.flat_all_button, 3, 0, 1, 2)
-        buttons.addWidget(self.width_box, 4, 0)
-        buttons.addWidget(self.intervals_button, 4, 1)
-        buttons.addWidget(self.dates_button, 5, 0, 1, 2)
-        buttons.addWidget(self.remove_button, 6, 0, 1, 2)
+        buttons.addWidget(self.import_button, 0, 0)
+        buttons.addWidget(self.folder_button, 0, 1)
+        buttons.addWidget(self.flat_all_button, 1, 0)
+        buttons.addWidget(self.remove_button, 1, 1)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.summary)
         lv.addWidget(self.columns, 1)
+        lv.addWidget(build_box)
         lv.addLayout(buttons)
 
         if TaxonomyEditor is not None:
@@ -116,10 +100,8 @@ class TaxonomyView(StepView):
         self.columns.currentItemChanged.connect(lambda _c, _p: self._show_selected())
         self.import_button.clicked.connect(self._import_one)
         self.folder_button.clicked.connect(self._import_folder)
-        self.flat_button.clicked.connect(lambda: self._flat([self.selected_column()]))
         self.flat_all_button.clicked.connect(lambda: self._flat(self.session.qi_without_taxonomy()))
-        self.intervals_button.clicked.connect(self._intervals)
-        self.dates_button.clicked.connect(self.build_dates)
+        self.build_button.clicked.connect(self.build_selected)
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
@@ -131,6 +113,103 @@ class TaxonomyView(StepView):
         super().showEvent(event)
         if self._editor_stale:
             self._show_selected()
+
+    def _builder_box(self) -> QGroupBox:
+        """'Build a tree': every builder of the engine's registry, its help and its fields (one page each)."""
+        box = QGroupBox("Build a tree for the selected column")
+        self.builder_combo = QComboBox()
+        self.builder_combo.setAccessibleName("Taxonomy builder")
+        self.builder_help = note(object_name="builder_help")
+        self.builder_pages = QStackedWidget()
+        self.builder_fields: dict[str, dict[str, QLineEdit]] = {}
+        for b in builders.BUILDERS:
+            self.builder_combo.addItem(b.label, b.name)
+            self.builder_combo.setItemData(self.builder_combo.count() - 1, b.help, Qt.ToolTipRole)
+            page = QWidget()
+            form = QFormLayout(page)
+            form.setContentsMargins(0, 0, 0, 0)
+            self.builder_fields[b.name] = {}
+            for p in b.params:
+                field = QLineEdit()
+                field.setPlaceholderText(p.placeholder)
+                field.setToolTip(p.help)
+                field.setAccessibleName(f"{b.label}: {p.label}")
+                form.addRow(p.label + ":", field)
+                self.builder_fields[b.name][p.name] = field
+            self.builder_pages.addWidget(page)
+        self.build_button = QPushButton("&Build")
+        self.build_button.setToolTip("Replace the selected column's tree with the one built (undo in the editor "
+                                     "with Ctrl+Z)")
+        self.builder_combo.currentIndexChanged.connect(self._builder_chosen)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.builder_combo)
+        layout.addWidget(self.builder_help)
+        layout.addWidget(self.builder_pages)
+        layout.addWidget(self.build_button)
+        self._builder_chosen()
+        return box
+
+    def builder_name(self) -> str:
+        return self.builder_combo.currentData()
+
+    def choose_builder(self, name: str, **fields: str) -> None:
+        """Select builder `name` and type `fields` ({param: text}) into its fields (tests, scripts)."""
+        self.builder_combo.setCurrentIndex(self.builder_combo.findData(name))
+        for param, text in fields.items():
+            self.builder_fields[name][param].setText(str(text))
+
+    def _builder_chosen(self, *_args) -> None:
+        b = builders.builder(self.builder_name())
+        self.builder_pages.setCurrentIndex(self.builder_combo.currentIndex())
+        self.builder_help.setText(b.help + (" Public: it does not read the table's values." if b.public else ""))
+        self._enable_build()
+
+    def _enable_build(self) -> None:
+        name, ds = self.selected_column(), self.session.dataset
+        numbers = name is not None and ds is not None and (
+            ds.spec(name).kind == "numeric" or numbers_with_top_codes(ds.frame[name].dropna().unique()))
+        b = builders.builder(self.builder_name())
+        self.build_button.setEnabled(name is not None and (numbers or not b.numbers))
+        self.build_button.setToolTip("This builder is for columns of numbers." if name is not None and b.numbers
+                                     and not numbers else "Replace the selected column's tree with the one built "
+                                     "(undo in the editor with Ctrl+Z)")
+
+    def _fill_builder_fields(self, name: str | None) -> None:
+        """The fields' starting values for a column: the one default interval width (unless absurd for its
+        range, '90+' read as 90, as `ppdp` does) and, for bands, the column's public range if stated, else a
+        standard one read from its name alone (0-120 for an age), never from its values."""
+        from ppdp_gui.gui.widgets.domain_dialog import fmt_number, suggest_bounds
+        ds = self.session.dataset
+        fields = self.builder_fields
+        if name is None or ds is None:
+            return
+        values = ds.frame[name]
+        numeric = ds.spec(name).kind == "numeric" or numbers_with_top_codes(values.dropna().unique())
+        fields["intervals"]["width"].setText(fmt_number(interval_width_for(values)) if numeric else "")
+        dom = ds.spec(name).domain
+        low = high = ""
+        if dom is not None and dom.is_numeric and dom.is_public:
+            low, high = fmt_number(dom.low), fmt_number(dom.high)
+        elif (s := suggest_bounds(name)) is not None:
+            low, high = fmt_number(s.low), fmt_number(s.high)
+        fields["bands"]["low"].setText(low)
+        fields["bands"]["high"].setText(high)
+
+    def build_selected(self) -> None:
+        """Build the chosen builder's tree for the selected column: the fields become the command line's
+        spelling (registry.spec_text) and engine.taxonomy.from_spec builds it, exactly as `ppdp` would."""
+        column, name = self.selected_column(), self.builder_name()
+        if column is None or self.session.dataset is None:
+            return
+        typed = {p: f.text() for p, f in self.builder_fields[name].items()}
+        try:
+            spec = builders.spec_text(name, typed)
+            tax = build_taxonomy(column, self.session.dataset.frame[column], spec)
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build the {builders.builder(name).label.lower()} tree "
+                                          f"for {column}.")
+            return
+        self._set(column, tax)
 
     def forget_table(self) -> None:
         """A new table: the editor's tree, its data values and coverage, and the width box belonged to the last
@@ -180,8 +259,7 @@ class TaxonomyView(StepView):
             self.columns.setCurrentRow(names.index(keep) if keep in names else 0)
         self.summary.setText(self.summary_text())
         enabled = self.columns.count() > 0
-        for b in (self.import_button, self.flat_button, self.flat_all_button, self.intervals_button,
-                  self.remove_button, self.folder_button):
+        for b in (self.import_button, self.flat_all_button, self.remove_button, self.folder_button):
             b.setEnabled(enabled)
         self._show_selected()
         self.state_changed.emit()
@@ -223,13 +301,10 @@ class TaxonomyView(StepView):
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        numeric = name is not None and (ds.spec(name).kind == "numeric"
-                                         or numbers_with_top_codes(ds.frame[name].dropna().unique()))
-        self.intervals_button.setEnabled(numeric)
-        self.width_box.setEnabled(numeric)
-        if numeric and name != self._width_column:  # the one default width, unless absurd for this range
-            self.width_box.setValue(interval_width_for(ds.frame[name]))  # '90+' read as 90, as `ppdp` does
-        self._width_column = name if numeric else None
+        self._enable_build()
+        if name != self._width_column:
+            self._fill_builder_fields(name)
+        self._width_column = name
 
     def _editor_tax(self):
         try:
@@ -307,27 +382,6 @@ class TaxonomyView(StepView):
             self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], BuildSpec("flat")))
         self._shown_column = None
         self._refresh()
-
-    def _intervals(self) -> None:
-        column = self.selected_column()
-        if column is None:
-            return
-        try:
-            values = self.session.dataset.frame[column]
-            self._set(column, build_taxonomy(column, values, BuildSpec("intervals", width=self.width_box.value())))
-        except PpdpError as exc:
-            show_error(self, exc, context=f"Could not build intervals for {column}.")
-
-    def build_dates(self) -> None:
-        """A date taxonomy (day → month → year → decade) for the selected column; its spelling is read from the
-        values (engine.taxonomy.dates.date_format_of), and a column that is not dates says why."""
-        column = self.selected_column()
-        if column is None:
-            return
-        try:
-            self._set(column, build_taxonomy(column, self.session.dataset.frame[column], BuildSpec("dates")))
-        except PpdpError as exc:
-            show_error(self, exc, context=f"Could not build a date taxonomy for {column}.")
 
     # -- step state ---------------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:
