@@ -42,9 +42,12 @@ def parse_role(text: str):
 
 
 def parse_domain(column: str, text: str):
-    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user)."""
-    from ppdp_gui.engine.data.domains import Domain
+    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user);
+    'icd9' or 'icd10' -> the code system's list of categories shipped with the package."""
+    from ppdp_gui.engine.data.domains import CODE_SYSTEMS, Domain, code_system_domain
     from ppdp_gui.engine.errors import DataError
+    if text.strip().lower().replace("-", "") in CODE_SYSTEMS:
+        return code_system_domain(text)
     parts = text.split(":")
     try:
         if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
@@ -448,8 +451,9 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
                         "rows is then left out instead, and the run says so) or keep 'missing' as a category")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
-    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
-                   help="a column's public domain: bounds for a number, the list of values for a category")
+    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C | COL=icd9 | COL=icd10",
+                   help="a column's public domain: bounds for a number, the list of values for a category, or a "
+                        "code system's public list shipped with ppdp (icd9, icd10: every 3-character category)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")
 
 

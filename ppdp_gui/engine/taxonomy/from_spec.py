@@ -12,12 +12,15 @@ A *build spec* names a builder and its few public choices, spelled as on the com
                                from the values when not given (dates.date_format_of), never guessed
     mask[:PAD]                 codes masked from the right, 47677 → 4767* → … (builders.masking); PAD (e.g. 0)
                                pads shorter codes on the left
-    icd9 | icd10               code → category → block → chapter (icd.icd_taxonomy)
+    icd9 | icd10[:LEVEL]       code → category → block → chapter (icd.icd_taxonomy); LEVEL "categories": every
+                               3-character category of the classification as the leaves (icd.icd_categories),
+                               public — for a column of categories, with the public domain icd9 / icd10
     flat                       every value found directly under * (Taxonomy.flat)
 
 Origin follows the builder: a tree whose leaves are the column's own values (flat, intervals, dates, mask, icd)
 is ``origin="data"`` — a differentially private release must not treat its values as public unless the
-custodian allows data domains — and `bands`, built only from the stated bounds, is ``origin="public"``.
+custodian allows data domains — and `bands` (built only from the stated bounds) and `icd9:categories` /
+`icd10:categories` (the classification's shipped list) are ``origin="public"``.
 A spec that is not understood, or values a builder refuses, is one TaxonomyError naming the column (and an
 example value when values are at fault), never a traceback.
 """
@@ -53,6 +56,7 @@ class BuildSpec:
     step: float | None = None
     date_format: str | None = None
     pad: str | None = None
+    level: str | None = None  # icd9 / icd10: "codes" (the table's, default) or "categories" (the public list)
 
 
 def _number(column: str, text: str, what: str, spec: str) -> float:
@@ -100,6 +104,10 @@ def parse_spec(column: str, text: str) -> BuildSpec:
             raise TaxonomyError(f"column {column!r}: {spec!r} — write mask, or mask:PAD with one padding "
                                 "character (e.g. mask:0 for ZIP codes)")
         return BuildSpec(kind, pad=args[0] if args else None)
+    if kind in ("icd9", "icd10") and args:
+        if len(args) > 1 or args[0].lower() not in ("codes", "categories"):
+            raise TaxonomyError(f"column {column!r}: {spec!r} — write {kind}, {kind}:codes or {kind}:categories")
+        return BuildSpec(kind, level=args[0].lower())
     if args:
         raise TaxonomyError(f"column {column!r}: {kind} takes no options, got {spec!r}")
     return BuildSpec(kind)
@@ -136,6 +144,11 @@ def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
         return date_hierarchy(column, values, date_format=fmt)
     if spec.kind == "mask":
         return masking(column, values, pad=spec.pad)
+    if spec.kind in ("icd9", "icd10") and spec.level == "categories":
+        from ppdp_gui.engine.taxonomy.icd import icd_categories
+        tax = Taxonomy.from_paths(column, icd_categories(spec.kind).to_paths())
+        tax.origin = "public"  # the classification's own list: nothing read from the table
+        return tax
     if spec.kind in ("icd9", "icd10"):
         from ppdp_gui.engine.taxonomy.icd import icd_taxonomy
         return icd_taxonomy(column, values, version=spec.kind)

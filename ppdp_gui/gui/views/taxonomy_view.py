@@ -121,7 +121,7 @@ class TaxonomyView(StepView):
         self.builder_combo.setAccessibleName("Taxonomy builder")
         self.builder_help = note(object_name="builder_help")
         self.builder_pages = QStackedWidget()
-        self.builder_fields: dict[str, dict[str, QLineEdit]] = {}
+        self.builder_fields: dict[str, dict[str, QLineEdit | QComboBox]] = {}
         for b in builders.BUILDERS:
             self.builder_combo.addItem(b.label, b.name)
             self.builder_combo.setItemData(self.builder_combo.count() - 1, b.help, Qt.ToolTipRole)
@@ -130,8 +130,12 @@ class TaxonomyView(StepView):
             form.setContentsMargins(0, 0, 0, 0)
             self.builder_fields[b.name] = {}
             for p in b.params:
-                field = QLineEdit()
-                field.setPlaceholderText(p.placeholder)
+                if p.choices:
+                    field = QComboBox()
+                    field.addItems(list(p.choices))
+                else:
+                    field = QLineEdit()
+                    field.setPlaceholderText(p.placeholder)
                 field.setToolTip(p.help)
                 field.setAccessibleName(f"{b.label}: {p.label}")
                 form.addRow(p.label + ":", field)
@@ -156,7 +160,8 @@ class TaxonomyView(StepView):
         """Select builder `name` and type `fields` ({param: text}) into its fields (tests, scripts)."""
         self.builder_combo.setCurrentIndex(self.builder_combo.findData(name))
         for param, text in fields.items():
-            self.builder_fields[name][param].setText(str(text))
+            field = self.builder_fields[name][param]
+            field.setCurrentText(str(text)) if isinstance(field, QComboBox) else field.setText(str(text))
 
     def _builder_chosen(self, *_args) -> None:
         b = builders.builder(self.builder_name())
@@ -201,7 +206,8 @@ class TaxonomyView(StepView):
         column, name = self.selected_column(), self.builder_name()
         if column is None or self.session.dataset is None:
             return
-        typed = {p: f.text() for p, f in self.builder_fields[name].items()}
+        typed = {p: f.currentText() if isinstance(f, QComboBox) else f.text()
+                 for p, f in self.builder_fields[name].items()}
         try:
             spec = builders.spec_text(name, typed)
             tax = build_taxonomy(column, self.session.dataset.frame[column], spec)
@@ -292,7 +298,9 @@ class TaxonomyView(StepView):
             if name is not None and (name != self._shown_column or self._shown_frame is not ds.frame
                                      or (tax is not None and tax is not self._editor_tax())):
                 self._shown_column, self._shown_frame = name, ds.frame
-                self.editor.set_column(name, tax, ds.frame[name])
+                self.editor.set_column(name, tax, ds.frame[name], public_values=self._public_values(name))
+            elif name is not None:
+                self.editor.set_public_values(self._public_values(name))
             if name is None:
                 self._shown_column = self._shown_frame = None
                 self.editor.clear()
@@ -305,6 +313,11 @@ class TaxonomyView(StepView):
         if name != self._width_column:
             self._fill_builder_fields(name)
         self._width_column = name
+
+    def _public_values(self, name: str):
+        """The column's stated public list of values (its domain), which the editor offers to add."""
+        dom = self.session.dataset.spec(name).domain
+        return dom.categories if dom is not None and dom.is_public and dom.categories is not None else None
 
     def _editor_tax(self):
         try:
