@@ -56,7 +56,7 @@ def test_window_and_cli_offer_the_same_builders_and_outputs(make_window, capsys)
     fields, and every output `ppdp run` writes (table, release note, custodian record, PDF) is in the Export
     step — both enumerated from the engine's registries."""
     from ppdp_gui.cli import main
-    from ppdp_gui.engine.pipeline.outputs import OUTPUTS
+    from ppdp_gui.engine.outputs import OUTPUTS
     from ppdp_gui.engine.taxonomy.registry import BUILDERS
 
     w = make_window()

@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-import pandas as pd
+import pandas as pd  # the window's stand-in until a table is read (gui/lazy_pandas.py)
 
 from ppdp_gui.engine.errors import DataError
 
@@ -231,6 +230,7 @@ def need_status(data: "Dataset", need: DomainNeed) -> str:
 def domain_from_data(series: pd.Series, what: str) -> Domain:
     """The domain the records themselves show (min/max, or the distinct values), marked origin="data"."""
     if what == "bounds":
+        import numpy as np  # here, not at the top: the window imports this module before it shows (bench_start)
         x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
         x = x[np.isfinite(x)]
         if not x.size:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.engine.pipeline.outputs import default_record_path
+from ppdp_gui.engine.outputs import default_record_path
 from ppdp_gui.engine.privacy.records import units_note
 from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note

@@ -21,8 +21,6 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGridLayout,
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import registry as builders
-from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
-from ppdp_gui.engine.taxonomy.from_spec import BuildSpec, build_taxonomy, interval_width_for
 from ppdp_gui.gui.coverage_cache import cached_missing_values, missing_values  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
@@ -31,6 +29,22 @@ try:  # the tree editor is built alongside; until it is there the step shows a r
     from ppdp_gui.gui.taxonomy_editor.editor import TaxonomyEditor
 except ImportError:  # pragma: no cover - depends on what has landed
     TaxonomyEditor = None
+
+
+def numbers_with_top_codes(values) -> bool:
+    """engine.taxonomy.builders' rule, imported when a table is there (numpy stays out of the window's start)."""
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes as rule
+    return rule(values)
+
+
+def build_taxonomy(column: str, values, spec):
+    from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy as build
+    return build(column, values, spec)
+
+
+def interval_width_for(values) -> float:
+    from ppdp_gui.engine.taxonomy.from_spec import interval_width_for as width
+    return width(values)
 
 
 def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:
@@ -392,7 +406,7 @@ class TaxonomyView(StepView):
         ds = self.session.dataset
         for column in [c for c in columns if c]:
             # built from the table's own values (origin "data"): it cannot serve as a public domain for ε-DP
-            self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], BuildSpec("flat")))
+            self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], "flat"))
         self._shown_column = None
         self._refresh()
 
