@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QLineEdit,
-                               QListWidget, QListWidgetItem, QPushButton, QSplitter, QStackedWidget, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QStackedWidget,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.taxonomy import registry as builders
@@ -131,6 +131,7 @@ class TaxonomyView(StepView):
     def _builder_box(self) -> QGroupBox:
         """'Build a tree': every builder of the engine's registry, its help and its fields (one page each)."""
         box = QGroupBox("Build a tree for the selected column")
+        self.builder_box = box
         self.builder_combo = QComboBox()
         self.builder_combo.setAccessibleName("Taxonomy builder")
         self.builder_help = note(object_name="builder_help")
@@ -179,19 +180,31 @@ class TaxonomyView(StepView):
 
     def _builder_chosen(self, *_args) -> None:
         b = builders.builder(self.builder_name())
-        self.builder_pages.setCurrentIndex(self.builder_combo.currentIndex())
-        self.builder_help.setText(b.help + (" Public: it does not read the table's values." if b.public else ""))
+        current = self.builder_combo.currentIndex()
+        for i in range(self.builder_pages.count()):  # the box as tall as the chosen builder's fields, no more
+            self.builder_pages.widget(i).setSizePolicy(QSizePolicy.Preferred if i == current else QSizePolicy.Ignored,
+                                                       QSizePolicy.Preferred if i == current else QSizePolicy.Ignored)
+        self.builder_pages.setCurrentIndex(current)
+        self.builder_pages.adjustSize()
         self._enable_build()
 
-    def _enable_build(self) -> None:
-        name, ds = self.selected_column(), self.session.dataset
-        numbers = name is not None and ds is not None and (
+    def _column_is_numbers(self, name: str | None) -> bool:
+        ds = self.session.dataset
+        return name is not None and ds is not None and (
             ds.spec(name).kind == "numeric" or numbers_with_top_codes(ds.frame[name].dropna().unique()))
+
+    def _enable_build(self) -> None:
+        name = self.selected_column()
+        numbers = self._column_is_numbers(name)
         b = builders.builder(self.builder_name())
-        self.build_button.setEnabled(name is not None and (numbers or not b.numbers))
-        self.build_button.setToolTip("This builder is for columns of numbers." if name is not None and b.numbers
-                                     and not numbers else "Replace the selected column's tree with the one built "
-                                     "(undo in the editor with Ctrl+Z)")
+        fits = name is not None and (numbers or not b.numbers)
+        self.build_button.setEnabled(fits)
+        self.builder_box.setTitle(f"Build a tree for {name}" if name else "Build a tree for the selected column")
+        why = (f" {name} holds text, not numbers: choose another builder." if name is not None and not fits else "")
+        self.builder_help.setText(b.help + (" Public: it does not read the table's values." if b.public else "")
+                                  + (f"<br><span style='color:#a33a00'>{html.escape(why.strip())}</span>" if why
+                                     else ""))
+        self.build_button.setText(f"&Build for {name}" if name else "&Build")
 
     def _fill_builder_fields(self, name: str | None) -> None:
         """The fields' starting values for a column: the one default interval width (unless absurd for its
@@ -323,9 +336,12 @@ class TaxonomyView(StepView):
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        self._enable_build()
         if name != self._width_column:
             self._fill_builder_fields(name)
+            if name is not None and builders.builder(self.builder_name()).numbers \
+                    and not self._column_is_numbers(name):
+                self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text
+        self._enable_build()
         self._width_column = name
 
     def _public_values(self, name: str):
