@@ -62,7 +62,8 @@ def test_second_table_shows_nothing_of_the_first(make_window, qtbot, tmp_path):
     # nothing of the heart table is applied, listed or stated for the breast table
     assert w.session.releases == [] and w.session.sweeps == [] and w.session.exports == {}
     qtbot.waitUntil(lambda: not w.results_view.showing, timeout=10000)
-    assert w.results_view.release_combo.count() == 0
+    assert w.results_view.release_combo.count() == 0 and w.export_view.release_combo.count() == 0
+    assert not w.export_view.export_button.isEnabled()
     assert w.session.dataset.spec("age").domain is None
     assert "120" not in w.data_view.domain_item("age").text()
     if w.session.mechanism_name == mechanism:
