@@ -98,7 +98,8 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
             exc = TaxonomyError(f"the taxonomy of {col!r} does not hold exactly the values of its domain"
                                 + (f"; not in the domain: {len(extra)} value(s): {spelled_outside(extra, public_values)}"
                                    if extra else "")
-                                + (f"; missing from the taxonomy: {lacking[:5]}" if lacking else ""))
+                                + (f"; missing from the taxonomy: {lacking[:5]} (in the window: Taxonomies step, "
+                                   "select the column, Add missing values)" if lacking else ""))
             exc.column = col  # the window offers to set this column's domain
             raise exc
         if getattr(tax, "origin", "public") == "data" and dom.origin == "public":
