@@ -4,6 +4,10 @@ The names below are imported on first use (PEP 562), so that importing one light
 builders' registry) does not pull in numpy and the builders before the window is on screen (bench_start.py)."""
 
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # seen by static analysis (type checkers, the bundler's import graph); not run
+    from ppdp_gui.engine.taxonomy import arx_io, builders, bundled, coverage, dates, icd, order, tree  # noqa: F401
 
 _WHERE = {
     "ArxFormat": "arx_io", "read_arx_hierarchy": "arx_io", "write_arx_hierarchy": "arx_io",
