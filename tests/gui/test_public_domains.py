@@ -79,3 +79,28 @@ def test_domain_dialog_shows_the_spelling_the_table_uses(make_window, qtbot, tmp
     text = dialog.spelling_label.text()
     assert "'no-recurrence-events' (the list has 'No-recurrence-events')" in text
     assert not dialog.spelling_label.isHidden()
+
+
+def test_bands_start_from_the_stated_public_range(make_window, qtbot, tmp_path):
+    """An age range wider than the data (0-120): the bands builder starts from it and builds every value of it."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+    from clinical_helpers import heart_like
+    path = tmp_path / "heart.csv"
+    heart_like().to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    w.session.set_role("age", Role.QUASI_IDENTIFIER)
+    w.session.set_domain("age", Domain(low=0, high=110, integer=True))
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("age")
+    fields = tv.builder_fields["bands"]
+    assert (fields["low"].text(), fields["high"].text()) == ("0", "110")  # the stated range, not the data's 29-77
+    tv.choose_builder("bands")
+    tv.build_button.click()
+    tax = w.session.dataset.spec("age").taxonomy
+    assert tax.origin == "public" and {"0", "10", "110"} <= set(tax.leaf_values())
+    assert not tv.editor.coverage().missing  # every age of the table is in it

@@ -75,7 +75,7 @@ class TaxonomyView(StepView):
         self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
         self.remove_button = QPushButton("&Remove taxonomy")
         self.summary = note(object_name="taxonomy_summary")
-        self._width_column = None  # the column the builders' fields were last filled for
+        self._width_column = None  # (column, its domain) the builders' fields were last filled for
         build_box = self._builder_box()
 
         buttons = QGridLayout()
@@ -336,13 +336,14 @@ class TaxonomyView(StepView):
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        if name != self._width_column:
+        key = (name, ds.spec(name).domain if name is not None else None)  # refilled when its public range changes
+        if key != self._width_column:
             self._fill_builder_fields(name)
-            if name is not None and builders.builder(self.builder_name()).numbers \
-                    and not self._column_is_numbers(name):
+            if name is not None and name != (self._width_column or (None,))[0] \
+                    and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text
         self._enable_build()
-        self._width_column = name
+        self._width_column = key
 
     def _public_values(self, name: str):
         """The column's stated public list of values (its domain), which the editor offers to add."""
