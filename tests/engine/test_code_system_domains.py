@@ -27,7 +27,7 @@ def test_icd_domains_are_the_shipped_category_lists():
 def test_diffgen_on_a_diagnosis_column_with_the_public_icd_list(tmp_path):
     rng = np.random.default_rng(4)
     n = 600
-    frame = pd.DataFrame({"diag_1": rng.choice(["250", "428", "414", "V45", "786", "410"], n),
+    frame = pd.DataFrame({"diag_1": rng.choice(["250.83", "250.01", "428", "414", "V45.81", "786.5", "410"], n),
                           "gender": rng.choice(["Female", "Male"], n),
                           "readmitted": rng.choice(["NO", "YES"], n)})
     path = tmp_path / "diag.csv"
@@ -40,10 +40,21 @@ def test_diffgen_on_a_diagnosis_column_with_the_public_icd_list(tmp_path):
     _recipe, loaded = load_dataset(build_parser().parse_args(argv))
     data = loaded.dataset
     assert data.spec("diag_1").taxonomy.origin == "public"
+    # full codes are written at the level of the public list (a public rule), and the custodian is told
+    assert sorted(data.frame["diag_1"].unique()) == ["250", "410", "414", "428", "786", "V45"]
+    assert any("3-character category" in n for n in loaded.notes)
     planned = plan(data, "DiffGen", {"h": 2, "class_column": "readmitted"})
     assert not planned.errors, [p.message for p in planned.errors]
     assert all(n.status == "public" for n in planned.needs), planned.needs
     assert not planned.caveats
+    from ppdp_gui.engine.pipeline import run_release
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    planned = plan(data, "DiffGen", {"h": 2, "class_column": "readmitted"}, ledger=ledger)
+    published = list(run_release(planned, ledger=ledger, seed=3))[-1]
+    assert published.holds and published.cost.is_dp  # a truly ε-DP release on a diagnosis column
+    released = set(published.table["diag_1"].astype(str))
+    assert not any("." in v for v in released)  # never a full code
 
 
 def test_domain_errors_show_the_spelling_expected():

@@ -122,6 +122,19 @@ def interval_width_for(values) -> float:
     return default_width(float(numbers.min()), float(numbers.max()))
 
 
+def recoded_values(column: str, values, spec: BuildSpec | str, keep=()):
+    """The column's values as the tree `spec` builds expects them, when that tree is at a coarser level than the
+    values: `icd9:categories` / `icd10:categories` write each code as its category (a public rule, see
+    icd.to_categories); None when the values are used as they are (every other builder). `keep`: labels left
+    unchanged (the missing-value category)."""
+    if isinstance(spec, str):
+        spec = parse_spec(column, spec)
+    if spec.kind in ("icd9", "icd10") and spec.level == "categories":
+        from ppdp_gui.engine.taxonomy.icd import to_categories
+        return to_categories(column, values, spec.kind, keep=keep)
+    return None
+
+
 def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
     """The taxonomy `spec` describes for `column`, whose values (all of them, or their distinct values) are
     `values`. The window's buttons and `ppdp run --build-taxonomy` both come here, so one spec gives one tree."""
