@@ -20,7 +20,7 @@ def open_table(w, qtbot, tmp_path):
     r = np.random.default_rng(5)
     n = 286
     frame = pd.DataFrame({"age": r.choice(AGES[2:7], n),  # 30-39 … 70-79 only
-                          "diag_1": r.choice(["250", "428", "414", "V45"], n),
+                          "diag_1": r.choice(["250.83", "428", "414", "V45.81"], n),
                           "years": r.integers(20, 80, n),
                           "class": r.choice(["no-recurrence-events", "recurrence-events"], n)})
     path = tmp_path / "breast.csv"
@@ -47,6 +47,15 @@ def test_icd_list_in_one_click_and_the_editor_adds_what_the_public_list_needs(ma
     tv.build_button.click()
     tax = w.session.dataset.spec("diag_1").taxonomy
     assert tax.origin == "public" and set(tax.leaf_values()) == set(dom.categories)
+    # full codes are written as their category, the level of the public list, and the step says so
+    assert sorted(w.session.dataset.frame["diag_1"].unique()) == ["250", "414", "428", "V45"]
+    assert not tv.editor.coverage().missing
+    assert "3-character category" in tv.summary.text()
+    saved = w.session.recipe()  # a saved project: reopened, the column is written at that level again
+    from ppdp_gui.engine.pipeline.load import load
+    saved.source = str(tmp_path / "breast.csv")
+    again = load(saved).dataset
+    assert sorted(again.frame["diag_1"].unique()) == ["250", "414", "428", "V45"]
 
     # an age list wider than the data: the editor lists and adds the values the list needs, the tree stays usable
     w.session.set_domain("age", Domain(categories=tuple(AGES)))

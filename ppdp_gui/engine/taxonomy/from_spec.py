@@ -14,7 +14,8 @@ A *build spec* names a builder and its few public choices, spelled as on the com
                                pads shorter codes on the left
     icd9 | icd10[:LEVEL]       code → category → block → chapter (icd.icd_taxonomy); LEVEL "categories": every
                                3-character category of the classification as the leaves (icd.icd_categories),
-                               public — for a column of categories, with the public domain icd9 / icd10
+                               public, with the public domain icd9 / icd10; the column's codes are then written
+                               as their category (`recoded_values`; the loader and the Taxonomies step do it)
     flat                       every value found directly under * (Taxonomy.flat)
 
 Origin follows the builder: a tree whose leaves are the column's own values (flat, intervals, dates, mask, icd)

@@ -36,7 +36,8 @@ _WIDTH = BuilderParam("width", "Width", "Width of the smallest groups; each leve
                       placeholder="10, unless absurd for the column's range")
 _ICD_LEVEL = BuilderParam("level", "Leaves", "codes: the codes found in the table (built from it); categories: "
                           "every 3-character category of the classification, shipped with ppdp — public, the same "
-                          "list as the public domain 'icd9' / 'icd10'", choices=("codes", "categories"))
+                          "list as the public domain 'icd9' / 'icd10'; the column's codes are then written as their "
+                          "category (250.83 → 250)", choices=("codes", "categories"))
 BUILDERS: tuple[TaxonomyBuilder, ...] = (
     TaxonomyBuilder("intervals", "Numeric intervals", "Numbers grouped in intervals of the width given (20-29, "
                     "30-39, …), then pairs of those. Built from the values in the table.", "intervals[:WIDTH]",
@@ -63,12 +64,12 @@ BUILDERS: tuple[TaxonomyBuilder, ...] = (
                     (BuilderParam("pad", "Pad with", "One character put in front of shorter codes so all have the "
                                   "same length (0 for postcodes that lost a leading zero).", placeholder="no padding"),)),
     TaxonomyBuilder("icd9", "ICD-9-CM diagnoses", "Diagnosis codes under their category, block and chapter "
-                    "(250.83 → 250 → 249-259 Diseases of other endocrine glands → 240-279 …). Level 'categories': "
-                    "every category of the classification, public (for a column of 3-character codes).",
+                    "(250.83 → 250 → 249-259 Diseases of other endocrine glands → 240-279 …). Leaves 'categories': "
+                    "every category of the classification, public; codes are then written as their category.",
                     "icd9[:codes|categories]", (_ICD_LEVEL,)),
     TaxonomyBuilder("icd10", "ICD-10 diagnoses", "Diagnosis codes under their category, block and chapter "
-                    "(E11.9 → E11 → E10-E14 Diabetes mellitus → E00-E90 …). Level 'categories': every category "
-                    "of the classification, public (for a column of 3-character codes).",
+                    "(E11.9 → E11 → E10-E14 Diabetes mellitus → E00-E90 …). Leaves 'categories': every "
+                    "category of the classification, public; codes are then written as their category.",
                     "icd10[:codes|categories]", (_ICD_LEVEL,)),
     TaxonomyBuilder("flat", "Flat (one level)", "Every value found in the table directly under * (suppress it or "
                     "keep it).", "flat"),

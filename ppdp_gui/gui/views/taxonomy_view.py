@@ -235,14 +235,37 @@ class TaxonomyView(StepView):
             return
         typed = {p: f.currentText() if isinstance(f, QComboBox) else f.text()
                  for p, f in self.builder_fields[name].items()}
+        ds = self.session.dataset
         try:
             spec = builders.spec_text(name, typed)
-            tax = build_taxonomy(column, self.session.dataset.frame[column], spec)
+            recoded = self._recoded(column, spec)
+            tax = build_taxonomy(column, ds.frame[column] if recoded is None else recoded, spec)
         except PpdpError as exc:
             show_error(self, exc, context=f"Could not build the {builders.builder(name).label.lower()} tree "
                                           f"for {column}.")
             return
+        if recoded is not None:  # codes written at the level of the public list the tree holds (a public rule)
+            frame = ds.frame.copy()
+            frame[column] = recoded
+            self.session.auto_notes.append(f"{column}: codes written as their 3-character category (250.83 → 250), "
+                                           "the level of the public ICD list; open the table again to undo.")
+            self.session.update_dataset(ds.with_frame(frame, ds.schema))
         self._set(column, tax)
+
+    def _recoded(self, column: str, spec: str):
+        """The column's values as the tree `spec` holds them, when it is at a coarser level (ICD categories), and
+        only if that changes a value; else None."""
+        from ppdp_gui.engine.taxonomy.from_spec import recoded_values
+        ds = self.session.dataset
+        label = getattr(ds.source.na_policy, "category_label", None)
+        recoded = recoded_values(column, ds.frame[column], spec, keep=(label,) if label else ())
+        if recoded is None:
+            return None
+        if ds.spec(column).kind != "categorical":
+            raise PpdpError(f"{column} is read as numbers; set its kind to categorical in the Data step first")
+        present = ds.frame[column].notna()
+        same = (recoded[present].astype(str) == ds.frame[column][present].astype(str)).all()
+        return None if same else recoded
 
     def forget_table(self) -> None:
         """A new table: the editor's tree, its data values and coverage, and the width box belonged to the last
