@@ -37,8 +37,8 @@ def parse_role(text: str):
     try:
         return _parse(text, "--role")
     except DataError:
-        raise ParameterError(f"unknown role {text!r}; use one of identifier, quasi-identifier, sensitive, class, "
-                             "insensitive (or qi, id, sa)") from None
+        raise ParameterError(f"unknown role {text!r}; use one of identifier, person, quasi-identifier, sensitive, "
+                             "class, insensitive (or qi, id, sa)") from None
 
 
 def parse_domain(column: str, text: str):
@@ -210,6 +210,9 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
 
 def _say_published(published, exported) -> None:
     _say(f"{published.mechanism}: {published.guarantee_line()}")
+    from ppdp_gui.engine.pipeline.published import syntactic_unit
+    if (unit := syntactic_unit(published)) is not None:  # what k counts: persons, or rows
+        _say(f"  {unit}")
     rows = published.release.records.n_rows if published.release.records is not None else len(published.table)
     _say(f"  {rows:,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
     for path in exported.files[1:]:
@@ -439,7 +442,8 @@ def cmd_demo(args) -> int:
 def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> None:
     p.add_argument("--input", "-i", required=input_required, help="table to read (CSV/TSV, .gz, XLSX, Parquet)")
     p.add_argument("--role", action="append", metavar="COL=ROLE",
-                   help="column role: identifier, quasi-identifier (qi), sensitive, class, insensitive")
+                   help="column role: identifier, person (whose row it is: k counts persons), "
+                        "quasi-identifier (qi), sensitive, class, insensitive")
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")

@@ -131,6 +131,8 @@ def main(argv=None) -> int:
         guide.close()
     if wanted("8_"):
         clinical(app, w, tmp, shot)
+    if wanted("9_"):
+        person(app, w, tmp, shot)
     w.close()
     return 0
 
@@ -175,6 +177,26 @@ def clinical(app, w, tmp: Path, shot) -> None:
     w.results_view.risk.set_population(fraction=0.05)
     wait_until(app, lambda: w.results_view.risk.comparison is not None and not w.results_view.risk.busy)
     shot("8_clinical_risk")
+
+
+def person(app, w, tmp: Path, shot) -> None:
+    """An encounters table (several rows per patient): patient_nbr guessed the person column, with its reason,
+    and the Run step saying that k counts patients (issue 25)."""
+    sys.path.insert(0, str(REPO / "tests" / "engine"))
+    from test_person_kanon import hospital
+    path = tmp / "encounters.csv"
+    hospital().to_csv(path, index=False)
+    w.open_path(str(path))
+    wait_until(app, lambda: w.session.dataset is not None and w.session.dataset.source.path == str(path))
+    w.go_to(w.data_view)
+    w.data_view.columns.setCurrentCell(1, 0)
+    w.data_view.columns.setCurrentCell(0, 0)
+    shot("9_person_role")
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    w.mechanism_view.panel.editor("k").setValue(5)
+    w.go_to(w.run_view)
+    shot("9_person_run")
 
 
 if __name__ == "__main__":

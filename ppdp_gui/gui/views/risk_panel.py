@@ -328,7 +328,10 @@ class RiskPanel(QWidget):
             self.status.setText("No column is a quasi-identifier, so nobody can be picked out through them; set "
                                 "roles in the Data step to measure this.")
         else:
+            person = getattr(comparison.input, "person", None)
             self.status.setText(f"Quasi-identifiers: {escape(', '.join(comparison.qis))}."
+                                + ("" if person is None else f" Counted in patients ({escape(person)}): a group's "
+                                   "size is the number of different patients in it, not its rows.")
                                 + ("" if self.options() else " Give the size of the population (or your table's "
                                    "share of it) above to estimate how many people are unique in it.")
                                 + ("" if self._same_table() else " <span style='color:#a33a00'>Your table was read "

@@ -146,7 +146,7 @@ class RunView(StepView):
             lines = [f"<b>{s.mechanism_name}</b> on {s.dataset.n_rows:,} rows.",
                      f"Parameters: {escape(params_text(p.params or s.params, specs, s.dataset))}."]
             if p.cost is not None:
-                lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost))}.")
+                lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost, s.dataset.person_column))}.")
             contents = plan_sentences(p) if not p.errors else []
             if contents:
                 lines.append("<b>This release will contain:</b><ul style='margin-top:0'>"
