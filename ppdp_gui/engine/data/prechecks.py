@@ -180,7 +180,9 @@ def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> str:
     from ppdp_gui.engine.data.delimited import head_text, header_fields, sniff_delimiter
     where = str(path)
     name = path.name.lower()
-    gz = name.endswith(".gz")
+    handle, _st = open_regular(path)
+    with handle:
+        gz = name.endswith(".gz") or handle.read(2) == b"\x1f\x8b"
     scan = TextScan(where)
     head = b""
     empty = True
