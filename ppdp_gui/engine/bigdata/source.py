@@ -45,6 +45,9 @@ SCHEMA_ROWS = 50_000
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
 NO_SIZE_CAP = 1 << 62
+#: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
+#: aside 16 times this for a gzipped file)
+MAX_LINE = 8 << 20
 
 
 def duckdb_error(exc: Exception, path) -> DataError:
@@ -111,8 +114,12 @@ class TableSource:
             check_parquet_file(self.path, limits)
             raw = f"read_parquet({literal(str(self.path))})"
         else:  # the whole text streamed once: NUL bytes, UTF-8, a gzip's expansion, the header (as in memory)
-            delim = scan_text_file(self.path, limits, delimiter)
-            opts = f"header=true, all_varchar=true, delim={literal(delim)}, quote='\"', escape='\"'"
+            delim, header_line, names = scan_text_file(self.path, limits, delimiter)
+            opts = (f"header=true, all_varchar=true, delim={literal(delim)}, quote='\"', escape='\"', "
+                    f"max_line_size={MAX_LINE}")
+            if all(names):  # the reader's header, and every line held to its width (DuckDB's guess dropped rows)
+                columns = ", ".join(f"{literal(n)}: 'VARCHAR'" for n in names)
+                opts += f", auto_detect=false, columns={{{columns}}}, skip={header_line - 1}"
             raw = f"read_csv({literal(str(self.path))}, {opts})"
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
@@ -324,6 +331,8 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     if unknown:
         raise DataError(f"no column named {unknown[0]!r} (columns: {', '.join(source.raw_columns)})",
                         path=str(source.path), column=unknown[0])
+    if not source.n_rows_read:  # as the reader: a header without rows is not a table
+        raise DataError("has a header but no data rows", path=str(source.path), line=2)
     if na_policy.action == "drop" and source.columns and source.n_rows_read and not source.n_rows:
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}

@@ -173,10 +173,11 @@ def text_blocks(path: Path, limits: Limits, gz: bool, block: int = _BLOCK):
             raise DataError(f"cannot be read: {exc}", path=where) from None
 
 
-def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> str:
+def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> tuple[str, int, list[str]]:
     """The large-table engine's pre-read of a CSV/TSV (optionally .gz): the whole text streamed once through
     `TextScan` (NUL bytes, UTF-8) and the gzip cap, then the header's width and names checked as the in-memory
-    reader checks them. Returns the delimiter (given, or sniffed by the reader's rule from the first MiB)."""
+    reader checks them. Returns the delimiter (given, or sniffed by the reader's rule from the first MiB), the
+    header's line and its names (stripped, as the reader names the columns)."""
     from ppdp_gui.engine.data.delimited import head_text, header_fields, sniff_delimiter
     where = str(path)
     name = path.name.lower()
@@ -200,8 +201,9 @@ def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> str:
     delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else sniff_delimiter(head_text(head)))
     line, names = header_fields(head, delim, where)
     check_columns(len(names), where, line)
-    check_names(names, where, line)
-    return delim
+    named = [n for n in names if n.strip()]  # a blank name is refused by the reader only if its column has values
+    check_names(named or names, where, line)
+    return delim, line, [n.strip() for n in names]
 
 
 # ---- Parquet ---------------------------------------------------------------------------------------------------

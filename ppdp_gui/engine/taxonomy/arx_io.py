@@ -171,7 +171,7 @@ def read_arx_hierarchy(path, column: str | None = None) -> Taxonomy:
         data = read_regular(path, MAX_HIERARCHY_BYTES, "hierarchy file",
                             raise_hint=" for a hierarchy file (a real one is at most a few MB)")
     except DataError as exc:
-        raise TaxonomyError(str(exc)) from None
+        raise TaxonomyError(f"cannot read {path}: {exc.reason}") from None
     if data[:2] == b"\x1f\x8b":
         try:  # streamed and capped: a small gzip is never expanded past the limit (a decompression bomb)
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
