@@ -44,6 +44,10 @@ DUCKDB_EXPECT = {
     "pq_cells_bomb": None,  # 25 million rows is a large table, not a bomb, for this engine (and 10 s in CI)
     "pq_text_bomb": None,  # 800 MB of text in dictionary pages: streamed by DuckDB within its memory limit
 }
+#: refused by both engines, but in the large-table engine's own words (DuckDB names the line, not the parser's
+#: field counts): the file must still be named
+DUCKDB_OWN_WORDS = {"ragged", "unclosed_quote", "only_delimiters", "wide_1m", "gz_named_not_gz", "pq_zero_rows",
+                    "pq_binary_raw"}
 
 
 GOOD_CSV = b"age,sex,zip,diagnosis\n34,F,02139,flu\n51,M,02140,asthma\n29,F,02141,flu\n63,M,02142,copd\n"
@@ -553,7 +557,8 @@ def verdict(case: Case, outcome: str, message: str, engine: str = "memory") -> s
     if outcome == "refused":
         if case.path.name not in message:
             return f"the message does not name the file: {message}"
-        missing = [w for w in case.words if w.lower() not in message.lower()]
+        words = () if engine == "duckdb" and case.name in DUCKDB_OWN_WORDS else case.words
+        missing = [w for w in words if w.lower() not in message.lower()]
         if missing:
             return f"the message lacks {missing}: {message}"
     return None
