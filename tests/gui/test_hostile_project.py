@@ -4,7 +4,9 @@ message naming the parameter — never an uncaught exception in the window (pyte
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
 from PySide6.QtWidgets import QMessageBox
 
 
@@ -26,3 +28,29 @@ def test_a_project_with_a_shell_command_for_k_is_a_clear_message(make_window, qt
     text = " ".join(_error_texts(w))
     assert "'5; rm -rf /'" in text and "Mechanism step" in text, text
     assert w.session.project_path == str(project)  # the rest of the project was still applied
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_the_windows_loader_refuses_a_fifo_at_once(tmp_path):
+    """The window's loader (workers.tasks.load_job, run in a worker thread) goes through the engine's reader: a
+    FIFO as the table is one clear DataError, not a worker waiting forever."""
+    import threading
+
+    from ppdp_gui.engine.errors import DataError
+    from ppdp_gui.engine.persistence.project import Recipe
+    from ppdp_gui.gui.workers.tasks import load_job
+
+    fifo = tmp_path / "ward.csv"
+    os.mkfifo(fifo)
+    box = {}
+
+    def target():
+        try:
+            list(load_job(Recipe(source=str(fifo))))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert not thread.is_alive(), "the loader is still waiting on the FIFO"
+    assert isinstance(box.get("error"), DataError) and "FIFO" in str(box["error"])
