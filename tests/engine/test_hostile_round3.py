@@ -96,11 +96,15 @@ def test_folders_and_devices_are_refused(tmp_path):
 
 
 @needs_fifo
-def test_ppdp_inspect_of_a_fifo_is_one_line_not_a_hang(tmp_path):
-    fifo = tmp_path / "pipe.csv"
+@pytest.mark.parametrize("command", ["inspect", "run"])
+def test_ppdp_on_a_fifo_is_one_line_not_a_hang(tmp_path, command):
+    fifo = tmp_path / "pipe.parquet"  # `run` reads a Parquet footer to choose its engine
     os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-m", "ppdp_gui.cli", "inspect", str(fifo)], capture_output=True,
-                          text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    args = [str(fifo)] if command == "inspect" else ["Mondrian", "--input", str(fifo), "--output",
+                                                      str(tmp_path / "out.csv"), "-p", "k=2"]
+    done = subprocess.run([sys.executable, "-m", "ppdp_gui.cli", command, *args], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO),
+                                                PPDP_LEDGER=str(tmp_path / "ledger.sqlite")))
     assert done.returncode != 0 and "FIFO" in done.stderr and "Traceback" not in done.stderr
 
 
