@@ -57,6 +57,8 @@ class Recipe:
     #: nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     publish_as_is: tuple[str, ...] = ()
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
+    #: the release context of the governance (engine/governance/context.py): optional, checked there
+    context: dict = field(default_factory=dict)
 
 
 # ---- parsing helpers: every failure names the field -----------------------------------------------------------
@@ -247,6 +249,7 @@ def recipe_to_json(recipe: Recipe) -> dict:
                       "allow_data_domains": bool(recipe.allow_data_domains),
                       "publish_as_is": sorted(recipe.publish_as_is)},
         "releases": list(recipe.releases),
+        **({"context": dict(recipe.context)} if recipe.context else {}),
     }
 
 
@@ -290,7 +293,13 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
                   roles=roles, taxonomies=_taxonomies_from(obj.get("taxonomies")), taxonomy_files=files,
                   bundled=bundled, domains=_domains_from(obj.get("domains")), mechanism=name, params=params,
                   allow_data_domains=bool(mech.get("allow_data_domains", False)), publish_as_is=tuple(as_is),
-                  releases=list(releases))
+                  releases=list(releases), context=_context_from(obj.get("context")))
+
+
+def _context_from(obj) -> dict:
+    """The optional `context` section, checked by the governance package (absent in older projects)."""
+    from ppdp_gui.engine.governance.context import context_from_json
+    return context_from_json(obj).to_json() if obj else {}
 
 
 def read_recipe(path) -> Recipe:

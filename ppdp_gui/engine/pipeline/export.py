@@ -205,7 +205,9 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             if len(frame) != len(table):
                 raise CheckError(f"{st.target.name}: {len(frame):,} rows were read back, "
                                  f"{len(published.release.tables()[name]):,} were written")
-            checks += check_claims({name: frame}, mine, neutralise=neutral)
+            # the person column is never written: its ids come from the source, lined up with the rows written
+            checks += check_claims({name: frame}, mine, neutralise=neutral, person=published.person_column,
+                                   persons=published.person_ids)
         bad = failures(checks)
         if bad:
             raise CheckError("the written file does not keep the release's promise, so nothing was published: "
