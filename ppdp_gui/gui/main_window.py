@@ -375,9 +375,15 @@ class MainWindow(QMainWindow):
                     self.session.confirm_column(column)
                 if recipe.mechanism in [self.mechanism_view.combo.itemText(i)
                                         for i in range(self.mechanism_view.combo.count())]:
-                    self.mechanism_view.choose(recipe.mechanism, recipe.params)
+                    from ppdp_gui.engine.mechanisms import registry
+                    # each value checked by its ParamSpec first: '5; rm -rf /' for k is a clear ParameterError
+                    # naming k, not a ValueError inside the parameter panel
+                    specs = {spec.name: spec for spec in registry.get(recipe.mechanism).params}
+                    params = {k: specs[k].coerce(v) if k in specs else v for k, v in recipe.params.items()}
+                    self.mechanism_view.choose(recipe.mechanism, params)
             except PpdpError as exc:
-                show_error(self, exc, context="The project's parameters could not all be restored.")
+                show_error(self, exc, context="The project's parameters could not all be restored: the others are set; "
+                                             "set this one in the Mechanism step.")
             self.previous_releases = list(recipe.releases)
             self.session.governance_context = dict(recipe.context)  # the release context (engine/governance)
             self.session.project_path = str(path)

@@ -51,10 +51,11 @@ def choose_engine(path, mechanism, *, max_rows: int = AUTO_ROWS, max_bytes: int 
         return "memory"
     if mech is None or not getattr(mech, "large_tables", False):
         return "memory"
+    from ppdp_gui.engine.data.prechecks import check_regular
     p = Path(path).expanduser()
     try:
-        size = p.stat().st_size
-    except OSError:
+        size = check_regular(p).st_size  # a FIFO's footer would be waited for: the reader says why it is refused
+    except PpdpError:
         return "memory"
     if size > (DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
         return "duckdb"

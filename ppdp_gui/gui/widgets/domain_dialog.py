@@ -105,11 +105,12 @@ def parse_values(text: str) -> tuple[tuple[str, ...], int, int]:
 def read_values_file(path: str, column: str = "") -> list[str]:
     """The values of a code-list file: the first column of a .csv/.tsv (comma, semicolon or tab separated; a first
     line equal to the column's name is a heading and skipped), else one value per line."""
+    from ppdp_gui.engine.data.prechecks import read_regular
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DataError(f"Could not read {p.name}: {exc.strerror or exc}.") from None
+    try:  # only a regular file (a FIFO would hang the window), and a list's size
+        raw = read_regular(p, 64 << 20, "file")
+    except DataError as exc:
+        raise DataError(f"Could not read {p.name}: {exc.reason}.") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
