@@ -29,8 +29,17 @@ from conformance_helpers import NEVER_RELEASED, table_params, ward_recipe  # noq
 from example_mechanism import EXAMPLE, registered  # noqa: E402
 
 NAMES = registry.names() + [EXAMPLE]
-#: known failures owned by another engineer: name -> reason (strict: the kit says when they are fixed)
-KNOWN: dict[tuple[str, str], str] = {}
+_NO_GLOSSARY = "their figures have no glossary entry yet (engine/glossary.py): left for later, see the issue 29 report"
+#: known failures, (check, mechanism) -> reason; strict, so the kit says when one is fixed
+KNOWN: dict[tuple[str, str], str] = {("glossary", n): _NO_GLOSSARY for n in
+                                     ("KRIMP synthetic", "DP-PCA", "DP-LDA", "Laplace on records",
+                                      "Exponential on records")}
+
+
+def cases(check: str) -> list:
+    """Every registered name, a known failure of `check` marked xfail(strict=True) with its reason."""
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[(check, n)]))
+            if (check, n) in KNOWN else n for n in NAMES]
 
 
 @pytest.fixture(autouse=True)
@@ -38,12 +47,6 @@ def example_registered(monkeypatch):
     """The example mechanism is in the registry for these tests only."""
     with registered(monkeypatch):
         yield
-
-
-def known(check: str, name: str):
-    reason = KNOWN.get((check, name))
-    if reason:
-        pytest.xfail(reason)  # pragma: no cover - only while a known failure is open
 
 
 def is_dp(name: str) -> bool:
@@ -97,7 +100,7 @@ def published(name: str, tmp_path: Path):
     data = load(recipe).dataset
     planned = plan(data, name, recipe.params, allow_data_domains=True)
     assert not planned.errors, [p.message for p in planned.errors]
-    return data, planned, list(run_release(planned, seed=7, write_record=False))[-1]
+    return planned.dataset, planned, list(run_release(planned, seed=7, write_record=False))[-1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -132,7 +135,7 @@ def test_claims_are_typed_and_a_dp_release_claims_what_it_cost(name, tmp_path):
         assert dp is None
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", cases("glossary"))
 def test_every_measure_and_figure_is_in_the_glossary(name, tmp_path):
     data, planned, pub = published(name, tmp_path)
     names = set(planned.mechanism.measures(pub.release, data, None) or {})
