@@ -64,10 +64,6 @@ class JobThread(QThread):
     def cancel(self) -> None:
         self._cancel.set()
 
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
     def run(self) -> None:  # runs in the worker thread
         with gc_paused():
             self._drive()

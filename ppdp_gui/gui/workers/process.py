@@ -89,19 +89,12 @@ class ProcessJob(QObject):
     def cancel(self) -> None:
         self._cancel.set()
 
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
     def wait(self, msecs: int = 30000) -> bool:
         """Block until the reader thread (and so the process) has ended; True if it has."""
         if self._thread.ident is None:
             return True
         self._thread.join(msecs / 1000)
         return not self._thread.is_alive()
-
-    def isRunning(self) -> bool:  # noqa: N802 - same name as QThread's
-        return self._thread.is_alive()
 
     # -- reader thread ------------------------------------------------------------------------------------------
     def _read(self) -> None:
