@@ -28,7 +28,8 @@ def ward_frame(n: int = 160, seed: int = 3) -> pd.DataFrame:
     r = np.random.default_rng(seed)
     patient = np.repeat(np.arange(100_000, 100_000 + n // 2), 2)
     return pd.DataFrame({"mrn": [f"M{i:05d}" for i in range(n)], "patient_nbr": patient.astype(str),
-                         "age": np.repeat(r.integers(20, 80, n // 2), 2), "sex": np.repeat(r.choice(["F", "M"], n // 2), 2),
+                         "age": np.repeat(r.integers(20, 80, n // 2), 2),
+                         "sex": np.repeat(r.choice(["F", "M"], n // 2), 2),
                          "ward": r.choice(["A", "B", "C"], n), "diagnosis": r.choice(["250", "428", "414", "486"], n),
                          "readmitted": r.choice(["NO", "YES"], n)})
 

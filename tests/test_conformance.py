@@ -29,11 +29,8 @@ from conformance_helpers import NEVER_RELEASED, table_params, ward_recipe  # noq
 from example_mechanism import EXAMPLE, registered  # noqa: E402
 
 NAMES = registry.names() + [EXAMPLE]
-_NO_GLOSSARY = "their figures have no glossary entry yet (engine/glossary.py): left for later, see the issue 29 report"
 #: known failures, (check, mechanism) -> reason; strict, so the kit says when one is fixed
-KNOWN: dict[tuple[str, str], str] = {("glossary", n): _NO_GLOSSARY for n in
-                                     ("KRIMP synthetic", "DP-PCA", "DP-LDA", "Laplace on records",
-                                      "Exponential on records")}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def cases(check: str) -> list:
@@ -120,7 +117,8 @@ def test_ppdp_run_releases_no_identifier_or_person_column(name, tmp_path, capsys
 @pytest.mark.parametrize("name", NAMES)
 def test_claims_are_typed_and_a_dp_release_claims_what_it_cost(name, tmp_path):
     data, planned, pub = published(name, tmp_path)
-    kinds = tuple(c for _, c in inspect.getmembers(claim_types, inspect.isclass) if c.__module__ == claim_types.__name__)
+    kinds = tuple(c for _, c in inspect.getmembers(claim_types, inspect.isclass)
+                  if c.__module__ == claim_types.__name__)
     assert all(isinstance(c, kinds) for c in pub.claims), f"{name}: a claim is not one of engine/claims.py's types"
     assert all(getattr(c, "table", "table") in pub.release.tables() for c in pub.claims), \
         f"{name}: a claim names a table the release does not have"
