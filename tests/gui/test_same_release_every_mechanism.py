@@ -18,15 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conformance_helpers import ward_recipe  # noqa: E402
 
 
-#: an optional column parameter left empty is "" from `ppdp run` and None from the window's panel, and the release
-#: note records the parameters as given: one rule in ParamSpec.coerce (empty optional column -> None) would fix it
-_EMPTY_COLUMN = ("the note records class_column '' from ppdp and null from the window (ParamSpec.coerce, "
-                 "engine/mechanisms/base.py, owned by the parameter work of issue 29 Deliver 1)")
-KNOWN = {"DiffGen": _EMPTY_COLUMN, "DP-LDA": _EMPTY_COLUMN}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n]))
-                                  if n in KNOWN else n for n in registry.names()])
+@pytest.mark.parametrize("name", registry.names())
 def test_cli_and_window_make_byte_identical_releases(name, make_window, qtbot, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PPDP_TEST_SEED", "20261127")
     recipe = ward_recipe(tmp_path / "project", name)
