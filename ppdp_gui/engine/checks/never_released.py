@@ -64,7 +64,7 @@ def _follows_persons(values: pd.Series, ids: np.ndarray) -> bool:
     n_persons = int(persons.max()) + 1 if persons.size else 0
     if n_persons < MIN_PERSONS_FOR_VALUES or n_persons == len(persons):
         return False
-    codes = pd.factorize(values.astype(str), use_na_sentinel=False)[0]
+    codes = pd.factorize(values, use_na_sentinel=False)[0]  # the values as they are: one pass, no text copies
     return bool(np.array_equal(codes, persons))  # first-seen order: equal codes is the same partition
 
 
