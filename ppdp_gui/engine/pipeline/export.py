@@ -26,7 +26,6 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
-from ppdp_gui.engine.checks.never_released import refuse_private_columns
 from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
@@ -209,6 +208,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             # the person column is never written: its ids come from the source, lined up with the rows written
             checks += check_claims({name: frame}, mine, neutralise=neutral, person=published.person_column,
                                    persons=published.person_ids)
+        from ppdp_gui.engine.checks.never_released import refuse_private_columns  # no identifier leaves
         refuse_private_columns(published.release.tables(), published.columns, published.person_ids)
         bad = failures(checks)
         if bad:
