@@ -41,6 +41,7 @@ _AUDITS: dict[str, str] = {
     "DP-LDA": "ppdp_gui.engine.verify.scenarios_records:dp_lda_scenarios",
     "Laplace on records": "ppdp_gui.engine.verify.scenarios_records:record_baseline_scenarios",
     "Exponential on records": "ppdp_gui.engine.verify.scenarios_records:record_baseline_scenarios",
+    "Marginal synthesizer": "ppdp_gui.engine.verify.scenarios_marginals:marginal_scenarios",
 }
 
 
