@@ -8,6 +8,10 @@ written; `DifferentialPrivacy` itself cannot be recounted, but the `PublicSchema
 the written table holds only the declared columns and only labels from the public (or noisy) output domain, so no
 raw value slipped through.
 
+The DP guarantee is typed too: its neighbouring relation is a `Neighbouring` (one unit added or removed, or
+replaced) and its unit a `Unit` (every row of one person, at most c of them, or one row), so the note, the window,
+the ledger and the verifier read the relation from the type instead of searching words for "replace".
+
 This module imports nothing from the mechanisms or the checker, so both can depend on it.
 """
 
