@@ -153,6 +153,15 @@ def test_rows_left_out_are_in_the_custodian_record_never_in_the_note():
     assert f"{left_out}" not in json.dumps(release_note(published)["details"])
     record = json.dumps(custodian_record(published), ensure_ascii=False)
     assert "rows left out by the bound per person" in record
+    assert any(f"{left_out:,} of {data.n_rows:,} rows were left out" in w for w in published.warnings)
+
+
+def test_figures_against_the_records_follow_the_rows_the_bound_kept():
+    """DP-PCA's reconstruction error compares each released row with the source row it came from."""
+    published = None
+    for item in run_release(plan(ward_table(), "DP-PCA", params_for("DP-PCA", 1)), seed=2, write_record=False):
+        published = item
+    assert published.release.rows_used is not None and "MSE" in published.figures
 
 
 # ---- the unit in words ------------------------------------------------------------------------------------------

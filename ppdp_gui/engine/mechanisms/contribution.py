@@ -104,6 +104,17 @@ def bound_record(bounded: Bounded) -> dict[str, Any]:
             "rows used": int(len(bounded.kept))}
 
 
+def bound_warnings(bounded: Bounded, unit: Unit) -> tuple[str, ...]:
+    """The custodian's warning about the rows the bound left out (a count from the records: never for the note)."""
+    if bounded.kept is None or not bounded.left_out:
+        return ()
+    total = bounded.left_out + len(bounded.kept)
+    rows = "row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
+    return (f"At most {rows} of each {unit.noun} ({unit.person_column}) were used, drawn at random: "
+            f"{bounded.left_out:,} of {total:,} rows were left out. Raise Rows per patient (c) in the Mechanism "
+            "step to use more of them (each row then gets more noise).",)
+
+
 class DPMechanism(Mechanism):
     """A mechanism whose guarantee is ε-differential privacy, stated per person when the table has a person
     column. Subclasses set `neighbouring` (the relation their proof holds for) and `per_person` (GROUP_PRIVACY or
@@ -170,4 +181,4 @@ class DPMechanism(Mechanism):
 
 
 __all__ = ["MAX_ROWS", "MAX_ROWS_PARAM", "GROUP_PRIVACY", "SCALED_SENSITIVITY", "Bounded", "DPMechanism",
-           "bound_contribution", "bound_record", "unit_of"]
+           "bound_contribution", "bound_record", "bound_warnings", "unit_of"]

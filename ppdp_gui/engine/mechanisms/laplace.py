@@ -32,7 +32,8 @@ from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bound
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
-from ppdp_gui.engine.mechanisms.contribution import (MAX_ROWS, SCALED_SENSITIVITY, DPMechanism, bound_record)
+from ppdp_gui.engine.mechanisms.contribution import (MAX_ROWS, SCALED_SENSITIVITY, DPMechanism, bound_record,
+                                                     bound_warnings)
 
 SENSITIVITY = 1  # add/remove one row changes one cell by one (one person's c rows: c)
 MAX_CELLS = 10_000_000  # a larger domain would not fit a desktop's memory as a table
@@ -347,7 +348,8 @@ class LaplaceHistogram(DPMechanism):
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
                       note=note, record={"count column": count_name, **bound_record(bounded)},
-                      warnings=tuple(p.message for p in problems if p.level == "warning"), extra_tables=extra,
+                      warnings=tuple(p.message for p in problems if p.level == "warning")
+                      + bound_warnings(bounded, unit), extra_tables=extra,
                       rows_used=bounded.kept)
 
     # -- figures for the custodian (computed against the true counts: never for the release note) -------------

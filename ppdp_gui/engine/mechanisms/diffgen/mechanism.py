@@ -35,7 +35,8 @@ from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bound
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
-from ppdp_gui.engine.mechanisms.contribution import MAX_ROWS, GROUP_PRIVACY, DPMechanism, bound_record
+from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
+                                                     bound_warnings)
 from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import (add_count_noise, leaf_cells, noisy_counts,
                                                           positive_noise_mean, specialise)
@@ -353,6 +354,7 @@ class DiffGen(DPMechanism):
                   "count column": count_name, **bound_record(bounded)}
         warnings = [p.message for p in plan.problems if p.level == "warning"]
         warnings += [size_warning] if size_warning else []
+        warnings += bound_warnings(bounded, unit)
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
                       note=note, record=record, warnings=tuple(warnings), extra_tables=extra, apply_to=transform,

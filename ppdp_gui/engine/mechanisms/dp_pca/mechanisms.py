@@ -31,7 +31,7 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, SCALED_SENSITIVITY, DPMechanism,
-                                                     bound_record)
+                                                     bound_record, bound_warnings)
 from ppdp_gui.engine.mechanisms.dp_pca import baselines, lda, pca
 from ppdp_gui.engine.mechanisms.dp_pca import sensitivity as sens
 from ppdp_gui.engine.mechanisms.dp_pca.encoding import (Encoding, category_codes, chosen_columns, clamp_warnings,
@@ -202,7 +202,8 @@ class DPPCA(_ComponentMechanism):
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
                       claims=self._claims(data, params, enc.columns, enc.labels), note=note, record=record,
-                      warnings=self._warnings(enc, clamped), rows_used=bounded.kept)
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class LaplaceRecords(_ComponentMechanism):
@@ -235,7 +236,8 @@ class LaplaceRecords(_ComponentMechanism):
                       claims=self._claims(data, params, enc.columns, enc.labels), note=note,
                       record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
                               **raw_error, **bound_record(bounded)},
-                      warnings=self._warnings(enc, clamped), rows_used=bounded.kept)
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class ExponentialRecords(_ComponentMechanism):
@@ -272,7 +274,8 @@ class ExponentialRecords(_ComponentMechanism):
                       claims=self._claims(data, params, enc.columns, enc.labels), note=note,
                       record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
                               **raw_error, **bound_record(bounded)},
-                      warnings=self._warnings(enc, clamped), rows_used=bounded.kept)
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class DPLDA(_ComponentMechanism):
@@ -387,7 +390,8 @@ class DPLDA(_ComponentMechanism):
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table[list(columns)], cost=cost, params=dict(params),
                       claims=self._claims(data, params, columns, labels), note=note, record=record,
-                      warnings=self._warnings(enc, clamped), rows_used=bounded.kept)
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         """Classification by LDA and a decision tree trained on the synthetic records and tested on held-out
