@@ -218,3 +218,25 @@ def test_run_outside_the_plan_bounds_too():
     release = run_to_release(registry.create("Laplace histogram").run(
         data, rng=NoiseSource.for_tests(0), **params_for("Laplace histogram", 1)))
     assert release.record["rows used"] == data.frame["pid"].nunique()
+
+
+def test_only_the_ledger_reads_the_relation_from_text():
+    """`neighbouring_kind` reads the ledger's stored words back; nothing else may turn words into a relation."""
+    import ast
+    from pathlib import Path
+    import ppdp_gui
+    root = Path(ppdp_gui.__file__).parent
+    users = []
+    for path in root.rglob("*.py"):
+        if "privacy" in path.relative_to(root).parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(node, ast.Name) and node.id == "neighbouring_kind" or
+               isinstance(node, ast.alias) and node.name == "neighbouring_kind" for node in ast.walk(tree)):
+            users.append(str(path.relative_to(root)))
+    assert users == []
+
+
+def test_the_person_column_is_never_counted():
+    planned = plan(ward_table(), "Laplace histogram", {**params_for("Laplace histogram", 1), "columns": ("pid",)})
+    assert any("never released" in p.message for p in planned.errors)

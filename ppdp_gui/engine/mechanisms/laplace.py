@@ -250,6 +250,10 @@ class LaplaceHistogram(DPMechanism):
             return [Problem("choose at least one column to count", param="columns")]
         if len(set(params["columns"])) != len(params["columns"]):
             return [Problem("a column is chosen twice", param="columns")]
+        hidden = [c for c in params["columns"] if c in data.frame.columns and data.spec(c).role.never_released]
+        if hidden:
+            return [Problem(f"{c!r} is an identifier or the person column: it is never released", param="columns",
+                            column=c) for c in hidden]
         if params.get("bin_width") is not None and params["bin_width"] <= 0:
             return [Problem("the bin width must be positive", param="bin_width")]
         if params.get("low") is not None and params.get("high") is not None and params["high"] < params["low"]:
