@@ -240,3 +240,15 @@ def test_only_the_ledger_reads_the_relation_from_text():
 def test_the_person_column_is_never_counted():
     planned = plan(ward_table(), "Laplace histogram", {**params_for("Laplace histogram", 1), "columns": ("pid",)})
     assert any("never released" in p.message for p in planned.errors)
+
+
+def test_the_window_says_whom_epsilon_protects_before_and_after():
+    from ppdp_gui.engine.explain import plan_sentences, published_sentences
+    planned = plan(ward_table(), "DiffGen", params_for("DiffGen", 2))
+    assert "ε protects each patient (pid) with up to 2 rows, chosen at random" in " ".join(plan_sentences(planned))
+    unmarked = plan(ward_table(False), "DiffGen", params_for("DiffGen", 1))
+    assert "mark the patient number as Person in the Data step" in " ".join(plan_sentences(unmarked))
+    published = None
+    for item in run_release(planned, seed=1, write_record=False):
+        published = item
+    assert any(line.startswith("ε protects each patient (pid)") for line in published_sentences(published))
