@@ -134,6 +134,13 @@ class DPMechanism(Mechanism):
         return (DifferentialPrivacy(exact_epsilon(params["epsilon"]), neighbouring=self.neighbouring,
                                     unit=self.unit(data, params)),)
 
+    def unit_note(self, data: Dataset | None, params: dict[str, Any]) -> dict[str, str]:
+        """The note's words on the unit, the relation (typed value too) and how c rows cost ε: public facts."""
+        dp = self.declared_claims(data, params)[0]
+        return {"unit of privacy": dp.unit.words(),
+                "per person": self.per_person if dp.unit.per_person else "no person column: ε per row",
+                "neighbouring": dp.neighbours_text(), "neighbouring relation": dp.neighbouring.value}
+
     def declared_cost(self, data: Dataset | None, params: dict[str, Any]) -> PrivacyCost:
         return cost_from_claims(self.declared_claims(data, params), note=self.cost_note)
 

@@ -341,9 +341,7 @@ class LaplaceHistogram(DPMechanism):
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
             "noise scale": sensitivity / eps,
             "sensitivity": sensitivity,
-            "unit of privacy": unit.words(),
-            "per person": SCALED_SENSITIVITY if unit.per_person else "no person column: ε per row",
-            "neighbouring": claims[0].neighbours_text(), "neighbouring relation": claims[0].neighbouring.value,
+            **self.unit_note(data, params),
             "expected |noise| per cell": expected_abs_noise(eps / sensitivity),
             "post-processing": ("negative counts set to 0" if params["non_negative"] else "none")
             + ("; rescaled to the noisy total" if params["consistency"] == KEEP_TOTAL else ""),

@@ -345,9 +345,7 @@ class DiffGen(DPMechanism):
             "expected records per empty group": positive_noise_mean(scale),
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly", "noise scale": scale,
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
-            "unit of privacy": unit.words(),
-            "per person": GROUP_PRIVACY if unit.per_person else "no person column: ε per row",
-            "neighbouring": claims[0].neighbours_text(), "neighbouring relation": claims[0].neighbouring.value,
+            **self.unit_note(source, params),
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),
         }
         record = {"quasi_identifiers": list(plan.columns), "class_column": plan.class_column,

@@ -105,20 +105,13 @@ class _ComponentMechanism(DPMechanism):
         """The declared DP claim (its unit read from `data`, the source table) and the public schema."""
         return (*self.declared_claims(data, params), PublicSchema(columns, labels))
 
-    def _per_person_note(self, data: Dataset, params: dict) -> dict:
-        dp = self.declared_claims(data, params)[0]
-        how = (SCALED_SENSITIVITY if self.per_person == SCALED_SENSITIVITY else GROUP_PRIVACY)
-        return {"unit of privacy": dp.unit.words(),
-                "per person": how if dp.unit.per_person else "no person column: ε per row",
-                "neighbouring": dp.neighbours_text(), "neighbouring relation": dp.neighbouring.value}
-
     def _warnings(self, enc: Encoding, clamped: dict[str, int]) -> tuple[str, ...]:
         return clamp_warnings(enc, clamped)
 
     def _base_note(self, enc: Encoding, params: dict, data: Dataset) -> dict:
         return {"columns": list(enc.columns), "domains": enc.describe(), "encoded attributes": enc.width,
                 "numeric attributes": enc.p1, "categorical attributes": enc.p2,
-                **self._per_person_note(data, params), "noise": NOISE_TEXT, "epsilon": str(_eps(params))}
+                **self.unit_note(data, params), "noise": NOISE_TEXT, "epsilon": str(_eps(params))}
 
     # -- figures for the custodian (against the true data: never in the note) -------------------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
@@ -150,7 +143,8 @@ class DPPCA(_ComponentMechanism):
         COLUMNS,
         MAX_ROWS,
     )
-    cost_note = "ε/2 for the noisy mean and covariance, ε/2 for the noisy projections; one row (one person's row) replaced"
+    cost_note = ("ε/2 for the noisy mean and covariance, ε/2 for the noisy projections; one row (one person's row) "
+                 "replaced")
 
     def moment_sensitivity(self, p1: int, p2: int) -> Fraction:
         return sens.pca_moment_sensitivity(p1, p2)
