@@ -152,12 +152,11 @@ class DPMechanism(Mechanism):
         return self.declared_cost(None, resolved)
 
     def row_epsilon(self, params: dict[str, Any], unit: Unit):
-        """ε per row under group privacy: ε/c (the float not above the exact value); ε itself when c = 1."""
+        """ε per row under group privacy: ε/c as an exact fraction; the parameter itself when c = 1 (so a release
+        without a person column is the same as before persons were known)."""
         if unit.max_rows == 1:
             return params["epsilon"]
-        exact = exact_epsilon(params["epsilon"]) / unit.max_rows
-        value = float(exact)
-        return float(np.nextafter(value, 0.0)) if value > exact else value
+        return exact_epsilon(params["epsilon"]) / unit.max_rows
 
     def contribution_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         """A bound the mechanism cannot honour: a replace-one mechanism publishes its number of rows, which with
