@@ -252,3 +252,17 @@ def test_the_window_says_whom_epsilon_protects_before_and_after():
     for item in run_release(planned, seed=1, write_record=False):
         published = item
     assert any(line.startswith("ε protects each patient (pid)") for line in published_sentences(published))
+
+
+def test_the_large_table_engine_refuses_a_person_column_for_dp(tmp_path):
+    """It cannot bound rows per person yet: refused, naming the column, rather than released per row."""
+    from ppdp_gui.engine.bigdata.source import open_large
+    frame = ward_table().frame.astype(str)
+    frame.to_parquet(tmp_path / "wards.parquet", index=False)
+    data = open_large(tmp_path / "wards.parquet", hashes=False)
+    for spec in ward_table().schema:
+        data = data.with_column(spec.name, role=spec.role, domain=spec.domain)
+    data = data.with_column("age", kind="numeric") if data.spec("age").kind != "numeric" else data
+    planned = plan(data, "DiffGen", params_for("DiffGen", 1))
+    assert any("large-table engine does not yet keep at most c rows per patient (pid)" in p.message
+               for p in planned.errors)
