@@ -266,6 +266,17 @@ class DiffGen(DPMechanism):
             needs.append(DomainNeed(col, "bounds" if data.spec(col).kind == "numeric" else "categories"))
         return needs
 
+    def noise_estimate(self, data: Dataset, params: dict[str, Any]):
+        """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
+        public plan only — taxonomies, bounds, classes, h, ε; with a person column ε/c per row)."""
+        from ppdp_gui.engine.mechanisms.diffgen.noise_estimate import estimate
+        try:
+            params = self.resolve_params(**params)
+            per_row = {**params, "epsilon": float(self.row_epsilon(params, self.unit(data, params)))}
+            return estimate(make_plan(data, params), per_row)
+        except (ParameterError, TaxonomyError):
+            return None
+
     @staticmethod
     def budget_split(epsilon, n_numeric: int, h: int) -> dict[str, Fraction]:
         """The exact shares: ε' per exponential-mechanism call, ε/2 for counts, the rest for the cut."""
