@@ -109,8 +109,9 @@ def bound_warnings(bounded: Bounded, unit: Unit) -> tuple[str, ...]:
     if bounded.kept is None or not bounded.left_out:
         return ()
     total = bounded.left_out + len(bounded.kept)
-    rows = "row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
-    return (f"At most {rows} of each {unit.noun} ({unit.person_column}) were used, drawn at random: "
+    rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
+    verb = "was" if unit.max_rows == 1 else "were"
+    return (f"At most {rows} of each {unit.noun} ({unit.person_column}) {verb} used, drawn at random: "
             f"{bounded.left_out:,} of {total:,} rows were left out. Raise Rows per patient (c) in the Mechanism "
             "step to use more of them (each row then gets more noise).",)
 
