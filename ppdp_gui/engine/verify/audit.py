@@ -57,10 +57,13 @@ class ScenarioResult:
     premise_broken: str = ""
     whole: bool = False  # an audit of the whole release against the claimed ε per add/remove step
     epsilon: float = 0.0  # the ε the release of this audit table claims
+    refused: str = ""  # pipeline audit: nothing was published on either file, and why (nothing was audited)
 
     @property
     def share(self) -> float:
         """The bound as a share of what is allowed (0 when there is no evidence at all)."""
+        if self.allowed == float("inf"):
+            return 0.0
         return self.shown_bound / self.allowed if self.allowed > 0 else 0.0
 
     @property
@@ -116,8 +119,9 @@ class Verdict:
                f"{100 * (1 - self.alpha):g} % (a lower bound above what is allowed proves a violation)"]
         for r in self.results:
             what = "effective ε' ≥" if r.kind == "calibration" else "privacy loss ≥"
+            shown = "∞ (a difference no noise covers)" if r.shown_bound == float("inf") else f"{r.shown_bound:.3f}"
             out.append(f"  {'PASS' if r.passed else 'FAIL'}  {r.name} (claimed ε = {r.epsilon:g}): {what} "
-                       f"{r.shown_bound:.3f}, allowed {r.allowed:.3g}; {r.runs:,} runs per table")
+                       f"{shown}, allowed {r.allowed:.3g}; {r.runs:,} runs per table")
             out.append(f"        allowed: {r.allowed_why}")
             out.append(f"        {r.neighbour}")
             if r.best_event:
@@ -126,6 +130,8 @@ class Verdict:
                 out.append(f"        {r.detail}")
             if r.premise_broken:
                 out.append(f"        premise broken: {r.premise_broken}")
+            if r.refused:
+                out.append(f"        not audited: {r.refused}")
         for c in self.checks:
             out.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.detail}")
         c = self.closest
@@ -139,7 +145,7 @@ class Verdict:
     def plain_words(self) -> str:
         """One paragraph for a custodian who does not read statistics."""
         c = self.closest
-        if self.passed and c is not None:
+        if self.passed and c is not None and c.shown_bound != float("inf"):
             what = "an effective ε" if c.kind == "calibration" else "a privacy loss"
             return (f"Self-check passed: {self.runs:,} test releases of {self.mechanism} on small tables that differ "
                     f"in one patient could not be told apart more than their ε allows (the strongest test could "
