@@ -84,9 +84,10 @@ def _note_neighbouring(note: dict | None) -> str:
     return " ".join(found)
 
 
-def allowance(note: dict | None, eps: Fraction, relation: str) -> tuple[float, str]:
-    """What the release may lose on this pair, read from the note's own promise (see the module docstring)."""
-    replace = _replace_one(_note_neighbouring(note))
+def allowance(note: dict | None, eps: Fraction, relation: str, fallback: str = "") -> tuple[float, str]:
+    """What the release may lose on this pair, read from the note's own promise (see the module docstring);
+    `fallback`: the mechanism's own statement, when nothing was published to read a note from."""
+    replace = _replace_one(_note_neighbouring(note) if note is not None else fallback)
     e = float(eps)
     if relation in ("add", "remove"):
         if replace:
@@ -151,7 +152,7 @@ def _collect(gen):
 
 
 def run_pair(mechanism: str, pair: FilePair, index: int, *, size: str, seed: int, alpha: float, factor,
-             eps: Fraction, report) -> Iterator[Progress | ScenarioResult]:
+             eps: Fraction, report, crashes: list[str] | None = None, neighbouring: str = "") -> Iterator[Progress | ScenarioResult]:
     n = pair.runs_for(size)
     parts = recipe_parts(pair, mechanism)
     with scratch_folder() as tmp:
@@ -160,8 +161,10 @@ def run_pair(mechanism: str, pair: FilePair, index: int, *, size: str, seed: int
                                           lambda i: report(i, n)))
         second = yield from _collect(_runs(files, 1, n, parts, mechanism, seed, index, factor,
                                            lambda i: report(n + i, n)))
+    if crashes is not None:
+        crashes += [f"{pair.name}: {o.refused}" for o in first + second if o.crashed]
     claimed, note = _claimed(first + second, Fraction(str(parts["params"].get("epsilon", eps))))
-    allowed, why = allowance(note, claimed, pair.relation)
+    allowed, why = allowance(note, claimed, pair.relation, neighbouring)
     feats_a, feats_b = [outcome_features(o) for o in first], [outcome_features(o) for o in second]
     refused = ""
     if all(o.note is None for o in first + second):
@@ -205,6 +208,15 @@ def determinism(mechanism: str, pair: FilePair, seed: int, factor) -> Check:
     return Check("same seed, same written files", True, "a file released twice with one seed: identical bytes")
 
 
+def crash_check(crashes: list[str], runs: int) -> Check:
+    """Every run either publishes or stops with a message: an error that is not one (a crash after the ledger
+    charged ε, finding 4) is a bug even when nothing leaks."""
+    if crashes:
+        return Check("no run crashed", False, f"{len(crashes)} of {runs:,} runs crashed after the plan accepted "
+                     f"them (ε charged, nothing written); first: {shorten(crashes[0], 300)}")
+    return Check("no run crashed", True, f"all {runs:,} runs published or stopped with a message")
+
+
 def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: float = ALPHA, noise_factor=1,
                     only: tuple[str, ...] | None = None) -> Iterator[Progress | Verdict]:
     """Audit `mechanism` (a registry name) along the whole publish path; yields Progress, then a Verdict.
@@ -225,15 +237,18 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
     verdict = Verdict(name, cost.epsilon, cost.delta, f"pipeline {size}", int(seed), alpha)
     total = sum(2 * p.runs_for(size) for _, p in chosen) or 1
     done = 0
+    crashes: list[str] = []
     yield Progress(0.0, "checking that a seed fixes the written files")
     verdict.checks.append(determinism(name, chosen[0][1] if chosen else every[0], seed, noise_factor))
     for index, pair in chosen:
         def report(i, n, _p=pair, _done=done):
             return Progress(min(0.99, (_done + i) / total), f"{_p.name}: {i:,} releases through the whole path")
         result = yield from _collect(run_pair(name, pair, index, size=size, seed=seed, alpha=alpha / len(chosen),
-                                              factor=noise_factor, eps=cost.epsilon, report=report))
+                                              factor=noise_factor, eps=cost.epsilon, report=report,
+                                              crashes=crashes, neighbouring=str(cost.neighbouring)))
         verdict.results.append(result)
         done += 2 * pair.runs_for(size)
+    verdict.checks.append(crash_check(crashes, verdict.runs))
     verdict.seconds = time.perf_counter() - started
     yield Progress(1.0, "done")
     yield verdict

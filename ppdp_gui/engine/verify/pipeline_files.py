@@ -15,7 +15,7 @@ the data:
   stated (the path must follow what the custodian said), once with those two left to the guesses;
 - a person with several rows, the person column stated (`Role.PERSON`): the person's 60 rows removed (or, for a
   replace-one mechanism, replaced). Its ε is small (0.1) so that a few dozen runs can show a release that counts
-  all 40 rows (loss up to 40 · 0.1 = 4) against what a person may lose (0.1).
+  all 60 rows (loss up to 60 · 0.1 = 6) against what a person may lose (0.1).
 
 The recipe states every role, kind and public domain, as a careful custodian would, so the audit audits the path
 and not a refusal to guess; only the "guesses" scenario leaves two columns to the reader's rules.
@@ -56,8 +56,8 @@ def _row(i: int) -> dict[str, Any]:
 
 BASE = tuple(_row(i) for i in range(21))
 #: the record that moves: a public ward no other row is in, an age at the top of the public range, a new code, an
-#: 11th lab value, the rarer outcome
-NEW = {"mrn": "M9999", "insurer": "private", "ward": "D", "age": 100, "ref_code": CODES[20], "lab": 95,
+#: 11th lab value (above its public bounds 0–100: a mechanism clamps it and tells the custodian), the rarer outcome
+NEW = {"mrn": "M9999", "insurer": "private", "ward": "D", "age": 100, "ref_code": CODES[20], "lab": 150,
        "outcome": "yes"}
 
 
@@ -82,7 +82,7 @@ class FilePair:
     stated: tuple[str, ...] = ()  # columns whose role and kind the recipe states (default: all of the file's)
     person: bool = False  # the file has a person column
     epsilon: float | None = None  # overrides the mechanism's ε (the person audit)
-    runs: dict[str, int] = field(default_factory=lambda: {"smoke": 6, "quick": 8, "full": 200})
+    runs: dict[str, int] = field(default_factory=lambda: {"smoke": 6, "quick": 6, "full": 200})
 
     def runs_for(self, size: str) -> int:
         return self.runs[size]
@@ -98,8 +98,8 @@ def add_remove_pairs() -> list[FilePair]:
     """The pairs only a mechanism whose note promises one record added or removed is audited on."""
     base = list(BASE)
     return [
-        FilePair("row added", "one row added: ward D, age 100, a new code, an 11th lab value", csv_text(base),
-                 csv_text(base + [NEW]), "add"),
+        FilePair("row added", "one row added: ward D, age 100, a new code, lab 150 (above its public bounds)",
+                 csv_text(base), csv_text(base + [NEW]), "add"),
         FilePair("row removed", "the first row removed", csv_text(base), csv_text(base[1:]), "remove"),
     ]
 
@@ -111,7 +111,8 @@ def replace_pairs() -> list[FilePair]:
     blank_released = {**NEW, "age": None}
     blank_unreleased = {**BASE[0], "insurer": None}
     return [
-        FilePair("row replaced", "the first row replaced by ward D, age 100, a new code, an 11th lab value",
+        FilePair("row replaced", "the first row replaced by ward D, age 100, a new code, lab 150 (above its public "
+                 "bounds)",
                  csv_text(base), csv_text(_replace(base, 0, NEW)), "replace"),
         FilePair("blank in a released column", "the first row replaced by one whose age is blank",
                  csv_text(base), csv_text(_replace(base, 0, blank_released)), "replace",
@@ -136,7 +137,7 @@ PERSON_ROWS = 60
 
 
 def person_pair(replace: bool) -> FilePair:
-    """Twelve patients: P00 with 40 rows (ward A, age 30), the others one or two rows each. D' removes P00's rows
+    """Twelve patients: P00 with 60 rows (ward A, age 30), the others one or two rows each. D' removes P00's rows
     (add/remove) or moves all of them to ward D, age 100 (replace-one)."""
     rows = [{**_row(i), "patient_nbr": f"P{1 + i % 11:02d}"} for i in range(21)]
     heavy = [{**_row(j), "mrn": f"M{5000 + j}", "ward": "A", "age": 30, "ref_code": CODES[0], "lab": 10,

@@ -42,6 +42,7 @@ class Outcome:
     note: dict[str, Any] | None
     files: dict[str, bytes] = field(default_factory=dict)  # table name -> bytes written
     refused: str = ""  # why nothing was published (the custodian's message; not compared)
+    crashed: bool = False  # stopped by an error that is not a message for the custodian (a bug)
 
     def digest(self) -> str:
         h = hashlib.sha256()
@@ -89,6 +90,8 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
         exported = export(published, out_dir / OUTPUT, note_path=out_dir / NOTE, ledger=ledger)
     except PpdpError as exc:
         return Outcome(None, refused=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a crash is what the audit reports, not what stops it
+        return Outcome(None, refused=f"crash, {type(exc).__name__}: {exc}", crashed=True)
     note = json.loads(_read(Path(exported.note)).decode("utf-8"))
     names = [f.get("table", f"file {i}") for i, f in enumerate(note.get("files", []))]
     files = {name: _read(Path(p)) for name, p in zip(names, exported.files)}
