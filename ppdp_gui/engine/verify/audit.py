@@ -93,6 +93,7 @@ class Verdict:
     results: list[ScenarioResult] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     seconds: float = 0.0  # for display only
+    pipeline: bool = False  # the whole publish path on files (pipeline_audit.py), not the mechanism alone
 
     @property
     def passed(self) -> bool:
@@ -147,12 +148,15 @@ class Verdict:
         c = self.closest
         if self.passed and c is not None and c.shown_bound != float("inf"):
             what = "an effective ε" if c.kind == "calibration" else "a privacy loss"
-            return (f"Self-check passed: {self.runs:,} test releases of {self.mechanism} on small tables that differ "
-                    f"in one patient could not be told apart more than their ε allows (the strongest test could "
-                    f"show {what} of only {c.shown_bound:.2f} where up to {c.allowed:.3g} is allowed). This cannot "
-                    "prove the software is private; it shows that these tests found no leak.")
+            where = (" through the whole path (the file read, the plan, a practice budget ledger, the exported "
+                     "file and release note read back)" if self.pipeline else "")
+            return (f"Self-check passed: {self.runs:,} test releases of {self.mechanism}{where} on small tables "
+                    f"that differ in one patient could not be told apart more than their ε allows (the strongest "
+                    f"test could show {what} of only {c.shown_bound:.2f} where up to {c.allowed:.3g} is allowed). "
+                    "This cannot prove the software is private; it shows that these tests found no leak.")
         bad = [r.name for r in self.results if not r.passed] + [c.name for c in self.checks if not c.passed]
-        return (f"Self-check FAILED for {self.mechanism}: {', '.join(bad)}. Releases of tables that differ in one "
+        what = "Exported files and release notes" if self.pipeline else "Releases"
+        return (f"Self-check FAILED for {self.mechanism}: {', '.join(bad)}. {what} of tables that differ in one "
                 "patient could be told apart more than their ε allows, or the software does not behave as its "
                 "release note says. Do not publish with this mechanism; report this to your software support.")
 

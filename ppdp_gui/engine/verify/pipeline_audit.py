@@ -234,7 +234,7 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
         if unknown:
             raise ParameterError(f"no pipeline audit named {', '.join(sorted(unknown))} for {name}")
     chosen = [(i, p) for i, p in enumerate(every) if only is None or p.name in only]
-    verdict = Verdict(name, cost.epsilon, cost.delta, f"pipeline {size}", int(seed), alpha)
+    verdict = Verdict(name, cost.epsilon, cost.delta, f"pipeline {size}", int(seed), alpha, pipeline=True)
     total = sum(2 * p.runs_for(size) for _, p in chosen) or 1
     done = 0
     crashes: list[str] = []
