@@ -347,8 +347,8 @@ def cmd_verify(args) -> int:
     from ppdp_gui.engine.verify import verify
     size = args.size or ("quick" if args.quick else "full")
     if args.pipeline:
-        from ppdp_gui.engine.verify.pipeline_audit import dp_mechanisms, verify_pipeline
-        names = [args.mechanism] if args.mechanism else dp_mechanisms()
+        from ppdp_gui.engine.verify.pipeline_audit import audited_mechanisms, verify_pipeline
+        names = [args.mechanism] if args.mechanism else audited_mechanisms()
         passed = True
         for name in names:
             verdict = _drain(verify_pipeline(name, size=size, seed=args.seed), sys.stderr.isatty())
@@ -515,7 +515,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")
     p.add_argument("mechanism", nargs="?", help="a differentially private mechanism, e.g. DiffGen or 'Laplace "
-                                                "histogram' (with --pipeline: every DP mechanism when left out)")
+                                                "histogram' (with --pipeline: every DP and k-anonymity mechanism "
+                                                "when left out)")
     p.add_argument("--pipeline", action="store_true",
                    help="audit the whole publish path on neighbouring files (reader, recipe, plan, a scratch "
                         "ledger, release, the written file and note read back), not the mechanism on its own")

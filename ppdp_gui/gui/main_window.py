@@ -224,7 +224,7 @@ class MainWindow(QMainWindow):
         except PpdpError as exc:
             show_error(self, exc, context="The self-check could not start.")
             return
-        if not cost.is_dp:
+        if not cost.is_dp and not (pipeline and cost.k is not None):
             self._show_self_check(QMessageBox.Information, "Self-check",
                                   f"The self-check tests differentially private mechanisms (those with an ε). "
                                   f"{name} gives {cost.describe(with_note=False)} instead: choose the Laplace "

@@ -77,7 +77,7 @@ class PipelineMutant:
     words: str
     plant: object  # plant(monkeypatch)
     mechanism: str
-    pair: str  # the audit that catches it
+    pair: str  # the audit that catches it ("" for the k-anonymity family: its recount of patients)
 
 
 MUTANTS = [
@@ -87,6 +87,8 @@ MUTANTS = [
                    "Laplace on records", "guesses flipped, roles stated"),
     PipelineMutant("drop_blanks", "c", "a row with a blank dropped under a replace-one mechanism (n published)",
                    drop_blanks, "Exponential on records", "blank in an unreleased column"),
+    PipelineMutant("per_row_k", "d", "row-level k with a person column: one patient's rows make a class", per_row,
+                   "Mondrian", ""),
     PipelineMutant("per_row_dp", "e", "per-row DP with a person column: all of a patient's rows counted", per_row,
                    "Laplace histogram", "a person with several rows"),
 ]

@@ -16,6 +16,7 @@ import pytest
 from ppdp_gui.engine.verify.pipeline_audit import (allowance, dp_mechanisms, run_pipeline_verification,
                                                    verify_pipeline)
 from ppdp_gui.engine.verify.pipeline_files import PERSON_ROWS, pairs_for
+from ppdp_gui.engine.verify.pipeline_persons import syntactic_mechanisms
 from ppdp_gui.engine.verify.pipeline_run import fixed_differences
 from tests.engine.pipeline_mutants import MUTANTS
 
@@ -96,13 +97,35 @@ def test_a_seed_fixes_the_written_files_and_no_run_crashes(mechanism):
     assert all(c.passed for c in verdict.checks), "\n".join(verdict.lines())
 
 
+def test_every_planted_pipeline_bug_of_the_issue_is_there():
+    assert sorted(m.letter for m in MUTANTS) == ["a", "b", "c", "d", "e"]
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.tag for m in MUTANTS])
 def test_the_pipeline_audit_catches_each_planted_pipeline_bug(mutant, monkeypatch):
     mutant.plant(monkeypatch)
-    verdict = run_pipeline_verification(mutant.mechanism, size="quick", only=(mutant.pair,))
-    result = verdict.results[0]
-    assert not result.passed, f"({mutant.letter}) {mutant.words} was not caught:\n" + "\n".join(verdict.lines())
+    verdict = run_pipeline_verification(mutant.mechanism, size="quick", only=(mutant.pair,) if mutant.pair else None)
+    assert not verdict.passed, f"({mutant.letter}) {mutant.words} was not caught:\n" + "\n".join(verdict.lines())
+    if mutant.pair:
+        assert not verdict.results[0].passed
     assert verdict.plain_words().startswith("Self-check FAILED")
+
+
+#: k-anonymity mechanisms whose classes main still counts in rows (a class of one patient's rows)
+AWAITING_PERSONS = {
+    "Mondrian": "finding 3 (personkanon): k counts rows; one patient's 60 rows make a class",
+    "Local recoding": "finding 3 (personkanon): k counts rows",
+    "Fragmentation": "finding 3 (personkanon): k counts rows in a fragment",
+}
+
+
+@pytest.mark.parametrize("mechanism", [
+    pytest.param(m, marks=[pytest.mark.xfail(strict=True, reason=AWAITING_PERSONS[m])] if m in AWAITING_PERSONS
+                 else []) for m in syntactic_mechanisms()])
+def test_the_k_anonymity_family_puts_k_patients_in_every_written_class(mechanism):
+    verdict = run_pipeline_verification(mechanism, size="quick")
+    assert verdict.passed, "\n".join(verdict.lines())
+    assert "distinct patients" in verdict.checks[0].detail
 
 
 def test_the_mechanism_audit_alone_misses_a_warning_copied_into_the_note(monkeypatch):

@@ -17,6 +17,9 @@ several rows, the person column stated, to the ε charged):
 - otherwise the statistics of the mechanism audit (stats.py: events chosen on half the runs, Clopper–Pearson on
   the other half, Bonferroni over the pairs of one mechanism at α = 1e-3), which give a finite lower bound.
 
+The k-anonymity family has no ε; its audit on this path (pipeline_persons.py) releases a practice file with a
+person column and recounts the distinct patients of every class on the written file.
+
 A PASS is not a proof; a FAIL is a leak (or a broken promise of the note) at 99.9 % confidence, or a difference
 no noise covers.
 """
@@ -48,6 +51,12 @@ def scratch_folder():
     shm = Path("/dev/shm")
     base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
     return tempfile.TemporaryDirectory(prefix="ppdp-verify-pipeline-", dir=base)
+
+
+def audited_mechanisms() -> list[str]:
+    """What `ppdp verify --pipeline` audits without a name: every DP mechanism, then the k-anonymity family."""
+    from ppdp_gui.engine.verify.pipeline_persons import syntactic_mechanisms
+    return dp_mechanisms() + syntactic_mechanisms()
 
 
 def dp_mechanisms() -> list[str]:
@@ -221,13 +230,25 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
                     only: tuple[str, ...] | None = None) -> Iterator[Progress | Verdict]:
     """Audit `mechanism` (a registry name) along the whole publish path; yields Progress, then a Verdict.
     `only` restricts the audit to the named pairs (tests of one planted bug)."""
-    from ppdp_gui.engine.verify.audit import resolve
+    from ppdp_gui.engine.pipeline.plan import resolve_mechanism
     if size not in SIZES:
         raise ParameterError(f"unknown audit size {size!r}; use one of {', '.join(SIZES)}")
     started = time.perf_counter()
-    mech = resolve(mechanism)
+    mech = resolve_mechanism(mechanism)
     name = mech.name
     cost = mech.privacy_cost(**mech.resolve_params())
+    if not cost.is_dp:
+        if cost.k is None:
+            raise ParameterError(f"{name} gives {cost.describe(with_note=False)}: there is no ε nor k to audit. The "
+                                 "self-check of the whole path is for the ε-DP and the k-anonymity mechanisms.")
+        from ppdp_gui.engine.verify.pipeline_persons import person_check
+        verdict = Verdict(name, cost.epsilon, cost.delta, f"pipeline {size}", int(seed), alpha, pipeline=True)
+        yield Progress(0.0, "releasing a practice file with a person column and recounting its patients")
+        verdict.checks.append(person_check(name, seed))
+        verdict.seconds = time.perf_counter() - started
+        yield Progress(1.0, "done")
+        yield verdict
+        return
     every = pairs_for(_replace_one(cost.neighbouring))
     if only is not None:
         unknown = set(only) - {p.name for p in every}

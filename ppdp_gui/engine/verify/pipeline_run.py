@@ -77,10 +77,12 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
             old.unlink()
     recipe = Recipe(source=str(source), roles=dict(recipe_parts["roles"]), kinds=dict(recipe_parts["kinds"]),
                     domains=dict(recipe_parts["domains"]), mechanism=mechanism,
-                    params=dict(recipe_parts["params"]))
+                    params=dict(recipe_parts["params"]),
+                    taxonomy_builds=dict(recipe_parts.get("taxonomy_builds", {})),
+                    publish_as_is=tuple(recipe_parts.get("publish_as_is", ())))
     try:
         data = load(recipe).dataset
-        planned = plan(data, mechanism, recipe.params, ledger=ledger)
+        planned = plan(data, mechanism, recipe.params, ledger=ledger, confirmed_columns=recipe.publish_as_is)
         if planned.errors:
             return Outcome(None, refused="; ".join(p.message for p in planned.errors))
         if planned.over_budget:
