@@ -116,8 +116,12 @@ class Verdict:
 
     def lines(self) -> list[str]:
         """The report `ppdp verify` prints."""
-        out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}, {self.runs:,} test releases, confidence "
-               f"{100 * (1 - self.alpha):g} % (a lower bound above what is allowed proves a violation)"]
+        if self.results:
+            out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}, {self.runs:,} test releases, confidence "
+                   f"{100 * (1 - self.alpha):g} % (a lower bound above what is allowed proves a violation)"]
+        else:  # the k-anonymity family's audit of the whole path: checks only
+            out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}: a practice file released through the "
+                   "whole path, its promise recounted on the written file"]
         for r in self.results:
             what = "effective ε' ≥" if r.kind == "calibration" else "privacy loss ≥"
             shown = "∞ (a difference no noise covers)" if r.shown_bound == float("inf") else f"{r.shown_bound:.3f}"
