@@ -161,7 +161,11 @@ def _collect(gen):
 
 
 def run_pair(mechanism: str, pair: FilePair, index: int, *, size: str, seed: int, alpha: float, factor,
-             eps: Fraction, report, crashes: list[str] | None = None, neighbouring: str = "") -> Iterator[Progress | ScenarioResult]:
+             eps: Fraction, report, crashes: list[str] | None = None,
+             neighbouring: str = "") -> Iterator[Progress | ScenarioResult]:
+    """n runs on each file of `pair` (each with its own scratch ledger), then one ScenarioResult: ∞ for a fixed
+    difference, else the statistical bound; `crashes` collects the runs that crashed; `neighbouring`: the
+    mechanism's own statement, for a pair where nothing was published to read a note from."""
     n = pair.runs_for(size)
     parts = recipe_parts(pair, mechanism)
     with scratch_folder() as tmp:
