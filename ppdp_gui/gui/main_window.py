@@ -180,9 +180,10 @@ class MainWindow(QMainWindow):
                      "Ctrl+PgUp")
         tools = self.menuBar().addMenu("&Tools")
         self.self_check_action = self._action(
-            tools, "&Self-check…", lambda: self.self_check(), tip="Test the chosen differentially private mechanism: release "
-            "two small tables that differ in one patient thousands of times and check the results cannot be told "
-            "apart more than ε allows (about half a minute; your data is not used)")
+            tools, "&Self-check…", lambda: self.self_check(),
+            tip="Test the chosen differentially private mechanism: release two small tables that differ in one "
+            "patient thousands of times and check the results cannot be told apart more than ε allows (about half "
+            "a minute; your data is not used)")
         self.self_check_pipeline_action = self._action(
             tools, "Self-check of the &whole path…", lambda: self.self_check(pipeline=True),
             tip="Test the chosen differentially private mechanism the way your files go: small practice files that "
