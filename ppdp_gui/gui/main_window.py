@@ -186,10 +186,10 @@ class MainWindow(QMainWindow):
             "a minute; your data is not used)")
         self.self_check_pipeline_action = self._action(
             tools, "Self-check of the &whole path…", lambda: self.self_check(pipeline=True),
-            tip="Test the chosen differentially private mechanism the way your files go: small practice files that "
-            "differ in one patient are read, planned, charged to a practice budget ledger, released and exported, "
-            "and the written files and release notes are compared (under a minute; your data and your ledger are "
-            "not used)")
+            tip="Test the chosen mechanism the way your files go: small practice files that differ in one patient "
+            "are read, planned, charged to a practice budget ledger, released and exported, and the written files "
+            "and release notes are compared; for k-anonymity, the patients in every group of the written file are "
+            "counted (under a minute; your data and your ledger are not used)")
         help_menu = self.menuBar().addMenu("&Help")
         self.guide_action = self._action(help_menu, "&User guide", self.open_guide, QKeySequence.HelpContents,
                                          "The six steps, what the guarantees mean, the release note, the ledger")
