@@ -281,7 +281,8 @@ def pipeline_audit(size: str, seed: int) -> dict:
             patch.undo()
         bad = [r for r in verdict.results if not r.passed]
         how = (f"{bad[0].name} ({_bound(bad[0].bound)} > {bad[0].allowed:.3g})" if bad else
-               "; ".join(c.detail[:90] for c in verdict.checks if not c.passed))
+               "; ".join(f"{c.name.split(' (')[0]}: {c.detail.split('not patients: ')[-1][:120]}"
+                         for c in verdict.checks if not c.passed))
         out["mutants"].append((m.letter, m.words, m.mechanism, not verdict.passed, how))
         print(f"mutant {m.tag}: {'caught' if not verdict.passed else 'MISSED'}", flush=True)
     return out
