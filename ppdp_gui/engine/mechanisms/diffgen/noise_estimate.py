@@ -25,6 +25,7 @@ import numpy as np
 
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, most_cells, positive_noise_mean
+from ppdp_gui.engine.noise import NoiseSource
 
 RUNS = 101  # random draws of the h specialisations for the typical number of cells
 SEED = 26
@@ -56,7 +57,7 @@ def numeric_sizes(lo: float, hi: float, step: float, integer: bool, h: int) -> l
 def typical_partitions(plan, h: int, runs: int = RUNS) -> int:
     """The number of leaf partitions three draws in four stay below, over `runs` random draws of the h
     specialisations (a value chosen with a weight of its number of children: see the module docstring)."""
-    rng = np.random.default_rng(SEED)
+    rng = NoiseSource(SEED)  # the engine's generator, seeded: an estimate for the custodian, nothing released
     trees = [None if col in plan.bounds else plan.taxonomies[col] for col in plan.columns]
     grid = [Grid.make(*plan.bounds[col], plan.steps[col], col in plan.integer).n_cells if col in plan.bounds else 0
             for col in plan.columns]
