@@ -111,12 +111,9 @@ def test_the_pipeline_audit_catches_each_planted_pipeline_bug(mutant, monkeypatc
     assert verdict.plain_words().startswith("Self-check FAILED")
 
 
-#: k-anonymity mechanisms whose classes main still counts in rows (a class of one patient's rows)
-AWAITING_PERSONS = {
-    "Mondrian": "finding 3 (personkanon): k counts rows; one patient's 60 rows make a class",
-    "Local recoding": "finding 3 (personkanon): k counts rows",
-    "Fragmentation": "finding 3 (personkanon): k counts rows in a fragment",
-}
+#: k-anonymity mechanisms whose classes main still counts in rows (a class of one patient's rows); empty since
+#: personkanon (finding 3) was merged
+AWAITING_PERSONS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("mechanism", [
