@@ -165,6 +165,14 @@ def verify(key: bytes, db: sqlite3.Connection) -> ChainReport:
     if stored is None or not hmac.compare_digest(str(stored[0]), head_mac(key, db)):
         report.problems.append("the last release(s), cap change(s) or acknowledgement(s) were deleted")
         report.affected = None
+    last_cap = {b: (n, d) for b, n, d in db.execute(
+        "SELECT budget, new_num, new_den FROM cap_changes ORDER BY id")}  # the latest change of each group wins
+    for fp, num, den in db.execute("SELECT fingerprint, cap_num, cap_den FROM datasets WHERE budget = fingerprint "
+                                   "OR budget = ''"):
+        if fp in last_cap and (num, den) != last_cap[fp]:
+            report.problems.append(f"table {fp[:12]}…: its cap is not the one last recorded")
+            if report.affected is not None:
+                report.affected.add(fp)
     known = {r[0] for r in db.execute("SELECT fingerprint FROM datasets")}
     for eid, fp, budget in db.execute("SELECT id, fingerprint, budget FROM entries"):
         if fp not in known or (budget or fp) not in known:

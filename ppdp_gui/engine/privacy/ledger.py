@@ -319,6 +319,15 @@ class Ledger:
             report = chain.verify(key, db)
             found = "; ".join(report.problems) or "nothing (the chain was intact)"
             record = {"who": _user(), "at": _now(), "reason": reason, "found": found}
+            last = {b: (n, d) for b, n, d in db.execute("SELECT budget, new_num, new_den FROM cap_changes "
+                                                        "ORDER BY id")}
+            for fp, num, den in db.execute("SELECT fingerprint, cap_num, cap_den FROM datasets WHERE budget = "
+                                           "fingerprint OR budget = ''").fetchall():
+                if fp in last and (num, den) != last[fp] and num is not None:  # a cap found changed: recorded
+                    db.execute("INSERT INTO cap_changes(budget, old_num, old_den, new_num, new_den, who, at, reason)"
+                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fp, *last[fp], num, den, record["who"],
+                                                                    record["at"], "found changed outside ppdp_gui; "
+                                                                    "accepted with the acknowledgement: " + reason))
             chain.seal(key, db)  # accept the rows as they are now …
             cur = db.execute("INSERT INTO acknowledgements(who, at, reason, found) VALUES (?, ?, ?, ?)",
                              (record["who"], record["at"], reason, found))

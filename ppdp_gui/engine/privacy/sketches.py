@@ -66,7 +66,7 @@ SAME_NAME_VALUES = 0.5
 #: a column subset identifies people only while this share of its restricted rows are distinct …
 MIN_DISTINCT = 0.8
 #: … and its columns' distinct counts multiply to at least this many times the rows
-MIN_SPACE = 1000.0
+MIN_SPACE = 20.0
 
 _CELL_SALT = np.uint64(0xD6E8FEB86659FD93)
 _PUBLIC_SALT = np.uint64(0xA0761D6478BD642F)
