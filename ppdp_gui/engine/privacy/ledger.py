@@ -597,7 +597,7 @@ class Ledger:
             cap = self._cap(db, group)
             t = self._spent(db, group)
         return Budget(cap, t.total, t.delta, None if cap is None else max(cap - t.total, Fraction(0)), t.n, False,
-                      t.add_remove, t.replace, t.n_replace)
+                      t.add_remove, t.replace, t.n_replace, tuple(self.cap_changes(group)))
 
     def set_cap(self, target, epsilon, label: str = "", *, reason: str | None = None) -> None:
         """Total ε that may ever be spent on the group of `target` (identity or fingerprint; registered if new).

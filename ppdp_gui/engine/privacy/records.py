@@ -265,6 +265,8 @@ class Budget:
     spent_add_remove: Fraction = field(default=Fraction(0), compare=False)
     spent_replace: Fraction = field(default=Fraction(0), compare=False)
     replace_releases: int = 0
+    #: every change of the group's cap (CapChange: who, when, why), oldest first; shown in the custodian record
+    cap_changes: tuple = field(default=(), compare=False)
 
     @property
     def units(self) -> str:
