@@ -63,6 +63,10 @@ VALUE_K = 64
 SAME_VALUES = 0.9
 #: a column with the same folded name is the same column unless fewer than this share of values are shared
 SAME_NAME_VALUES = 0.5
+#: a match on a column subset counts (as a near copy) from this containment on: above the whole-row threshold
+#: (records.NEAR_COPY_CONTAINMENT, 0.5), because a subset's rows carry less information than whole rows (two
+#: disjoint 2,000-row samples of Mushroom reached 0.504 once in 20 at 0.5; none at this level, docs/trust.md)
+SUBSET_CONTAINMENT = 0.7
 #: a column subset identifies people only while this share of its restricted rows are distinct …
 MIN_DISTINCT = 0.8
 #: … and its columns' distinct counts multiply to at least this many times the rows
@@ -282,7 +286,7 @@ def match(sketch: RobustSketch, cells: CellHashes, values: list[np.ndarray], key
         best = max(best, both / len(stored), both / len(got))
         if best >= 1.0:
             break
-    return best
+    return best if best >= SUBSET_CONTAINMENT else 0.0
 
 
 # ---- persons ------------------------------------------------------------------------------------------------
