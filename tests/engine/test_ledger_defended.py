@@ -232,3 +232,13 @@ def test_replace_one_releases_of_near_copies_with_different_row_counts_are_refus
         ledger.reserve(identity, "DP-PCA", {}, Fraction(1, 2), neighbouring=REPLACE)
     ledger.reserve(identity, "Laplace histogram", {}, Fraction(1, 2))  # add/remove: counted twice, allowed
     ledger.reserve(ledger.identify(frame), "DP-PCA", {}, Fraction(1, 2), neighbouring=REPLACE)  # same table: fine
+
+
+def test_identifier_columns_dropped_or_rewritten_in_any_number_still_match(tmp_path):
+    """Columns no release reads (identifiers, the person column) get a row sample of their own: dropping or
+    rewriting three of them at once is still the same people."""
+    frame = patients().assign(mrn=[f"M{i:06d}" for i in range(200)], phone=[f"555-{i:04d}" for i in range(200)])
+    roles = {"patient_name": Role.IDENTIFIER, "mrn": Role.IDENTIFIER, "phone": Role.IDENTIFIER}
+    ledger = _spent(tmp_path, dataset_from_frame(frame, roles=roles))
+    edited = frame.drop(columns=["mrn", "phone"]).assign(patient_name="(removed)")
+    _refused(ledger, dataset_from_frame(edited, roles={"patient_name": Role.IDENTIFIER}))

@@ -411,7 +411,8 @@ class Ledger:
             hashes = canonical_row_hashes(frame)
         fp = dataset_fingerprint(hashes, frame.columns, key)
         keyed = keyed_row_hashes(hashes, key)
-        cells = sketches.cell_hashes(frame)
+        schema = getattr(dataset, "schema", ()) or ()
+        cells = sketches.cell_hashes(frame, [c.name for c in schema if c.role.never_released])
         person = getattr(dataset, "person_column", None)
         persons = sketches.person_hashes(frame, person, key) if person and person in frame.columns else None
         with self._read() as db:

@@ -55,6 +55,8 @@ MAX_CELLS = 25_000_000
 PAIR_COLUMNS = 16
 #: at most this many known columns may be missing (dropped or rewritten) from a new table that matches
 MAX_REMOVED = 2
+#: rows summed over the column subsets tried against one known table, at most (about 0.1 s per 10 million)
+MAX_WORK = 40_000_000
 #: expected number of distinct restricted rows in each stored sample
 SAMPLE = 128
 #: distinct values kept per column (the column pairing's bottom-k sample)
@@ -107,14 +109,19 @@ class CellHashes:
 
     names: list[str]
     cells: np.ndarray  # (columns, rows) uint64
+    #: positions of the columns no release ever reads (identifiers, the person column: Role.never_released); the
+    #: rows restricted to the others get a sample of their own, so rewriting or dropping any number of them
+    #: still matches
+    unreleased: tuple[int, ...] = ()
 
     @property
     def n_rows(self) -> int:
         return int(self.cells.shape[1]) if self.cells.ndim == 2 else 0
 
 
-def cell_hashes(frame: pd.DataFrame) -> CellHashes | None:
-    """The table's canonical cells, or None for a table too wide or too large to keep subset samples for."""
+def cell_hashes(frame: pd.DataFrame, unreleased=()) -> CellHashes | None:
+    """The table's canonical cells, or None for a table too wide or too large to keep subset samples for.
+    `unreleased`: the names of the columns no release reads (see CellHashes)."""
     n, m = frame.shape
     if m == 0 or n == 0 or m > MAX_COLUMNS or m * n > MAX_CELLS:
         return None
@@ -123,7 +130,9 @@ def cell_hashes(frame: pd.DataFrame) -> CellHashes | None:
         h = _canonical_cells(frame.iloc[:, j])
         h ^= _CELL_SALT
         cells[j] = _mix64(h)
-    return CellHashes([fold_name(c) for c in frame.columns], cells)
+    skip = set(unreleased)
+    return CellHashes([fold_name(c) for c in frame.columns], cells,
+                      tuple(j for j, c in enumerate(frame.columns) if c in skip))
 
 
 # ---- keyed values -------------------------------------------------------------------------------------------
@@ -206,6 +215,8 @@ def build(cells: CellHashes, key: bytes, values: list[np.ndarray] | None = None)
     removals: list[tuple[int, ...]] = [()] + [(j,) for j in range(m)]
     if m <= PAIR_COLUMNS:
         removals += list(combinations(range(m), 2))
+    if len(cells.unreleased) > 2:
+        removals.append(tuple(sorted(cells.unreleased)))
     samples = {}
     for removed in removals:
         if len(removed) >= m:
@@ -260,12 +271,15 @@ def match(sketch: RobustSketch, cells: CellHashes, values: list[np.ndarray], key
     columns they share; 0 when no column subset they share can tell people apart (see the module docstring)."""
     pairs = pair_columns(sketch, cells.names, values)
     m = len(sketch.names)
-    missing = tuple(j for j in range(m) if j not in pairs)
-    if len(missing) > MAX_REMOVED:
-        return 0.0
-    tries = [missing] + [tuple(sorted(missing + (j,))) for j in sorted(pairs) if len(missing) < MAX_REMOVED]
+    missing = set(j for j in range(m) if j not in pairs)
+    # every stored column subset that leaves out at least the missing columns, the largest subsets first
+    tries = sorted((r for r in sketch.samples if missing <= set(r)), key=lambda r: (len(r), r))
     best = 0.0
+    work = 0
     for removed in tries:
+        work += cells.n_rows
+        if work > MAX_WORK and removed != tries[0]:
+            break  # a very large table: the smallest subsets only (each try is a pass over its rows)
         stored = sketch.samples.get(removed)
         kept = [j for j in range(m) if j not in removed]
         if stored is None or not len(stored) or not kept or not _space_ok(sketch, kept, sketch.n_rows):
