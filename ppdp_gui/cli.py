@@ -393,7 +393,11 @@ def cmd_sweep(args) -> int:
     for name, value in result.reference.items():
         _say(f"reference {name}: {value:.4g}")
     if args.output:
-        _say(f"rows written to {export_table(result.rows, args.output, source=data.source)}")
+        from ppdp_gui.engine.data.outputs import OutputPlan
+        outputs = OutputPlan(source=data.source, inputs=recipe_inputs(recipe, args), overwrite=args.overwrite)
+        outputs.add(args.output, "the sweep's figures")
+        outputs.check()
+        _say(f"rows written to {export_table(result.rows, args.output, source=data.source, protected=outputs.guard)}")
     return 0
 
 
@@ -560,6 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--holdout", type=float, default=1 / 3, help="share held out for testing (0 for none)")
     p.add_argument("--seed", type=int, help="make the simulation reproducible")
     p.add_argument("--output", "-o", help="write every run's figures to this table")
+    p.add_argument("--overwrite", action="store_true", help="let --output replace an existing file")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")

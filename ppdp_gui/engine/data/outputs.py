@@ -12,7 +12,12 @@ action goes through an `OutputPlan`:
 - no two outputs the same file.
 
 `OutputPlan.check` raises one DataError naming the file and the button or option to use; the publish path calls
-it before planning, so a refused output costs no ε. `guard` is the list the atomic writer (writer.py) checks
+it before planning, so a refused output costs no ε.
+
+Writers that are not part of a command with named inputs (a chart's PNG, a hierarchy saved from the editor, a
+project, the ledger window's export) still may not replace what this process read: `pipeline.load` remembers the
+table and hierarchy files of every recipe it loads (`remember_inputs`), and the atomic writer refuses them and the
+default ledger's files (`refuse_protected`) at the lowest level, whoever calls it. `guard` is the list the atomic writer (writer.py) checks
 again at the moment it renames each file into place. `safe_release_id` makes a release id (read back from an
 earlier release note, so possibly anything) safe to use in a file name.
 """
@@ -21,11 +26,52 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 from ppdp_gui.engine.errors import DataError
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z_-]+")
+_REMEMBERED: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def remember_inputs(*paths) -> None:
+    """Files this process read as a table or a hierarchy: no writer may replace them (see the module docstring)."""
+    with _LOCK:
+        _REMEMBERED.update(str(_real(p)) for p in paths if p)
+
+
+def remembered_inputs() -> list[Path]:
+    with _LOCK:
+        return [Path(p) for p in sorted(_REMEMBERED)]
+
+
+def _default_ledger_files() -> list[Path]:
+    from ppdp_gui.engine.privacy.ledger import default_ledger_path
+    db = default_ledger_path()
+    return [db, db.with_name(db.name + ".key"), db.with_name(db.name + "-journal")]
+
+
+def refuse_protected(target) -> None:
+    """The last check of every atomic write: never a file this process read as an input, nor the default ledger."""
+    for inp in remembered_inputs():
+        if same_file(target, inp):
+            raise DataError("is a table or hierarchy this app read as an input; it must never overwrite it, so "
+                            "choose another name", path=str(target))
+    for led in _default_ledger_files():
+        if same_file(target, led):
+            raise DataError("is the privacy budget ledger or its key; this app must never overwrite it, so choose "
+                            "another name", path=str(target))
+
+
+def check_output(path, what: str, *, overwrite: bool = True, inputs=(), ledger=None) -> Path:
+    """One output outside a command (a chart, a hierarchy, a project): the plan's rules for that one file.
+    `overwrite` defaults to True because a window's save dialog has already asked before replacing a file."""
+    plan = OutputPlan(inputs=inputs, ledger=ledger, overwrite=overwrite)
+    p = plan.add(path, what)
+    plan.check()
+    return p
 _ID_LENGTH = 64
 
 
@@ -57,10 +103,11 @@ class OutputPlan:
         self.overwrite = bool(overwrite)
         self.inputs: list[Path] = []
         src = getattr(source, "path", source)
-        for p in [src, *inputs]:
+        for p in [src, *inputs, *remembered_inputs()]:
             if p:
                 self.inputs.append(Path(os.path.expanduser(os.fspath(p))))
         self.ledger_files: list[Path] = list(ledger.protected_paths()) if ledger is not None else []
+        self.ledger_files += _default_ledger_files()
         self.ledger_files += [Path(p) for p in protected if p]
         self.outputs: list[tuple[Path, str, bool]] = []
 

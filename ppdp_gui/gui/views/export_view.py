@@ -22,6 +22,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.privacy.records import units_note
 from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
@@ -257,6 +258,13 @@ class ExportView(StepView):
             return
         path = Path(text).expanduser()
         note_to = note_path(path) if self.report_check.isChecked() else None
+        try:  # the one output guard (data/outputs.py), here where the window knows its inputs
+            from ppdp_gui.engine.pipeline.export import check_outputs
+            check_outputs(path, note_path=note_to, source=ds.source, ledger=self.session.ledger,
+                          inputs=list(self.session.recipe().taxonomy_files.values()), overwrite=True)
+        except (PpdpError, OSError) as exc:  # shown to the custodian, nothing is written
+            show_error(self, exc, context="The release was not exported.")
+            return
         ledger = None
         if record.ledger_path or record.cost.is_dp:
             try:
