@@ -463,7 +463,7 @@ class Ledger:
                 found.append(max(containment(keyed, np.frombuffer(blob, dtype="<u8"))))
             if persons is not None and identity.persons is not None:
                 found.append(max(containment(identity.persons, np.frombuffer(persons, dtype="<u8"))))
-            if robust is not None and identity.cells is not None and max(found) < 1.0:
+            if robust is not None and identity.cells is not None and identity.cells.available and max(found) < 1.0:
                 if values is None:
                     values = sketches.column_values(identity.cells, key)
                 found.append(sketches.match(sketches.RobustSketch.from_bytes(robust), identity.cells, values, key))
@@ -508,7 +508,8 @@ class Ledger:
             return budget, False
         key = self._secret()
         sketch = bottom_k(self._keyed(identity))
-        robust = None if identity.cells is None else sketches.build(identity.cells, key).to_bytes()
+        cells = identity.cells if identity.cells is not None and identity.cells.available else None
+        robust = None if cells is None else sketches.build(cells, key).to_bytes()
         persons = None if identity.persons is None else bottom_k(identity.persons).astype("<u8").tobytes()
         root = budget == identity.fingerprint
         cap = self.default_cap if root else None
@@ -622,11 +623,19 @@ class Ledger:
                     "reason: in the window, File → Privacy budget ledger → Change cap…; or ppdp ledger cap "
                     f"{group[:12]} {fmt(cap)} --reason \"…\". Nothing was run or charged.")
             if old == cap:
+                self._forget_cells(target)
                 return
             db.execute("UPDATE datasets SET cap_num = ?, cap_den = ? WHERE fingerprint = ?",
                        (str(cap.numerator), str(cap.denominator), group))
             self._record_cap(db, group, old, cap, why or ("lowered by a run" if old is not None and existed
                                                            else "set by a run before its first release"))
+        self._forget_cells(target)
+
+    def _forget_cells(self, target) -> None:
+        """The canonical cells of a registered table are not needed again (its exact fingerprint is known now)."""
+        target = self._remembered(target)
+        if isinstance(target, DatasetIdentity) and target.cells is not None:
+            target.cells.release()
 
     def find(self, prefix: str) -> str:
         """The budget group of a dataset named by a fingerprint prefix (at least 6 characters) or its label."""
@@ -706,6 +715,7 @@ class Ledger:
                  str(dlt.denominator), created, str(label), group, str(release_id), kind))
             entry_id = int(cur.lastrowid)
             self._append(db, "entries", chain.ENTRY_FIELDS, chain.entry_mac, entry_id)
+        self._forget_cells(target)
         if not isinstance(target, DatasetIdentity):
             return entry_id
         return LedgerEntry(entry_id, fp, str(mechanism), json.loads(params_text), eps, dlt, created, None, None,

@@ -50,7 +50,7 @@ from ppdp_gui.engine.privacy.fingerprint import _NA_HASH, _cell_hashes, _hash_va
 #: subset samples are kept for tables of at most this many columns …
 MAX_COLUMNS = 64
 #: … and cells (the canonical cells of a table are held in memory while it is identified: 8 bytes each)
-MAX_CELLS = 25_000_000
+MAX_CELLS = 12_000_000
 #: all-but-two subsets are kept up to this many columns (1 + m + m(m-1)/2 samples)
 PAIR_COLUMNS = 16
 #: at most this many known columns may be missing (dropped or rewritten) from a new table that matches
@@ -116,7 +116,16 @@ class CellHashes:
 
     @property
     def n_rows(self) -> int:
-        return int(self.cells.shape[1]) if self.cells.ndim == 2 else 0
+        return int(self.cells.shape[1]) if self.cells is not None and self.cells.ndim == 2 else 0
+
+    @property
+    def available(self) -> bool:
+        return self.cells is not None
+
+    def release(self) -> None:
+        """Drop the matrix (8 bytes a cell) once the table is registered: an identity handed back to a window or
+        kept in a plan then no longer holds it."""
+        self.cells = None
 
 
 def cell_hashes(frame: pd.DataFrame, unreleased=()) -> CellHashes | None:
