@@ -411,9 +411,10 @@ class Ledger:
             hashes = canonical_row_hashes(frame)
         fp = dataset_fingerprint(hashes, frame.columns, key)
         keyed = keyed_row_hashes(hashes, key)
-        schema = getattr(dataset, "schema", ()) or ()
+        is_frame = isinstance(dataset, pd.DataFrame)  # (a frame's attributes are its columns: never ask it)
+        schema = () if is_frame else (getattr(dataset, "schema", ()) or ())
         cells = sketches.cell_hashes(frame, [c.name for c in schema if c.role.never_released])
-        person = getattr(dataset, "person_column", None)
+        person = None if is_frame else getattr(dataset, "person_column", None)
         persons = sketches.person_hashes(frame, person, key) if person and person in frame.columns else None
         with self._read() as db:
             known = db.execute("SELECT 1 FROM datasets WHERE fingerprint = ?", (fp,)).fetchall()
