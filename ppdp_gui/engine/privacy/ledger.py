@@ -30,13 +30,18 @@ Each entry records the neighbouring relation its ε is stated for (schema 3; old
 mechanisms are ε-DP for one record added or removed; DP-PCA and the record baselines for one record replaced
 (they publish the row count, so they are not add/remove DP at all). A group's total is the plain sum while all
 its releases are add/remove; once one is replace-one, the only sound total is in replace-one units,
-Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that.
+Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that. Replace-one
+releases of near copies with different row counts do not compose and are refused (`_refuse_mixed_n`).
+
+Schema 4 (issue 27): a table is also recognised after routine edits (columns dropped, added, renamed or rewritten,
+case, spacing, number spelling; sketches.py) and, with a person column, by its person ids; a cap is raised only
+with a recorded reason; every entry, cap change and acknowledgement is sealed in a MAC chain (chain.py,
+ledger_audit.py) checked on open and by every reservation.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import hashlib
 import hmac
 import json
@@ -46,7 +51,6 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, overload
@@ -58,10 +62,11 @@ from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
 from ppdp_gui.engine.privacy import chain, sketches
 from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
                                                  keyed_row_hashes, legacy_fingerprint_v1)
+from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
-                                             CapChange, DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
-                                             combined_total, exact, fmt, neighbouring_kind, over_cap_message)
+                                             DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
+                                             exact, fmt, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
@@ -83,28 +88,13 @@ def default_ledger_path() -> Path:
     return Path(base) / "ppdp_gui" / "ledger.sqlite"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError, ImportError):  # no user name in this environment
-        return ""
-
-
-def _frac(num, den) -> Fraction:
-    return Fraction(int(num), int(den))
-
-
 def _entry(row) -> LedgerEntry:
     return LedgerEntry(row[0], row[1], row[2], json.loads(row[3]), _frac(row[4], row[5]), _frac(row[6], row[7]),
                        row[8], row[9], row[10], row[11], row[12] or "", row[13] or row[1],
                        neighbouring_kind(row[14]))
 
 
-class Ledger:
+class Ledger(LedgerAudit):
     """Budget ledger in one SQLite file; safe to use from several threads and processes at once.
 
     A connection is opened per call (cheap) so that a Ledger object can be shared with worker threads.
@@ -281,115 +271,6 @@ class Ledger:
                     "again; restore the original key from a backup. Nothing was run or charged.")
             self._key = key
         return self._key
-
-    # ---- tamper evidence (chain.py) -----------------------------------------------------------------------
-    def _seal_if_needed(self) -> None:
-        """Seal (compute the MACs of) a ledger written before schema 4, once, by the first opening with the key.
-        A brand-new ledger is sealed empty. Nothing is sealed without the key (it stays unsealed and unchecked)."""
-        with self._read() as db:
-            sealed = db.execute("SELECT value FROM meta WHERE key = 'chain'").fetchone()
-        if sealed is not None:
-            return
-        key = chain.chain_key(self._secret())
-        with self._write() as db:
-            if db.execute("SELECT value FROM meta WHERE key = 'chain'").fetchone() is None:
-                chain.seal(key, db)
-
-    def _chain_key(self) -> bytes:
-        return chain.chain_key(self._secret())
-
-    def check(self) -> chain.ChainReport:
-        """Every MAC of the ledger checked: deleted, altered, inserted or reordered rows (`ppdp ledger --check`)."""
-        key = self._chain_key()
-        with self._read() as db:
-            report = chain.verify(key, db)
-        self.chain_report = report
-        return report
-
-    def acknowledge(self, reason: str) -> dict:
-        """The custodian has looked at what the tamper check found and accepts the ledger as it now is: recorded
-        (who, when, why, what was found, chained like everything else), then every MAC is computed again. Until
-        then DP releases of the affected tables are refused. Returns the acknowledgement as recorded."""
-        reason = " ".join(str(reason or "").split())
-        if not reason:
-            raise ParameterError("say why the ledger's changes are accepted (--reason \"…\", or the reason box in "
-                                 "the window)")
-        key = self._chain_key()
-        with self._write() as db:
-            report = chain.verify(key, db)
-            found = "; ".join(report.problems) or "nothing (the chain was intact)"
-            record = {"who": _user(), "at": _now(), "reason": reason, "found": found}
-            last = {b: (n, d) for b, n, d in db.execute("SELECT budget, new_num, new_den FROM cap_changes "
-                                                        "ORDER BY id")}
-            for fp, num, den in db.execute("SELECT fingerprint, cap_num, cap_den FROM datasets WHERE budget = "
-                                           "fingerprint OR budget = ''").fetchall():
-                if fp in last and (num, den) != last[fp] and num is not None:  # a cap found changed: recorded
-                    db.execute("INSERT INTO cap_changes(budget, old_num, old_den, new_num, new_den, who, at, reason)"
-                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fp, *last[fp], num, den, record["who"],
-                                                                    record["at"], "found changed outside ppdp_gui; "
-                                                                    "accepted with the acknowledgement: " + reason))
-            chain.seal(key, db)  # accept the rows as they are now …
-            cur = db.execute("INSERT INTO acknowledgements(who, at, reason, found) VALUES (?, ?, ?, ?)",
-                             (record["who"], record["at"], reason, found))
-            ack_id = int(cur.lastrowid)
-            row = db.execute(f"SELECT {', '.join(chain.ACK_FIELDS)} FROM acknowledgements WHERE id = ?",
-                             (ack_id,)).fetchone()
-            prev = db.execute("SELECT mac FROM acknowledgements WHERE id < ? ORDER BY id DESC LIMIT 1",
-                              (ack_id,)).fetchone()
-            db.execute("UPDATE acknowledgements SET mac = ? WHERE id = ?",
-                       (chain.ack_mac(key, prev[0] if prev else chain._GENESIS, row), ack_id))
-            chain.set_head(key, db)  # … and this acknowledgement after them
-        self.chain_report = self.check()
-        return {"id": ack_id, **record}
-
-    def acknowledgements(self) -> list[dict]:
-        with self._read() as db:
-            return [dict(zip(("id", "who", "at", "reason", "found"), r)) for r in
-                    db.execute("SELECT id, who, at, reason, found FROM acknowledgements ORDER BY id")]
-
-    def _refuse_if_tampered(self, db, key: bytes, group: str) -> None:
-        report = chain.verify(key, db)
-        self.chain_report = report
-        if report.affects(group):
-            raise BudgetError(
-                "the privacy ledger was changed outside ppdp_gui (" + "; ".join(report.problems[:3])
-                + (" …" if len(report.problems) > 3 else "") + "), so what was spent on this table can no longer "
-                "be trusted. Nothing was run or charged. The custodian must look at it and acknowledge it: in the "
-                "window, File → Privacy budget ledger → Acknowledge changes…; or ppdp ledger acknowledge --reason "
-                "\"…\" (see ppdp ledger --check).")
-
-    def _seal_dataset(self, db, fp: str) -> None:
-        key = self._chain_key()
-        row = db.execute(f"SELECT {', '.join(chain.DATASET_FIELDS + chain.DATASET_BLOBS)} FROM datasets "
-                         "WHERE fingerprint = ?", (fp,)).fetchone()
-        db.execute("UPDATE datasets SET mac = ? WHERE fingerprint = ?", (chain.dataset_mac(key, row[:4], row[4:]), fp))
-
-    def _append(self, db, table: str, fields, fn, row_id: int) -> None:
-        key = self._chain_key()
-        prev = db.execute(f"SELECT mac FROM {table} WHERE id < ? ORDER BY id DESC LIMIT 1", (row_id,)).fetchone()
-        row = db.execute(f"SELECT {', '.join(fields)} FROM {table} WHERE id = ?", (row_id,)).fetchone()
-        db.execute(f"UPDATE {table} SET mac = ? WHERE id = ?", (fn(key, prev[0] if prev else chain._GENESIS, row),
-                                                                 row_id))
-        chain.set_head(key, db)
-
-    def _record_cap(self, db, budget: str, old: Fraction | None, new: Fraction, reason: str) -> None:
-        cur = db.execute("INSERT INTO cap_changes(budget, old_num, old_den, new_num, new_den, who, at, reason) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (budget, None if old is None else str(old.numerator),
-                          None if old is None else str(old.denominator), str(new.numerator), str(new.denominator),
-                          _user(), _now(), reason))
-        self._append(db, "cap_changes", chain.CAP_FIELDS, chain.cap_mac, int(cur.lastrowid))
-
-    def cap_changes(self, target=None) -> list[CapChange]:
-        """Every cap set or changed (who, when, why), of one budget group (identity or fingerprint) or all."""
-        with self._read() as db:
-            query, args = "SELECT budget, old_num, old_den, new_num, new_den, who, at, reason FROM cap_changes", []
-            if target is not None:
-                query += " WHERE budget = ?"
-                args.append(self._group_of(db, target)[0])
-            rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [CapChange(b, None if on is None else _frac(on, od), _frac(nn, nd), who, at, why)
-                for b, on, od, nn, nd, who, at, why in rows]
 
     # ---- identity -------------------------------------------------------------------------------------------
     def identify(self, dataset, *, label: str = "", separate: bool = False) -> DatasetIdentity:
