@@ -115,7 +115,8 @@ class LedgerAudit:
         key = self._chain_key()
         row = db.execute(f"SELECT {', '.join(chain.DATASET_FIELDS + chain.DATASET_BLOBS)} FROM datasets "
                          "WHERE fingerprint = ?", (fp,)).fetchone()
-        db.execute("UPDATE datasets SET mac = ? WHERE fingerprint = ?", (chain.dataset_mac(key, row[:4], row[4:]), fp))
+        db.execute("UPDATE datasets SET mac = ? WHERE fingerprint = ?",
+                   (chain.dataset_mac(key, row[:4], row[4:]), fp))
 
     def _append(self, db, table: str, fields, fn, row_id: int) -> None:
         key = self._chain_key()
