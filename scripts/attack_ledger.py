@@ -257,7 +257,8 @@ def main() -> int:
         print(f"thresholds: near copy at containment >= {NEAR_COPY_CONTAINMENT} (whole rows, person ids), "
               f">= {sketches.SUBSET_CONTAINMENT} (column subsets); a column subset identifies people "
               f"when >= {sketches.MIN_DISTINCT:.0%} of its rows are distinct and its columns' value counts multiply "
-              f"to >= {sketches.MIN_SPACE:g} x rows; up to {sketches.MAX_REMOVED} known columns may be missing")
+              f"to >= {sketches.MIN_SPACE:g} x rows; up to {sketches.MAX_REMOVED} known columns may be missing (any "
+              "number of the columns no release reads)")
         print("\n## routine edits of a spent table (cap 2 spent; a random mix of column drops (0-2), adds, renames, "
               "case and spacing changes, number spelling, row and column order)")
         adult = pd.read_csv(data / "adult" / "adult_all.csv.gz", dtype=str, keep_default_na=False)
