@@ -281,8 +281,11 @@ def match(sketch: RobustSketch, cells: CellHashes, values: list[np.ndarray], key
     pairs = pair_columns(sketch, cells.names, values)
     m = len(sketch.names)
     missing = set(j for j in range(m) if j not in pairs)
-    # every stored column subset that leaves out at least the missing columns, the largest subsets first
-    tries = sorted((r for r in sketch.samples if missing <= set(r)), key=lambda r: (len(r), r))
+    # the stored column subsets that leave out the missing columns and at most one more (a column rewritten with
+    # similar values), and the subset without the columns no release reads; the largest subsets first. Bounded
+    # (about m + 2 passes over the rows) so that a monthly extract of other patients is ruled out quickly.
+    tries = sorted((r for r in sketch.samples if missing <= set(r) and
+                    (len(r) <= len(missing) + 1 or len(r) > MAX_REMOVED)), key=lambda r: (len(r), r))
     best = 0.0
     work = 0
     for removed in tries:
