@@ -5,7 +5,8 @@
 2. Each table is written to a temporary file beside its target (formulas neutralised, injectively), read back
    with the reader as text, and every claim about it is recounted on what was read (`engine.checks`). If any
    recount fails, every temporary file is removed and nothing is published (CheckError).
-3. Only then are the files renamed into place; the release note (which lists each file's sha256) and the
+3. Only then are the files renamed into place; the ledger entry of a DP release gets the release's hash (not
+   before: an entry without one means "no output"); the release note (which lists each file's sha256) and the
    custodian record (ledger folder, plus a copy where the custodian asks) are written atomically after them.
 
 A caller may follow the stages (`progress(fraction, message)`) and veto the renaming (`before_commit()`, called
@@ -216,6 +217,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     finally:
         for st in staged.values():
             st.discard()  # a no-op for committed files (their temporary name is gone)
+    published = _output_recorded(published, ledger)
     files = [{"table": name, "file": st.target.name, "sha256": st.sha256,
               "rows": _rows(published, name),
               "columns": [str(c) for c in published.release.tables()[name].columns]} for name, st in staged.items()]
@@ -246,6 +248,17 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
+
+
+def _output_recorded(published: Published, ledger) -> Published:
+    """The ledger entry of a DP release gets the release's hash once its file exists (run_release leaves the
+    entry without one: "no output" until then). Exporting the same release again records nothing new."""
+    entry = published.ledger_entry
+    if ledger is None or entry is None or getattr(entry, "output_hash", None) == published.output_hash:
+        return published
+    ledger.complete(entry.id, published.output_hash)
+    fresh = ledger.entry(entry.id) if hasattr(ledger, "entry") else None
+    return dataclasses.replace(published, ledger_entry=fresh if fresh is not None else entry)
 
 
 def _rows(published: Published, name: str) -> int:

@@ -7,6 +7,11 @@ the release makes is recounted by the independent checker on the tables in memor
 export recounts them again on the bytes written. The result is one `Published`; when a ledger is used, its
 custodian record is written at once into the ledger's folder (the ε is spent whether or not it is exported).
 
+Once ε is reserved, nothing that only serves the custodian may stop the run: utility and risk figures that fail
+(scikit-learn on a degenerate sample, say) are recorded as failed in the custodian record's warnings, never
+raised. The ledger entry gets the release's hash only when `export` has put a file in place; until then it says
+"no output" (an entry without a hash).
+
 A release is never seeded, except when the environment variable PPDP_TEST_SEED is set (tests only): then the
 noise, the release id and the time stamp are fixed, and the note says "seeded for a test".
 """
@@ -73,13 +78,23 @@ def risk_figures(sizes: np.ndarray | None) -> dict[str, float]:
 
 
 def _figures(plan: Plan, release: Release, notes: list[str]) -> tuple[dict, np.ndarray | None]:
+    """Utility and risk figures for the custodian. They run after ε is reserved, so no failure of theirs may
+    stop the run: any exception is a note in the custodian record ("could not be computed"), never raised."""
     out: dict[str, float] = {}
     try:
         out = {str(k): float(v) for k, v in (plan.mechanism.measures(release, plan.dataset, None) or {}).items()}
     except PpdpError as exc:
         notes.append(f"Utility figures not available: {exc}")
-    sizes = class_sizes(release)
-    out.update(risk_figures(sizes))
+    except Exception as exc:  # noqa: BLE001 - after the reservation: recorded, never raised (module docstring)
+        notes.append(f"Utility figures could not be computed ({type(exc).__name__}: {exc}); the release itself "
+                     "is complete and checked.")
+    sizes = None
+    try:
+        sizes = class_sizes(release)
+        out.update(risk_figures(sizes))
+    except Exception as exc:  # noqa: BLE001 - as above
+        notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
+                     "complete and checked.")
     return out, sizes
 
 
@@ -126,9 +141,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         raise CheckError(f"{mech.name}: the independent check failed, nothing can be exported: "
                          + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
     digest = release.records.digest() if release.records is not None else content_hash(release.table)
-    if entry is not None:
-        ledger.complete(entry.id, digest)
-        entry = ledger.entry(entry.id)
+    if entry is not None:  # its output hash is recorded by `export`, once a file exists
         budget = ledger.budget(identity)
     yield Progress(0.93, "computing utility and risk figures for you (not for publication)")
     notes: list[str] = []
