@@ -37,8 +37,8 @@ def parse_role(text: str):
     try:
         return _parse(text, "--role")
     except DataError:
-        raise ParameterError(f"unknown role {text!r}; use one of identifier, quasi-identifier, sensitive, class, "
-                             "insensitive (or qi, id, sa)") from None
+        raise ParameterError(f"unknown role {text!r}; use one of identifier, person, quasi-identifier, sensitive, "
+                             "class, insensitive (or qi, id, sa)") from None
 
 
 def parse_domain(column: str, text: str):
@@ -274,6 +274,8 @@ def cmd_run(args) -> int:
         recipe.mechanism = args_mech
     ledger = open_ledger(args.ledger)
     data = loaded.dataset
+    if args.confirm_roles:  # the custodian's confirmation of the guesses shown (ColumnSpec.guessed)
+        data = data.confirm_guesses()
     if args.cap is not None:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
@@ -432,8 +434,10 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
                         "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
                         "release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
-                   help="rows with a missing value: drop them (default; a column missing in more than half the "
-                        "rows is then left out instead, and the run says so) or keep 'missing' as a category")
+                   help="rows with a missing value: keep them, a blank being the category '(missing)' (default; "
+                        "a numeric column keeps an empty cell), or drop them (a column missing in more than half "
+                        "the rows is then left out instead, and the run says so; refused by the mechanisms that "
+                        "are private for one record replaced, whose row count must not depend on the data)")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
     p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
@@ -468,6 +472,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(kept in the custodian record); without it such a column stops the release")
     p.add_argument("--allow-data-domains", action="store_true",
                    help="take missing domains from the data; the release is then NOT ε-DP and says so")
+    p.add_argument("--confirm-roles", action="store_true",
+                   help="I confirm the roles and kinds `ppdp inspect` shows (the window's “Confirm roles and "
+                        "kinds”): a differentially private release refuses guesses read from the values otherwise")
     p.add_argument("--separate-dataset", action="store_true",
                    help="confirm that a table the ledger sees as a near copy of a known one is about other people "
                         "(recorded in the ledger)")

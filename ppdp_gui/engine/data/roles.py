@@ -237,6 +237,40 @@ class ColumnFacts:
         return present_sample(self.frame[name])
 
 
+class Reason(str):
+    """Why a role was guessed, in plain words, and whether the guess read the column's values (`from_values`).
+
+    Only rule 1 (a direct identifier, a person's name or free text, by the name alone) reads nothing but the
+    name; every later rule runs after the free-text rule, which reads values, or reads values itself (distinct
+    counts, dates), so one record more or less can change its outcome. A differentially private plan accepts
+    only guesses that did not read values, unless the custodian stated or confirmed the role (plan.py)."""
+
+    from_values: bool = True
+
+    def __new__(cls, text: str, from_values: bool = True) -> "Reason":
+        out = super().__new__(cls, text)
+        out.from_values = bool(from_values)
+        return out
+
+    def __reduce__(self):  # pickled to and from the window's worker processes with its flag
+        return (Reason, (str(self), self.from_values))
+
+
+def guessed_parts(reasons: dict, names, given_roles=(), given_kinds=()) -> dict[str, frozenset]:
+    """{column: what of it was read from the values and not given} — "role" when its role was not given and its
+    guess read values (`Reason.from_values`), "kind" when its kind was not given (the kind rule always reads
+    values). Kept on each `ColumnSpec.guessed`; a DP plan asks for them to be stated or confirmed."""
+    out = {}
+    for name in names:
+        parts = set()
+        if name not in given_roles and getattr(reasons.get(name, (None, None))[1], "from_values", True):
+            parts.add("role")
+        if name not in given_kinds:
+            parts.add("kind")
+        out[name] = frozenset(parts)
+    return out
+
+
 def _hit(words: set[str], vocabulary: frozenset) -> str | None:
     found = sorted(words & vocabulary)
     return found[0] if found else None
@@ -341,7 +375,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
                           "record: left out of the release")
         if role is None:
             role, reason = Role.INSENSITIVE, "nothing in its name or values suggests a role: published as is"
-        out[name] = (role, reason)
+        out[name] = (role, Reason(reason, from_values=not by_name))
     return out
 
 

@@ -80,6 +80,7 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
         data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
                           roles=recipe.roles or None, **kwargs)
+    data = _mark_guesses(data, recipe.guessed)
     out = Loaded(data)
     out.notes += list(data.source.notes)  # how the file was read (formulas, merged cells, the sheet chosen)
     if recipe.source_sha256 and source_changed(recipe):
@@ -118,6 +119,16 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         data = data.with_column(col, domain=domain)
     out.dataset = data
     return out
+
+
+def _mark_guesses(data: Dataset, guessed: dict) -> Dataset:
+    """The recipe's record of what is still a guess (roles and kinds the window saved without confirmation) put
+    back on the columns, besides what the reader itself guessed now."""
+    from dataclasses import replace
+    if not guessed:
+        return data
+    schema = tuple(replace(c, guessed=c.guessed | frozenset(guessed.get(c.name, ()))) for c in data.schema)
+    return replace(data, schema=schema)
 
 
 def _known(data: Dataset, column: str, what: str) -> None:

@@ -16,6 +16,8 @@ A *build spec* names a builder and its few public choices, spelled as on the com
 Origin follows the builder: a tree whose leaves are the column's own values (flat, intervals, dates, mask, icd)
 is ``origin="data"`` — a differentially private release must not treat its values as public unless the
 custodian allows data domains — and `bands`, built only from the stated bounds, is ``origin="public"``.
+A value "(missing)" (a blank kept as its own category, the default) gets a leaf of its own under the root in the
+trees of numbers, dates and codes (`with_missing_leaf`), so those builders keep working on tables with blanks.
 A spec that is not understood, or values a builder refuses, is one TaxonomyError naming the column (and an
 example value when values are at fault), never a traceback.
 """
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ppdp_gui.engine.data.schema import MISSING_LABEL
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, as_numbers, default_width, masking,
                                                numeric_intervals, ordered_intervals)
@@ -123,6 +126,28 @@ def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
     if isinstance(spec, str):
         spec = parse_spec(column, spec)
     values = pd.Series(values)
+    blanks = spec.kind in MISSING_AS_LEAF and bool((values.astype(str) == MISSING_LABEL).any())
+    if blanks:  # kept missing values ("(missing)", the default policy): a leaf of their own under the root
+        return with_missing_leaf(_build(column, values[values.astype(str) != MISSING_LABEL], spec))
+    return _build(column, values, spec)
+
+
+#: builders whose values are numbers, dates or codes: "(missing)" is none of them, so it is set aside and put
+#: back as its own leaf (flat takes it as any value; bands checks every value against its public bounds)
+MISSING_AS_LEAF = ("intervals", "dates", "mask", "icd9", "icd10")
+
+
+def with_missing_leaf(tax: Taxonomy) -> Taxonomy:
+    """`tax` with the value "(missing)" on its own branch directly under the root, padded ARX-style to the
+    tree's height ("(missing)" at every level below the root) so every leaf stays at one depth."""
+    paths = tax.to_paths()
+    height = max(len(p) for p in paths)
+    out = Taxonomy.from_paths(tax.column, paths + [[MISSING_LABEL] * (height - 1) + [tax.label(tax.root)]])
+    out.origin = getattr(tax, "origin", "public")
+    return out
+
+
+def _build(column: str, values: pd.Series, spec: BuildSpec) -> Taxonomy:
     if spec.kind == "flat":
         # built from the table's own values: marked so, it cannot serve as a public domain for ε-DP
         return Taxonomy.flat(column, values.dropna().astype(str).unique(), origin="data")

@@ -24,7 +24,8 @@ from ppdp_gui.gui.widgets.messages import describe_error
 KINDS = ("numeric", "categorical")
 ROLES = tuple(Role)
 DOMAIN_COL, SET_COL = 4, 5  # the "Public domain" text and its Set… button
-_NA_ACTIONS = {"drop": "Drop rows that have a missing value", "category": "Keep missing as its own category"}
+#: the default (rows kept) first: the window starts with it
+_NA_ACTIONS = {"category": "Keep missing as its own category", "drop": "Drop rows that have a missing value"}
 
 
 def tokens_text(tokens) -> str:
