@@ -162,7 +162,7 @@ class Dataset:
         """Columns whose role, or (for a column that may be released) kind, was read from the values and never
         stated or confirmed by the custodian: what a differentially private plan refuses."""
         return [c.name for c in self.schema
-                if "role" in c.guessed or ("kind" in c.guessed and not c.role.never_released)]
+                if "role" in c.guessed or ("kind" in c.guessed and not Role(c.role).never_released)]
 
     def confirm_guesses(self, columns: Iterable[str] | None = None) -> "Dataset":
         """A copy in which the custodian confirmed the roles and kinds shown (of `columns`, default all): they
