@@ -111,6 +111,8 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
     for col, tax in recipe.taxonomies.items():
         _known(data, col, "a taxonomy")
         data = data.with_column(col, taxonomy=tax)
+    data, notes = _room_for_missing(data)
+    out.notes += notes
     for col, domain in recipe.domains.items():
         _known(data, col, "a domain")
         spec = data.spec(col)
@@ -119,6 +121,33 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         data = data.with_column(col, domain=domain)
     out.dataset = data
     return out
+
+
+def _room_for_missing(data: Dataset) -> tuple[Dataset, list[str]]:
+    """Blanks are kept as the value "(missing)" by default; a taxonomy attached from a file that has no leaf for
+    it gets one directly under its root, so the k-anonymity family keeps working, and the custodian is told.
+    The tree so extended is marked as read from the data (origin "data"): whether the table has a blank decided
+    its shape, so a differentially private release does not take its values as public (add "(missing)" to the
+    hierarchy file, or state the column's domain, to make it public)."""
+    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    from ppdp_gui.engine.taxonomy.from_spec import with_missing_leaf
+    notes: list[str] = []
+    if is_large(data) or data.source.na_policy.action != "category":
+        return data, notes
+    for spec in data.schema:
+        tax = spec.taxonomy
+        if tax is None or spec.kind != "categorical" or tax.has_value(MISSING_LABEL):
+            continue
+        if not (data.frame[spec.name] == MISSING_LABEL).any():
+            continue
+        grown = with_missing_leaf(tax)
+        grown.origin = "data"
+        data = data.with_column(spec.name, taxonomy=grown)
+        notes.append(f"The taxonomy of {spec.name} has no place for missing values, which are kept as "
+                     f"“{MISSING_LABEL}”: that value was added directly under its root. Add it to the hierarchy "
+                     "file to make the tree public for a differentially private release.")
+    return data, notes
 
 
 def _mark_guesses(data: Dataset, guessed: dict) -> Dataset:
