@@ -62,11 +62,11 @@ def test_registered_with_exact_costs():
 def test_encoding_round_trip_and_layout():
     data = ward_table()
     enc = plan_encoding(data, ["age", "stay", "ward", "outcome"])
-    # each category list holds "(missing)" too (part of every stated list of values)
-    assert (enc.p1, enc.p2, enc.width) == (2, 2, 9)
+    # the ward's list holds "(missing)" too (part of every stated list of values but the class's)
+    assert (enc.p1, enc.p2, enc.width) == (2, 2, 8)
     x, clamped = enc.encode(data.frame)
     assert clamped == {} and x.min() >= 0 and x.max() <= 1
-    assert np.allclose(x[:, 2:6].sum(axis=1), 1) and np.allclose(x[:, 6:9].sum(axis=1), 1)
+    assert np.allclose(x[:, 2:6].sum(axis=1), 1) and np.allclose(x[:, 6:8].sum(axis=1), 1)
     back = enc.decode(x)
     for col in ("age", "stay"):
         assert (back[col].to_numpy() == data.frame[col].to_numpy()).all()

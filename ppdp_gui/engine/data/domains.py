@@ -11,7 +11,8 @@ file they chose — and it records where it came from:
 
 Mechanisms never read a domain from the records themselves: they ask `numeric_bounds` / `category_set`, which
 look at `ColumnSpec.domain`, then at a public taxonomy, and otherwise return None. A stated list of values always
-admits the missing-value label "(missing)" (`with_missing`): missing values are kept as that category by default,
+admits the missing-value label "(missing)" (`with_missing`; the class column's list excepted, see
+`category_set`): missing values are kept as that category by default,
 and whether a table has any is itself read from the data, so the label is part of every list, not added on
 demand. The release note says so.
 """
@@ -166,11 +167,15 @@ def with_missing(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def category_set(spec: "ColumnSpec") -> Categories | None:
-    """The column's categories: its domain's (with "(missing)", see `with_missing`), else its taxonomy's leaves
+    """The column's categories: its domain's (with "(missing)", see `with_missing`, except for the class column:
+    its list is the data user's set of labels, and an extra class would change the classifier and InfoGain's
+    sensitivity, so a blank outcome is a class only when the custodian lists it), else its taxonomy's leaves
     (with the taxonomy's origin), else None."""
+    from ppdp_gui.engine.data.schema import Role
     d = spec.domain
     if d is not None and d.categories is not None:
-        return Categories(with_missing(d.categories), "domain", d.origin)
+        values = d.categories if spec.role == Role.CLASS else with_missing(d.categories)
+        return Categories(values, "domain", d.origin)
     tax = spec.taxonomy
     if tax is not None:
         return Categories(tuple(tax.leaf_values()), "taxonomy", getattr(tax, "origin", "public"))

@@ -86,7 +86,8 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
     """The tree a categorical QI is specialised along (see the module docstring for the rules)."""
     spec = data.spec(col)
     tax, dom = spec.taxonomy, spec.domain
-    public_values = with_missing(dom.categories) if dom is not None and dom.categories is not None else None
+    public_values = (dom.categories if spec.role == Role.CLASS else with_missing(dom.categories)) \
+        if dom is not None and dom.categories is not None else None
     if tax is not None and public_values is not None and MISSING_LABEL not in tax.leaf_values():
         public_values = tuple(v for v in public_values if v != MISSING_LABEL)  # the tree says where blanks go
     if tax is None:
