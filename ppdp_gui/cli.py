@@ -198,6 +198,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
         raise ParameterError(text)
     if planned.over_budget:
         raise BudgetError(planned.budget_text())
+    for found in planned.linkable:  # the Run step's "Columns someone else could know"
+        _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
     published = _drain(run_release(planned, ledger=ledger), show_progress)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported

@@ -168,6 +168,27 @@ def custodian_figures(published) -> dict[str, float]:
     return out
 
 
+def noise_estimate_of(published, dataset):
+    """The estimate the Run step showed before this DP release (Mechanism.noise_estimate: public quantities
+    only), worked out again on the table the release was made from; None when the release is not a table of noisy
+    counts or `dataset` is not that table any more. For the custodian only, beside the records the noise added."""
+    if dataset is None or not published.cost.is_dp or count_table(published) is None:
+        return None
+    names = [c.name for c in published.columns]
+    same = (dataset.source.sha256 == published.source.sha256 and len(dataset.frame) == _source_rows(published)
+            and all(n in dataset.frame.columns for n in names))
+    if not same:
+        return None
+    from ppdp_gui.engine.data.schema import Dataset
+    from ppdp_gui.engine.mechanisms import registry
+    try:
+        mechanism = registry.create(published.mechanism)
+        return mechanism.noise_estimate(Dataset(dataset.frame[names], tuple(published.columns), dataset.source),
+                                        dict(published.params))
+    except Exception:  # noqa: BLE001 - a mechanism no longer installed, or a plan that no longer holds: no line
+        return None
+
+
 def count_values(published) -> np.ndarray | None:
     """The released counts (for a chart of how they are spread), or None for a release without counts."""
     found = count_table(published)
@@ -203,6 +224,10 @@ class RiskComparison:
     not_measured: str
     harbor_input: tuple = ()  # safe_harbor.Finding
     harbor_release: tuple = ()
+    #: each column's part in the risk (risk_models.AttributeRisk): the quasi-identifiers and the columns someone
+    #: else can know (data/linkable.py) published unchanged, in the input and in a record-level release
+    attributes_input: tuple = ()
+    attributes_release: tuple = ()
 
 
 def risk_not_measured(published) -> str:
@@ -238,4 +263,22 @@ def compare_risk(published, frame, *, population_size: float | None = None,
             why = ("The release keeps none of the quasi-identifiers in its main table, so no released row can be "
                    "matched to a person through them.")
     released = tuple(f for t in tables.values() for f in safe_harbor.screen(t))
-    return RiskComparison(qis, before, after, kept, why, tuple(safe_harbor.screen(frame)), released)
+    candidates = linkable_candidates(published, frame)
+    attributes_input = tuple(risk_models.attribute_risks(frame, qis, candidates))
+    attributes_release = ()
+    if after is not None:
+        attributes_release = tuple(risk_models.attribute_risks(main, kept, [c for c in candidates
+                                                                             if c in main.columns]))
+    return RiskComparison(qis, before, after, kept, why, tuple(safe_harbor.screen(frame)), released,
+                          attributes_input, attributes_release)
+
+
+def linkable_candidates(published, frame) -> list[str]:
+    """The columns of `frame` someone else can know (data/linkable.py) that are not quasi-identifiers."""
+    from ppdp_gui.engine.data.linkable import linkable_columns
+    from ppdp_gui.engine.data.schema import Dataset
+    specs = tuple(c for c in published.columns if c.name in frame.columns)
+    if not specs:
+        return []
+    data = Dataset(frame[[c.name for c in specs]], specs)
+    return [f.column for f in linkable_columns(data)]

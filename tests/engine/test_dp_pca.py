@@ -237,3 +237,21 @@ def test_refused_without_public_domains_and_labelled_when_opted_in():
     opted = plan(data, "DP-PCA", {"epsilon": 1, "k": 1, "columns": "age,ward"}, allow_data_domains=True)
     published = list(run_release(opted, rng=NoiseSource.for_tests(1)))[-1]
     assert not published.holds and "domain of age taken from the data" in published.caveats
+
+
+# ---- weak shapes, said before the run from public quantities only ------------------------------------------------
+def test_lda_says_when_it_is_weak_from_public_quantities_only():
+    """The review's DP-LDA fell to chance on a 10-class table at ε = 0.25 and to the majority class on 297 rows;
+    the Mechanism step now says so before the run. The warning depends on classes, attributes and ε only: a table
+    of 300 rows and one of 30,000 with the same public schema get the same words."""
+    from ppdp_gui.engine.mechanisms.dp_pca.weakness import lda_weakness, rows_needed
+    assert rows_needed(3, 1, 2, 1) == (150, 300)  # S = 1 + 4 + 10 = 15; 10·S/ε per class
+    assert lda_weakness(3, 1, 2, 1) is None  # the ward table's shape at ε = 1: fine
+    msg = lda_weakness(12, 4, 10, 0.25)
+    assert msg and "6,120 records" in msg and "61,200 in all" in msg  # S = 1 + 16 + 136 = 153 and "guessing" in msg
+    small, big = ward_table(300), ward_table(3000)
+    weak = [p for p in DPLDA().check(small, {"epsilon": 0.02}) if p.param == "epsilon"]
+    assert len(weak) == 1 and weak[0].level == "warning"
+    assert [p.message for p in DPLDA().check(big, {"epsilon": 0.02}) if p.param == "epsilon"] == \
+        [p.message for p in weak]
+    assert not [p for p in DPLDA().check(small, {"epsilon": 1}) if p.param == "epsilon"]

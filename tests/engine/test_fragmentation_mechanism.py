@@ -171,3 +171,61 @@ def test_raw_column_stays_with_the_quasi_identifier_it_reveals(musk):
     rel = _run(data)
     home = [f for f in rel.record["fragments"] if "copy" in f["other_columns"]]
     assert len(home) == 1 and q in home[0]["quasi_identifiers"]
+
+
+# ---- l-diversity with more than two class values (the review's 5-class heart and 10-class tables) -------------
+def _multiclass(musk, n_classes: int):
+    """Musk's features with a class of `n_classes` values that depends on two of them (and 30 % noise)."""
+    rng = np.random.default_rng(3)
+    frame = musk.frame[musk.quasi_identifiers].copy()
+    score = frame.iloc[:, 0] + frame.iloc[:, 1] + rng.normal(0, 30, len(frame))
+    y = pd.qcut(score, n_classes, labels=False).to_numpy()
+    y = np.where(rng.random(len(y)) < 0.3, rng.integers(0, n_classes, len(y)), y)
+    frame["num"] = [f"c{v}" for v in y]
+    roles = {c: Role.QUASI_IDENTIFIER for c in musk.quasi_identifiers}
+    roles["num"] = Role.CLASS
+    return dataset_from_frame(frame, roles=roles)
+
+
+@pytest.mark.parametrize("n_classes", [3, 10])
+@pytest.mark.parametrize("max_segments", [0, 1])
+def test_l_diversity_with_many_class_values(musk, n_classes, max_segments):
+    """Failed before on every class of more than two values ("a group has only 1 distinct 'num' value"): the
+    join repair relabelled rows to their group's majority. Now groups are merged and class values kept."""
+    from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
+    data = _multiclass(musk, n_classes)
+    rel = _run(data, l=2, max_segments=max_segments)
+    for meta, table in zip(rel.record["fragments"], fragment_tables(rel).values()):
+        res = check_release(table, meta["quasi_identifiers"], K, sensitive="num", l=2)
+        assert res.ok, res.message
+        assert sorted(table["num"].astype(str)) == sorted(data.frame["num"])  # no class value changed
+    assert rel.record["class_distortion"] == 0
+    assert "at least l = 2 values" in rel.note["join"]["statement"]
+
+
+def test_one_segment_asks_l_values_not_all(musk):
+    """One segment, 10 class values, l = 2: each group needs 2 values, not all 10 (which cost 75-86 % of the
+    information); the information loss stays near the two-class table's."""
+    data = _multiclass(musk, 10)
+    rel = _run(data, l=2, max_segments=1)
+    assert rel.record["segments"] == 1
+    loss = Fragmentation().measures(rel, data, None)["information loss %"]
+    assert loss < 50
+
+
+def test_merging_meets_the_join_condition():
+    """diversity.repair on two fragments whose groups share records but whose class sets barely overlap."""
+    from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls, repair
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 6, 600)
+    order = np.argsort(y, kind="stable")
+    a = np.empty(600, dtype=np.int64)
+    a[order] = np.arange(600) // 20  # groups of 20 rows sorted by class: 1-2 values each
+    b = rng.permutation(600) // 20
+    codes = [a[:, None].astype(float), b[:, None].astype(float)]
+    assert join_shortfalls([a, b], y, 6, K, 2)
+    ecs, merges = repair([a, b], y, 6, K, 2, codes, lambda f, parts: parts)
+    assert merges > 0 and not join_shortfalls(ecs, y, 6, K, 2)
+    for ec in ecs:
+        counts = np.bincount(ec)
+        assert counts.min() >= 20

@@ -61,6 +61,27 @@ def test_a_candidate_that_does_not_help_is_rejected():
 
 
 # ---- the rules of the original release, written plainly -------------------------------------------------------
+def release_order(rest, usage):
+    """The release's re-ordering of the prune list after a prune: bubble passes by usage, each starting one place
+    further right, stopping after a pass with no swap (not a full sort: a small usage far right moves left only
+    so far)."""
+    rest = list(rest)
+    for a in range(len(rest) - 1):
+        changed = False
+        for b in range(a, len(rest) - 1):
+            if usage[rest[b]] > usage[rest[b + 1]]:
+                rest[b], rest[b + 1] = rest[b + 1], rest[b]
+                changed = True
+        if not changed:
+            break
+    return rest
+
+
+def test_release_order_is_not_a_full_sort():
+    usage = {"a": 3, "b": 1, "c": 2, "d": 0}
+    assert release_order("abcd", usage) == ["b", "d", "c", "a"]  # a full sort would put d first
+
+
 def naive_krimp(t, cands, prune=True):
     """KRIMP by the reference's description (../shared/reference, section 1), covering everything from scratch.
     Returns (elements in cover order, L(D,CT)), or None when a decision is a near-tie (float noise decides)."""
@@ -124,7 +145,7 @@ def naive_krimp(t, cands, prune=True):
             if new <= cur:
                 p = ct.index(y)
                 before, ct, usage, cur = usage, trial, nu, new
-                rest = sorted(plist[i + 1:], key=lambda e: usage[e])
+                rest = release_order(plist[i + 1:], usage)
                 for e in ct[p + 1:]:  # the release skips the element right after y
                     if usage[e] < before[e] and e not in rest:
                         at = next((j for j, o in enumerate(rest) if usage[o] > usage[e]), len(rest))

@@ -51,3 +51,31 @@ def test_dp_release_has_no_release_figures_and_says_why(qtbot):
                     and panel.comparison.input.population.population_size == 2_000, timeout=30000)
     assert panel.value("population uniques %", "input") != first
     runner.wait_all()
+
+
+def test_each_columns_part_in_the_risk_for_the_input_and_the_release(qtbot):
+    """Per-attribute risk (issue 26, finding 5): diag_2, published unchanged, makes many rows unique; the table says
+    so for your table and for the release."""
+    from diabetes_shaped import diabetes_shaped
+    frame = diabetes_shaped(1500).replace("?", "(missing)")
+    data = dataset_from_frame(frame).with_roles({"race": Role.QUASI_IDENTIFIER, "gender": Role.QUASI_IDENTIFIER,
+                                                 "age": Role.QUASI_IDENTIFIER, "encounter_id": Role.IDENTIFIER,
+                                                 "patient_nbr": Role.IDENTIFIER})
+    planned = plan(data, "Mondrian", {"k": 5}, confirmed_columns=tuple(data.frame.columns))
+    assert planned.ok, planned.errors
+    published = list(run_release(planned, rng=NoiseSource.for_tests(2), seed=2))[-1]
+    session = Session()
+    session.dataset = data
+    runner = JobRunner()
+    panel = RiskPanel(session, runner)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_release(published)
+    qtbot.waitUntil(lambda: panel.comparison is not None, timeout=30000)
+    assert panel.attribute_box.isVisible()
+    added = panel.attribute_value("diag_2", "Your table: uniqueness it adds")
+    assert added.endswith("%") and float(added.rstrip(" %")) > 20
+    assert panel.attribute_table.item(0, 0).text().endswith("(published as is)")  # the largest part first
+    assert panel.attribute_value("diag_2", "Release: uniqueness it adds").endswith("%")
+    assert panel.attribute_value("age", "Your table: unique on it alone").endswith("%")
+    runner.wait_all()

@@ -288,6 +288,12 @@ class Mechanism:
         """Reference lines for charts that do not depend on the release (e.g. BA and LA)."""
         return {}
 
+    def noise_estimate(self, data: Dataset, params: dict[str, Any]):
+        """How much of a table of noisy counts will be noise, before the run and from public quantities only (a
+        `NoiseEstimate`, engine/mechanisms/noise_share.py), for the custodian; None when the release is not a
+        table of noisy counts or cannot be planned."""
+        return None
+
 
 def relay_progress(gen: Iterator[Progress | Release], lo: float = 0.0, hi: float = 1.0,
                    prefix: str = "") -> Generator[Progress, None, Release | None]:

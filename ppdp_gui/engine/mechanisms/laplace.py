@@ -295,6 +295,23 @@ class LaplaceHistogram(Mechanism):
         return PrivacyCost(epsilon=exact_epsilon(eps),
                            note="discrete Laplace noise, sensitivity 1 (one record added or removed)")
 
+    def noise_estimate(self, data: Dataset, params: dict[str, Any]):
+        """Every cell of the public domain gets noise of scale 1/ε: the cells are known exactly before the run."""
+        from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, positive_noise_mean
+        try:
+            params = self.resolve_params(**params)
+            axes, _problems = build_axes(data, params)
+        except ParameterError:
+            return None
+        if not axes:
+            return None
+        scale = 1.0 / float(params["epsilon"])
+        return NoiseEstimate(cells=int(np.prod([a.size for a in axes], dtype=np.int64)),
+                             per_empty_cell=positive_noise_mean(scale), scale=scale,
+                             columns=tuple((a.column, a.size) for a in axes), exact=True,
+                             fixes=("wider bins or fewer bins (Mechanism step)", "fewer columns to count",
+                                    "a larger ε"))
+
     # -- the run --------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         yield Progress(0.05, "building the domain")

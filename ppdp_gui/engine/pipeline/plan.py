@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
+from ppdp_gui.engine.data.linkable import unprotected
 from ppdp_gui.engine.data.missing import left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError, PpdpError
@@ -87,6 +88,9 @@ class Plan:
     identifying_columns: tuple[str, ...] = ()
     #: a DP plan's columns whose role or kind is still a guess read from the values (Dataset.guessed_columns)
     unconfirmed_columns: tuple[str, ...] = ()
+    #: columns someone else can know (data/linkable.Linkable, with the reason) published unchanged: a warning the
+    #: Run step lists with its buttons and `ppdp run` prints; not an error
+    linkable: tuple = ()
 
     @property
     def name(self) -> str:
@@ -373,10 +377,11 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     seen = {p.message for p in out.problems}
     out.problems += [p for p in found if p.message not in seen]
     try:
-        found_identifying = identifying_problems(data, mech.published_columns(data, out.params),
-                                                 out.confirmed_columns)
+        published = mech.published_columns(data, out.params)
+        found_identifying = identifying_problems(data, published, out.confirmed_columns)
         out.identifying_columns = tuple(p.column for p in found_identifying if p.column)
         out.problems += found_identifying
+        out.linkable = tuple(f for f in unprotected(data, published) if f.column not in out.identifying_columns)
     except PpdpError as exc:
         out.problems.append(Problem(str(exc)))
     if out.cost.is_dp and ledger is not None:

@@ -47,6 +47,8 @@ class SweepResult:
     reference: dict[str, float] = field(default_factory=dict)
     n_train: int = 0
     n_test: int = 0
+    #: which table the simulation ran on (`table_identity`): advice from it applies to that table only
+    table: str = ""
     # summary() worked out once (the window's worker does it, so the window only draws it), with the shape it was
     # worked out from: another parameter list, other columns or another number of rows work it out again (the
     # rows of a sweep are not edited in place)
@@ -70,6 +72,17 @@ class SweepResult:
             summary = self.rows.groupby(self.param_names, sort=True)[measures].agg(["mean", "std"])
         self._summary = (of, summary)
         return summary
+
+
+def table_identity(data: Dataset) -> str:
+    """A name for the table a simulation ran on: its file's hash (the same file opened again is the same table),
+    else its path, else its shape and columns."""
+    src = data.source
+    if src.sha256:
+        return f"sha256:{src.sha256}"
+    if src.path:
+        return f"path:{src.path}"
+    return f"table:{data.n_rows}:" + ",".join(map(str, data.frame.columns))
 
 
 def split_holdout(data: Dataset, holdout: float, rng: NoiseSource) -> tuple[Dataset, Dataset | None]:
@@ -142,5 +155,5 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
     if ROWS_RELEASED in frame.columns and frame[ROWS_RELEASED].nunique(dropna=False) <= 1:
         frame = frame.drop(columns=ROWS_RELEASED)  # one row per person whatever the parameter: says nothing
     result = SweepResult(mech.name, names, frame, dict(reference), train.n_rows,
-                         0 if test is None else test.n_rows)
+                         0 if test is None else test.n_rows, table_identity(data))
     yield result

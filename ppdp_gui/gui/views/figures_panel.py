@@ -126,7 +126,9 @@ class FiguresPanel(QWidget):
             self._right.addWidget(self._histogram, 1)
         return self._histogram
 
-    def show_release(self, record) -> None:
+    def show_release(self, record, dataset=None) -> None:
+        """Show `record`; `dataset` (the table open now) lets a DP table of counts show the Run step's estimate of
+        its noise beside the records the noise did add (explain.noise_estimate_of; for the custodian only)."""
         for form in (self.release_form, self.measures_form, self.risk_form):
             _clear(form)
         if record is None:
@@ -157,6 +159,11 @@ class FiguresPanel(QWidget):
         if not measures:
             add_line(self.measures_form, "Utility such as the accuracy of a model trained on the release needs "
                                          "data the release was not made from: see the Simulate tab.")
+        estimate = explain.noise_estimate_of(record, dataset)
+        if estimate is not None:
+            rows = int(len(dataset.frame))
+            add_line(self.measures_form, "Estimated before the run (for you, not published): "
+                     + " ".join(estimate.sentences(rows)), warn=estimate.warns(rows))
         for text in record.warnings:
             add_line(self.measures_form, "For you (not published): " + text, warn=True)
         for name, value in risk.items():

@@ -132,7 +132,7 @@ class ResultsView(StepView):
             w = self.table_tabs.widget(0)
             self.table_tabs.removeTab(0)
             w.deleteLater()
-        self.figures.show_release(record)
+        self.figures.show_release(record, self.session.dataset)
         self.risk.set_release(record)
         self._show_search(record)
         self._table_queue = []

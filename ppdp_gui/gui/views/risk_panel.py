@@ -46,6 +46,33 @@ def percent(value) -> str:
     return (text[:-2] if text.endswith(".0") else text) + " %"
 
 
+#: the per-column table's headers and what each means (tooltips)
+ATTRIBUTE_HEADERS = (
+    ("Column", "A quasi-identifier, or a column someone else could know that is published unchanged."),
+    ("Different values", "How many different values the column has in your table."),
+    ("Your table: unique on it alone", "Share of rows whose value of this column no other row has: anyone who "
+                                       "knows that value finds the row."),
+    ("Your table: uniqueness it adds", "Rows unique on the quasi-identifiers with this column, minus rows unique "
+                                       "without it: what leaving it out (or generalising it) would take away."),
+    ("Release: unique on it alone", "The same, on the released values (empty when the release has no such rows "
+                                    "or does not hold the column)."),
+    ("Release: uniqueness it adds", "The same, on the released values."),
+)
+
+
+def attribute_rows(comparison) -> list[tuple[str, ...]]:
+    """The per-column table's texts: one row per column of the input's part in the risk (largest first), with the
+    release's figures beside it where the release has them."""
+    after = {a.column: a for a in getattr(comparison, "attributes_release", ())}
+    rows = []
+    for a in getattr(comparison, "attributes_input", ()):
+        r = after.get(a.column)
+        name = a.column if a.in_set else f"{a.column} (published as is)"
+        rows.append((name, f"{a.distinct:,}", percent(a.unique_alone), percent(a.drop),
+                     percent(r.unique_alone) if r else "—", percent(r.drop) if r else "—"))
+    return rows
+
+
 def risk_job(published, frame, options):
     """The worker's computation (plain Python): the engine's comparison of the input and the release."""
     from ppdp_gui.engine import explain
@@ -121,6 +148,24 @@ class RiskPanel(QWidget):
         hb.addWidget(self.harbor_summary)
         hb.addWidget(self.harbor_list, 1)
 
+        self.attribute_box = QGroupBox("Each column's part in the risk")
+        self.attribute_table = QTableWidget(0, len(ATTRIBUTE_HEADERS))
+        self.attribute_table.setObjectName("attribute_risk")
+        self.attribute_table.setAccessibleName("Each column's part in the risk, your table and the release")
+        self.attribute_table.setHorizontalHeaderLabels([h for h, _t in ATTRIBUTE_HEADERS])
+        for i, (_h, tip) in enumerate(ATTRIBUTE_HEADERS):
+            self.attribute_table.horizontalHeaderItem(i).setToolTip(tip)
+        self.attribute_table.verticalHeader().setVisible(False)
+        self.attribute_table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.attribute_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.attribute_note = note("Columns that make many rows unique are the first to generalise or leave out. "
+                                   "“Published as is”: not a quasi-identifier, but an insurer or a neighbour could "
+                                   "know it (make it one in the Data step, or in the Run step's list).",
+                                   object_name="attribute_note")
+        ab = QVBoxLayout(self.attribute_box)
+        ab.addWidget(self.attribute_note)
+        ab.addWidget(self.attribute_table, 1)
+
         self.chart = None
         try:
             from ppdp_gui.gui.charts import RiskChart
@@ -133,6 +178,7 @@ class RiskPanel(QWidget):
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.table)
         lv.addWidget(self.not_measured)
+        lv.addWidget(self.attribute_box, 1)
         lv.addWidget(self.harbor_box, 1)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
@@ -250,6 +296,7 @@ class RiskPanel(QWidget):
                 self.table.setItem(row, col, QTableWidgetItem(""))
         self.harbor_list.clear()
         self.not_measured.setVisible(False)
+        self._show_attributes(comparison)
         if comparison is None:
             self.harbor_summary.setText("")
             if self.chart is not None:
@@ -287,6 +334,27 @@ class RiskPanel(QWidget):
         if self.chart is not None:
             self.chart.set_histograms(comparison.input.histogram if comparison.input else None,
                                       comparison.release.histogram if comparison.release else None)
+
+    def _show_attributes(self, comparison) -> None:
+        rows = attribute_rows(comparison) if comparison is not None else []
+        self.attribute_table.setRowCount(len(rows))
+        for r, texts in enumerate(rows):
+            for c, text in enumerate(texts):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                item.setToolTip(ATTRIBUTE_HEADERS[c][1])
+                self.attribute_table.setItem(r, c, item)
+        self.attribute_box.setVisible(bool(rows))
+
+    def attribute_value(self, column: str, header: str) -> str:
+        """The text shown for `column` under `header` of the per-column table (for tests and screen readers)."""
+        c = [h for h, _t in ATTRIBUTE_HEADERS].index(header)
+        for r in range(self.attribute_table.rowCount()):
+            name = self.attribute_table.item(r, 0).text()
+            if name == column or name.startswith(column + " ("):
+                return self.attribute_table.item(r, c).text()
+        return ""
 
     def _same_table(self) -> bool:
         """Whether the table open now is the one the shown release was made from (same file, same rows used)."""

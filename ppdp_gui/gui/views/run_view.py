@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QProgressBar,
-                               QPushButton, QVBoxLayout)
+                               QPushButton, QSpinBox, QVBoxLayout)
 
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import PpdpError
@@ -56,6 +56,39 @@ class RunView(StepView):
         self._identifying_shown: tuple = ()
         self.leave_out_buttons: dict[str, QPushButton] = {}
         self.as_is_checks: dict[str, QCheckBox] = {}
+        # columns someone else can know (data/linkable.py) that the release would publish unchanged
+        self.linkable_box = QGroupBox("Columns someone else could know, published unchanged")
+        self.linkable_box.setObjectName("linkable_box")
+        self.linkable_box.setStyleSheet("QGroupBox#linkable_box { color: #a33a00; font-weight: bold; }")
+        self.linkable_grid = QGridLayout(self.linkable_box)
+        self.linkable_box.setVisible(False)
+        self._linkable_shown: tuple = ()
+        self.make_qi_buttons: dict[str, QPushButton] = {}
+        self.linkable_leave_buttons: dict[str, QPushButton] = {}
+        # how much of a table of noisy counts will be noise (Mechanism.noise_estimate), for the custodian only
+        self.noise_box = QGroupBox("How much of the table will be noise (for you only, never published)")
+        self.noise_box.setObjectName("noise_box")
+        self.noise_text = note("", object_name="noise_text")
+        self.noise_text.setAccessibleName("How much of the table will be noise")
+        self.noise_warning = note("", warn=True, object_name="noise_warning")
+        self.records_spin = QSpinBox()
+        self.records_spin.setRange(1, 2_000_000_000)
+        self.records_spin.setGroupSeparatorShown(True)
+        self.records_spin.setAccessibleName("Records you expect the table to have")
+        self.records_spin.setToolTip("The number of records (people or stays) the table stands for, as you know "
+                                     "it. It only sizes this estimate; it is not used by the release.")
+        records_row = QHBoxLayout()
+        records_label = QLabel("A table of about")
+        records_row.addWidget(records_label)
+        records_row.addWidget(self.records_spin)
+        records_row.addWidget(QLabel("records (the size you state; your table's rows to begin with)"), 1)
+        nb = QVBoxLayout(self.noise_box)
+        nb.addLayout(records_row)
+        nb.addWidget(self.noise_text)
+        nb.addWidget(self.noise_warning)
+        self.noise_box.setVisible(False)
+        self.noise_estimate = None
+        self._records_for = None  # the table the records box was filled in for
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -65,6 +98,8 @@ class RunView(StepView):
         layout.addWidget(heading("4. Run"))
         layout.addWidget(self.summary)
         layout.addWidget(self.identifying_box)
+        layout.addWidget(self.linkable_box)
+        layout.addWidget(self.noise_box)
         layout.addWidget(self.reserve_note)
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
@@ -74,6 +109,7 @@ class RunView(StepView):
 
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
+        self.records_spin.valueChanged.connect(lambda _v: self._show_noise_text())
         # the plan is worked out again once per turn of the event loop, however many changes one slot made
         self.refresh_later = Later(self, self.refresh)
         session.mechanism_changed.connect(self.refresh_later)
@@ -100,6 +136,8 @@ class RunView(StepView):
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
             self._show_identifying(None)
+            self._show_linkable(None)
+            self._show_noise(None)
             self.run_button.setEnabled(False)
             self.run_button.setText("&Run")
         else:
@@ -124,6 +162,8 @@ class RunView(StepView):
                     lines.append(f"<span style='color:#b00020'>Problem: {problem.message}</span>")
             self.summary.setText("<br>".join(lines).replace("</ul><br>", "</ul>"))
             self._show_identifying(p)
+            self._show_linkable(p)
+            self._show_noise(p)
             self.summary.setToolTip(cost_tooltip(p.cost))
             ok = not p.errors and not p.over_budget
             self.run_button.setEnabled(ok)
@@ -176,6 +216,81 @@ class RunView(StepView):
             self.identifying_grid.addWidget(check, row, 2)
             self.leave_out_buttons[column], self.as_is_checks[column] = leave, check
         self.identifying_grid.setColumnStretch(0, 1)
+
+    def _show_linkable(self, plan) -> None:
+        """One line per column someone else can know (diagnosis codes, specialty, payer, many values) that the
+        release would publish unchanged (the plan's `linkable`, data/linkable.py), with the buttons to press: make it a quasi-identifier
+        (it is then generalised) or leave it out. A warning: Run stays enabled."""
+        found = tuple((f.column, f.reason) for f in getattr(plan, "linkable", ()) or ()) if plan is not None else ()
+        if found == self._linkable_shown:
+            return
+        self._linkable_shown = found
+        while self.linkable_grid.count():
+            item = self.linkable_grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.make_qi_buttons, self.linkable_leave_buttons = {}, {}
+        self.linkable_box.setVisible(bool(found))
+        if not found:
+            return
+        intro = QLabel("An insurer, a neighbour or a colleague may know these values of a patient; published "
+                       "unchanged beside age and gender they can single the patient out. Make each a "
+                       "quasi-identifier (it is then generalised; it may need a taxonomy) or leave it out.")
+        intro.setWordWrap(True)
+        intro.setStyleSheet("font-weight: normal;")
+        self.linkable_grid.addWidget(intro, 0, 0, 1, 3)
+        for row, (column, reason) in enumerate(found, 1):
+            text = QLabel(escape(reason))
+            text.setWordWrap(True)
+            text.setStyleSheet("font-weight: normal; color: #555;")
+            text.setAccessibleName(f"Why {column} could be linked to a patient")
+            make = QPushButton(f"Make {column} a quasi-identifier")
+            make.setToolTip(f"Set the role of {column} to quasi-identifier: the release then generalises it.")
+            make.clicked.connect(lambda _c=False, n=column: self.session.set_role(n, Role.QUASI_IDENTIFIER))
+            leave = QPushButton(f"Leave {column} out")
+            leave.setToolTip(f"Set the role of {column} to identifier: it is then not in the release.")
+            leave.clicked.connect(lambda _c=False, n=column: self.session.set_role(n, Role.IDENTIFIER))
+            self.linkable_grid.addWidget(text, row, 0)
+            self.linkable_grid.addWidget(make, row, 1)
+            self.linkable_grid.addWidget(leave, row, 2)
+            self.make_qi_buttons[column], self.linkable_leave_buttons[column] = make, leave
+        self.linkable_grid.setColumnStretch(0, 1)
+
+    def _show_noise(self, plan) -> None:
+        """The mechanism's estimate of how much of its table of counts will be noise (public quantities only;
+        `Mechanism.noise_estimate`), for a table of the size the custodian states."""
+        estimate = None
+        if plan is not None and plan.mechanism is not None and plan.dataset is not None and plan.params:
+            try:
+                estimate = plan.mechanism.noise_estimate(plan.dataset, plan.params)
+            except Exception:  # noqa: BLE001 - no estimate rather than no Run step; the plan shows the problem
+                estimate = None
+        self.noise_estimate = estimate
+        ds = self.session.dataset
+        table = None if ds is None else (ds.source.path, ds.source.sha256, ds.n_rows)
+        if table != self._records_for and ds is not None:  # another table: its rows to begin with
+            self._records_for = table
+            self.records_spin.blockSignals(True)
+            self.records_spin.setValue(max(1, ds.n_rows))
+            self.records_spin.blockSignals(False)
+        self.noise_box.setVisible(estimate is not None)
+        self._show_noise_text()
+
+    @property
+    def stated_records(self) -> int:
+        return int(self.records_spin.value())
+
+    def _show_noise_text(self) -> None:
+        estimate = self.noise_estimate
+        if estimate is None:
+            self.noise_text.setText("")
+            self.noise_warning.setVisible(False)
+            return
+        records = self.stated_records
+        self.noise_text.setText("<br>".join(escape(t) for t in estimate.sentences(records)))
+        warning = estimate.warning(records)
+        self.noise_warning.setText(f"<b>Mostly noise.</b> {escape(warning)}" if warning else "")
+        self.noise_warning.setVisible(bool(warning))
 
     def start(self) -> None:
         s = self.session
@@ -261,5 +376,12 @@ class RunView(StepView):
             return DONE, f"{n} release{'s' if n != 1 else ''} made"
         if self.session.dataset is None:
             return TODO, "load a table first"
-        return (TODO if self.run_button.isEnabled() else WARN), "ready to run" if self.run_button.isEnabled() \
-            else "fix the problems first"
+        if not self.run_button.isEnabled():
+            return WARN, "fix the problems first"
+        notes = []
+        if self.noise_estimate is not None and self.noise_estimate.warns(self.stated_records):
+            notes.append("mostly noise")
+        if self._linkable_shown:
+            n = len(self._linkable_shown)
+            notes.append(f"{n} column{'s' if n != 1 else ''} someone could know")
+        return (WARN if notes else TODO), "ready to run" + (f" — {', '.join(notes)}" if notes else "")

@@ -15,10 +15,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from ppdp_gui.engine.advice import advise, fmt_value, short_label
+from ppdp_gui.engine.advice import advise, epsilon_cost, fmt_value, short_label
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
+from ppdp_gui.engine.pipeline.sweep import table_identity
 from ppdp_gui.gui.preview import params_text
 from ppdp_gui.gui.views.common import Later, escape
 from ppdp_gui.gui.widgets.messages import show_error
@@ -369,26 +370,32 @@ class SweepPanel(QWidget):
             return
         label, result, spec = shown
         measure = self.chart._measure() if hasattr(self.chart, "_measure") else None
+        mech, _name, base = self._runs.get(label, (result.mechanism, spec.name, {}))
+        budget_left, cost = self._budget(mech, spec.name, base)
         self.advice = advise(result, spec.name, measure=measure, more_private=spec.more_private,
-                             label=short_label(spec))
+                             label=short_label(spec), budget_left=budget_left, cost=cost)
         self.advice_box.setVisible(self.advice is not None)
         if self.advice is None:
             return
         a = self.advice
         head = (f"<b>Advice: {escape(short_label(spec))} = {escape(fmt_value(a.value))}.</b> " if a.applicable
+                else "<b>No value advised.</b> " if a.rule in ("guessing", "budget")
                 else "<b>No single value advised.</b> ")
         lines = [head + escape(a.reason)] + [escape(d) for d in a.details]
-        mech, _name, base = self._runs.get(label, (result.mechanism, spec.name, {}))
         if base:
             lines.append(f"<span style='color:#555'>Simulated with {escape(params_text(base, registry.get(mech).params))}"
                          f" on {result.n_train:,} rows of your table.</span>")
         self.advice_text.setText("<br>".join(lines))
         current = self.session.params.get(spec.name) if self.session.mechanism_name == mech else None
         same_mechanism = self.session.mechanism_name == mech
-        self.apply_button.setEnabled(a.applicable and same_mechanism and current != a.value)
+        same_table = self.session.dataset is not None and a.applies_to(table_identity(self.session.dataset))
+        # nothing to follow (no better than guessing, beyond the budget, no level-off): no button at all
+        self.apply_button.setVisible(a.applicable)
+        self.apply_button.setEnabled(a.applicable and same_mechanism and same_table and current != a.value)
         self.apply_button.setToolTip(
-            "Sets the advised value in the Mechanism step. Nothing is run and nothing is charged." if same_mechanism
-            else f"This simulation is of {mech}; choose {mech} in the Mechanism step to apply it.")
+            "This simulation was run on another table; run it again on the table open now." if not same_table
+            else "Sets the advised value in the Mechanism step. Nothing is run and nothing is charged."
+            if same_mechanism else f"This simulation is of {mech}; choose {mech} in the Mechanism step to apply it.")
         if a.applicable and same_mechanism and current != a.value:
             self.applied.setText(f"The Mechanism step has {short_label(spec)} = {fmt_value(current)} now.")
         elif not (a.applicable and same_mechanism and current == a.value):
@@ -396,19 +403,42 @@ class SweepPanel(QWidget):
         elif not self.applied.text() or self.applied.text().startswith("The Mechanism step has"):
             self.applied.setText(f"{short_label(spec)} = {fmt_value(a.value)} is already set in the Mechanism step.")
 
+    def _budget(self, mech: str, parameter: str, base: dict):
+        """(ε left for this table, cost of a value): what the advice may not exceed. The budget is the Run step's
+        (the plan of the current choice, for this table); the cost is priced with the parameters the Mechanism
+        step has now when the simulation is of that mechanism (applying sets only the swept one)."""
+        if self.session.dataset is None or self.session.mechanism_name != mech:
+            return None, None
+        try:
+            mechanism = registry.create(mech)
+            plan = self.session.preview()
+        except Exception:  # noqa: BLE001 - no plan: the advice then knows no budget (the Run step says why)
+            return None, None
+        budget = getattr(plan, "budget", None)
+        remaining = getattr(budget, "remaining", None)
+        params = {k: v for k, v in {**base, **self.session.params}.items() if k != parameter}
+        return (None if remaining is None else float(remaining)), epsilon_cost(mechanism, params, parameter)
+
     def apply_advice(self) -> None:
-        """Set the advised value in the session (the Mechanism step shows it). Nothing is run or charged."""
+        """Set the advised value in the session (the Mechanism step shows it). Nothing is run or charged; advice
+        worked out on another table is refused (`Advice.apply`)."""
         shown = self.shown()
-        if shown is None or self.advice is None or not self.advice.applicable:
+        if shown is None or self.advice is None or not self.advice.applicable or self.session.dataset is None:
             return
         label, _result, spec = shown
         mech = self._runs.get(label, (_result.mechanism,))[0]
         if self.session.mechanism_name != mech:
             return
-        value = spec.coerce(self.advice.value)
+        try:
+            params = self.advice.apply(self.session.params, table_identity(self.session.dataset))
+        except ParameterError as exc:
+            self.applied.setText(str(exc))
+            self.apply_button.setEnabled(False)
+            return
+        value = spec.coerce(params[spec.name])
         self.applied.setText(f"{short_label(spec)} = {fmt_value(value)} is now set in the Mechanism step. Nothing "
                              "was run and nothing was charged: run the release in the Run step when you are ready.")
-        self.session.set_params({**self.session.params, spec.name: value})
+        self.session.set_params({**params, spec.name: value})
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._end()

@@ -265,6 +265,16 @@ class DiffGen(Mechanism):
         return PrivacyCost(epsilon=eps, note="ε/2 for the generalisation (exponential mechanism, ε/(2(|A_num|+2h)) "
                                              "per call), ε/2 for the noisy counts (discrete Laplace 2/ε)")
 
+    def noise_estimate(self, data: Dataset, params: dict[str, Any]):
+        """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
+        public plan only — taxonomies, bounds, classes, h, ε)."""
+        from ppdp_gui.engine.mechanisms.diffgen.noise_estimate import estimate
+        try:
+            params = self.resolve_params(**params)
+            return estimate(make_plan(data, params), params)
+        except (ParameterError, TaxonomyError):
+            return None
+
     @staticmethod
     def budget_split(epsilon, n_numeric: int, h: int) -> dict[str, Fraction]:
         """The exact shares: ε' per exponential-mechanism call, ε/2 for counts, the rest for the cut."""

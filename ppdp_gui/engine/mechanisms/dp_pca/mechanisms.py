@@ -27,6 +27,7 @@ from ppdp_gui.engine.mechanisms.dp_pca import baselines, lda, pca
 from ppdp_gui.engine.mechanisms.dp_pca import sensitivity as sens
 from ppdp_gui.engine.mechanisms.dp_pca.encoding import (Encoding, category_codes, chosen_columns, clamp_warnings,
                                                         data_problems, domain_needs_of, plan_encoding)
+from ppdp_gui.engine.mechanisms.dp_pca.weakness import lda_weakness
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
 REPLACED = "one record replaced by another; the number of records is published"
@@ -319,6 +320,15 @@ class DPLDA(_ComponentMechanism):
             problems.append(Problem(f"class column {cls!r} has values outside its public list of classes; add "
                                     "them to its domain", param="class_column", column=cls))
         return problems + super().check(data, params)
+
+    def _extra_checks(self, data: Dataset, params: dict, enc: Encoding) -> list[Problem]:
+        """Weak shapes, from public quantities only (dp_pca/weakness.py): classes, attributes, ε."""
+        try:
+            n_classes = len(self.classes(data, self.class_column(data, params)))
+        except ParameterError:
+            return []
+        msg = lda_weakness(enc.p1, enc.p2, n_classes, _eps(params))
+        return [Problem(msg, level="warning", param="epsilon")] if msg else []
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list:
         needs = super().domain_needs(data, params)

@@ -20,7 +20,9 @@ from ppdp_gui.engine.errors import CheckError, MechanismError
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
-from ppdp_gui.engine.mechanisms.fragmentation.anonymise import STRATEGIES, enforce_all, join_violations, partition_all
+from ppdp_gui.engine.mechanisms.fragmentation.anonymise import (STRATEGIES, enforce_all, enforce_diverse,
+                                                                join_violations, partition_all)
+from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
 from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
@@ -198,8 +200,18 @@ class Fragmentation(Mechanism):
             cols, intervals, _ = publish_groups([coded[q] for q in names], parts[f])
             published.append((cols, intervals))
             ecs.append(group_ids([cols[q] for q in names]))
-        yield Progress(0.6, f"keeping joins on {cls!r} k-anonymous")
-        enforced = enforce_all(ecs, y, k, l=l if use_l else 0, strategy=strategy, rho=rho, order_rng=rng)
+        merges = 0
+        if use_l:
+            yield Progress(0.6, f"keeping joins on {cls!r} k-anonymous and {l}-diverse")
+
+            def republish(f, parts_f):
+                cols, intervals, _ = publish_groups([coded[q] for q in frags[f]], parts_f)
+                published[f] = (cols, intervals)
+                return group_ids([cols[q] for q in frags[f]])
+            ecs, enforced, merges = enforce_diverse(ecs, y, k, l, codes, republish)
+        else:
+            yield Progress(0.6, f"keeping joins on {cls!r} k-anonymous")
+            enforced = enforce_all(ecs, y, k, strategy=strategy, rho=rho, order_rng=rng)
 
         yield Progress(0.8, "publishing fragments")
         tables, frag_meta = [], []
@@ -226,7 +238,7 @@ class Fragmentation(Mechanism):
 
         yield Progress(0.9, "recounting every fragment and every join")
         rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
-        self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used)
+        self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used, l if use_l else 0)
         claims = []
         for m in frag_meta:
             claims.append(KAnonymity(k, tuple(m["quasi_identifiers"]), table=m["table"] if m["where"] != "table"
@@ -242,6 +254,7 @@ class Fragmentation(Mechanism):
             "strategy": "l-diversity extension" if use_l else strategy,
             "rho": rho_used,
             "class_distortion": int(sum(enforced.distorted)),
+            "merged_groups": merges,  # l-diversity: groups merged to meet the join condition
             "class_published": "per group (ρ-selectivity: value set, other slots '*')"
             if enforced.published is not None else "per row",
             "segments": None if segments is None else int(segments.max()) + 1,
@@ -253,7 +266,12 @@ class Fragmentation(Mechanism):
                 "statement": (f"The {len(frags)} fragment tables share only the column {cls!r} and have no common "
                               "row identifier; each has its rows in its own random order. They can only be "
                               f"joined approximately, on {cls!r}, and every such join of two fragments was "
-                              f"checked to give groups of at least k = {k} rows."),
+                              f"checked to give groups of at least k = {k} rows.") if not use_l else (
+                              f"The {len(frags)} fragment tables share only the column {cls!r} and have no common "
+                              "row identifier; each has its rows in its own random order. They can only be "
+                              f"joined approximately, on {cls!r}; joining the groups that hold someone's row in "
+                              f"two fragments was checked to give at least k = {k} rows and at least l = {l} "
+                              f"values of {cls!r}."),
             },
         }
         note = {key: record[key] for key in ("k", "l", "class_column", "strategy", "rho", "class_published",
@@ -268,13 +286,19 @@ class Fragmentation(Mechanism):
             extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0})
 
     @staticmethod
-    def _verify(tables, frag_meta, ecs, enforced, y, k, rho) -> None:
+    def _verify(tables, frag_meta, ecs, enforced, y, k, rho, l=0) -> None:
         """Independent recount of every fragment, and the join condition on what was computed; else refuse."""
         from ppdp_gui.engine.checks.anonymity import check_release
         for t, m in zip(tables, frag_meta):
             res = check_release(t, m["quasi_identifiers"], k, sensitive=m["sensitive"], l=m["l"])
             if not res.ok:
                 raise CheckError(f"Fragmentation: {m['table']} failed the independent check: {res.message}")
+        if l:
+            short = sum(len(p) for _, _, p in join_shortfalls(ecs, y, int(y.max()) + 1, k, l))
+            if short:
+                raise MechanismError(f"Fragmentation: {short} pair(s) of groups holding the same records join on "
+                                     f"the class into fewer than k = {k} rows or {l} class values")
+            return
         bad = join_violations(ecs, enforced, int(y.max()) + 1, k, rho)
         if bad:
             raise MechanismError(f"Fragmentation: {bad} pair(s) of groups can still be joined on the class into "

@@ -358,15 +358,21 @@ def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip
                 _apply(delta, touched, ntr, usage, tot)
                 p = _ct_remove(ct, ctn, Y)
                 counters[1] += 1
-                # the rest of the list, stably sorted by usage ascending
+                # the rest of the list re-ordered by usage as the release does it: bubble passes that each start
+                # one place further right and stop after a pass without a swap. That is not a full sort (a small
+                # usage far right moves left only so far), and the release's prune order, hence its code table,
+                # depends on it (../shared/reference/krimp_crosscheck: musk1_8x5 differs with a full sort)
                 rest0 = i + 1
-                for a in range(rest0 + 1, pn):
-                    v = plist[a]
-                    b = a - 1
-                    while b >= rest0 and usage[plist[b]] > usage[v]:
-                        plist[b + 1] = plist[b]
-                        b -= 1
-                    plist[b + 1] = v
+                for a in range(rest0, pn - 1):
+                    changed = False
+                    for b in range(a, pn - 1):
+                        if usage[plist[b]] > usage[plist[b + 1]]:
+                            v = plist[b]
+                            plist[b] = plist[b + 1]
+                            plist[b + 1] = v
+                            changed = True
+                    if not changed:
+                        break
                 for a in range(rest0, pn):
                     mark[plist[a]] = 1
                 # elements whose usage dropped through this removal join it (the release's scan starts two

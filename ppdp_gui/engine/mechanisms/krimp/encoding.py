@@ -124,22 +124,26 @@ def _number_text(x: float) -> str:
 
 
 def equal_frequency_edges(x: np.ndarray, bins: int) -> np.ndarray:
-    """Edges of (at most) `bins` bins holding about as many values each; ties never straddle an edge."""
-    x = np.sort(np.asarray(x, dtype=float))
-    qs = x[(x.size * np.arange(1, bins)) // bins] if x.size else np.array([])  # cut before the j·n/bins-th value
-    inner = np.unique(qs)
-    # a cut at value v puts v in the upper bin; a cut at the minimum would leave the first bin empty, so it moves
-    # to the next value up (the minimum's ties then fill the first bin)
-    if x.size and inner.size and inner[0] <= x[0]:
-        above = x[x > x[0]]
-        inner = np.unique(np.concatenate([inner[1:], above[:1]]))
-    return np.concatenate([[x[0] if x.size else 0.0], inner, [x[-1] if x.size else 0.0]])
+    """Edges of (at most) `bins` bins holding about as many values each: the quantiles at 0, 1/bins, …, 1 (linear
+    interpolation), repeated edges dropped — pandas' `qcut(x, bins, duplicates="drop")`, the rule the reproduction's
+    tables were binned with. Bins are closed on the right: a value on an inner edge goes to the lower bin, and the
+    first bin also holds the minimum (`bin_codes`)."""
+    x = np.asarray(x, dtype=float)
+    if not x.size:
+        return np.array([0.0, 0.0])
+    edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, max(1, bins) + 1)))
+    return edges if edges.size > 1 else np.repeat(edges, 2)
+
+
+def bin_codes(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Each value's bin (0..) under `equal_frequency_edges`: (e_j, e_j+1], the first bin [e_0, e_1]."""
+    nb = len(edges) - 1
+    return np.clip(np.searchsorted(edges[1:-1], x, side="left"), 0, nb - 1)
 
 
 def _bin_labels(edges: np.ndarray) -> list[str]:
     n = len(edges) - 1
-    return [f"[{_number_text(edges[i])}, {_number_text(edges[i + 1])}" + ("]" if i == n - 1 else ")")
-            for i in range(n)]
+    return [("[" if i == 0 else "(") + f"{_number_text(edges[i])}, {_number_text(edges[i + 1])}]" for i in range(n)]
 
 
 def code_column(name: str, series: pd.Series, *, numeric: bool = False, bins: int = 0,
@@ -152,7 +156,7 @@ def code_column(name: str, series: pd.Series, *, numeric: bool = False, bins: in
         ok = ~np.isnan(x)
         edges = equal_frequency_edges(x[ok], bins)
         nb = len(edges) - 1
-        local = np.clip(np.searchsorted(edges[1:-1], x, side="right"), 0, nb - 1)
+        local = bin_codes(x, edges)
         labels = _bin_labels(edges)
         if (~ok).any():
             labels.append(MISSING)

@@ -1,0 +1,130 @@
+"""How much of a table of noisy counts will be noise, said before the run from public quantities only.
+
+A DP table of counts gives every cell of its domain a noisy count — cells nobody has too (releasing only the
+occupied ones would tell who is there). Each empty cell comes out with E[max(0, Z)] records on average (Z the
+integer noise), so a release with many cells and few records per cell is mostly noise: on the diabetes extract
+DiffGen released 152,477 count rows standing for 461,310 records from 101,766 rows, and race came out almost
+uniform. A custodian must hear this before spending ε.
+
+What the estimate reads (`Mechanism.noise_estimate` builds it; the mechanisms do it in their own packages):
+the public domains and taxonomy sizes, ε, h, the mechanism's noise scale and the number of cells the release
+will have (exactly, or at most). Never the table's rows: the custodian states the size they expect ("a table of
+about N records", the window fills in the open table's rows for them to change), and the share of noise is worked
+out for that N. None of it goes into the release note: it is for the custodian, in the Run step and the figures.
+
+With C cells, N records and m = E[max(0, Z)]: N records spread evenly over C cells leave about C·e^(−N/C) of them
+empty (records of real people cluster, which leaves more empty; and never fewer than C − N), and the noise adds
+m records to each (`added_for`). The share of noise is that over N plus it;
+C·m (`added`) is what the noise would add if every cell were empty (the most it can add to empty cells). A
+mechanism that chooses its cells at random during the run (DiffGen) gives a likely C and the most it can be; the
+warning rests on the likely C (the most is rarely reached).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: above this share of records coming from noise, the Run step warns (half the table would be noise)
+NOISE_WARNING_SHARE = 0.5
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+@dataclass(frozen=True)
+class NoiseEstimate:
+    """The cells a table of noisy counts will have and the records noise adds to each empty one.
+
+    `cells`: count cells of the release (combinations × classes) — exact when `exact`, else the likely number
+    (DiffGen: over random draws of its h specialisations), with `at_most` the most it can have;
+    `per_empty_cell`: E[max(0, Z)] for the mechanism's noise scale `scale`; `columns`: (column, values it will have
+    at most) for the per-column line; `fixes`: what makes it less noisy, in the window's words (the mechanism's)."""
+
+    cells: int
+    per_empty_cell: float
+    scale: float
+    columns: tuple[tuple[str, int], ...] = ()
+    exact: bool = False
+    fixes: tuple[str, ...] = ()
+    at_most: int | None = None
+
+    @property
+    def added(self) -> float:
+        """Records the noise would add if every cell were empty: C·m."""
+        return self.cells * self.per_empty_cell
+
+    def empty_cells(self, records: int) -> float:
+        """Cells nobody has, for a table of `records` records: at least about C·e^(−N/C), what N records spread
+        evenly over C cells leave empty (real records cluster, which leaves more cells empty), and never fewer
+        than C − N."""
+        c, n = float(self.cells), max(float(records), 0.0)
+        return max(c * math.exp(-n / c) if c else 0.0, c - n)
+
+    def added_for(self, records: int) -> float:
+        """Records the noise adds to cells nobody has, for a table of `records` records (the custodian's stated
+        size): at least about `empty_cells` × m."""
+        return self.empty_cells(records) * self.per_empty_cell
+
+    def share(self, records: int) -> float:
+        """Expected share of the released records that come from noise alone, for a table of `records` records."""
+        added = self.added_for(records)
+        total = max(int(records), 0) + added
+        return added / total if total else 0.0
+
+    def warns(self, records: int | None) -> bool:
+        return records is not None and self.share(records) >= NOISE_WARNING_SHARE
+
+    def _cells_text(self) -> str:
+        if self.exact:
+            return f"{_n(self.cells)} cells"
+        most = f", up to {_n(self.at_most)}" if self.at_most is not None and self.at_most > self.cells else ""
+        return f"about {_n(self.cells)} cells (likely{most}: the groups are chosen at random during the run)"
+
+    def sentences(self, records: int | None) -> list[str]:
+        """The plain lines the Run step and the figures show (for the custodian only)."""
+        lines = [f"The table will have {self._cells_text()}, each with a noisy count; a cell nobody has gets "
+                 f"{self.per_empty_cell:.2g} records on average from the noise. Expected records added by noise: "
+                 f"≈ {_n(self.added)} if every cell were empty (for cells nobody has)."]
+        if self.columns:
+            lines.append("Values per column (at most): " + ", ".join(f"{c} {_n(v)}" for c, v in self.columns) + ".")
+        if records is not None:
+            lines.append(f"A table of about {_n(records)} records (the size you state) would then be about "
+                         f"{self.share(records):.0%} noise: at least {_n(self.added_for(records))} records added "
+                         "by the noise to cells nobody has.")
+        return lines
+
+    def warning(self, records: int | None) -> str | None:
+        """The Run step's warning when the table would be mostly noise, with the fix; None otherwise."""
+        if not self.warns(records):
+            return None
+        fix = (", ".join(self.fixes[:-1]) + (" or " if len(self.fixes) > 1 else "") + self.fixes[-1]
+               if self.fixes else "fewer cells")
+        return (f"About {self.share(records):.0%} of this table would be noise: about {_n(self.cells)} cells for "
+                f"about {_n(records)} records, so most cells hold nobody and get their count from the noise alone. "
+                f"To make it less noisy, try {fix}.")
+
+
+def positive_noise_mean(scale: float) -> float:
+    """E[max(0, Z)] for discrete Laplace noise Z with P(z) ∝ e^(−|z|/scale): α / (1 − α²), α = e^(−1/scale)."""
+    alpha = math.exp(-1.0 / scale)
+    return alpha / -math.expm1(-2.0 / scale)
+
+
+def most_cells(sizes: list[list[int]], budget: int) -> tuple[int, list[int]]:
+    """The largest product of per-column sizes when `budget` refinements are shared among the columns:
+    `sizes[a][s]` is the most values column a can have after s of them (non-decreasing in s). Returns the product
+    and the sizes chosen. Exact over every way of sharing them (dynamic programming, columns × budget²)."""
+    best = {0: (1, [])}  # refinements used -> (product, sizes chosen)
+    for column in sizes:
+        nxt: dict[int, tuple[int, list[int]]] = {}
+        for used, (product, chosen) in best.items():
+            for s in range(0, min(len(column) - 1, budget - used) + 1):
+                cand = (product * column[s], chosen + [column[s]])
+                key = used + s
+                if key not in nxt or cand[0] > nxt[key][0]:
+                    nxt[key] = cand
+        best = nxt
+    product, chosen = max(best.values(), key=lambda pc: pc[0])
+    return product, chosen
