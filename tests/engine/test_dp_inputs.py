@@ -141,3 +141,17 @@ def test_replace_one_mechanisms_refuse_a_table_read_by_dropping_rows(tmp_path, m
     assert no_drop_yet.source.n_rows_dropped == 0  # refused all the same: a neighbour with a blank would lose one
     no_drop_yet = no_drop_yet.with_column("age", domain=Domain(low=0, high=120, integer=True))
     assert any("one record replaced" in p.message for p in plan(no_drop_yet, mechanism, {"epsilon": 1.0}).errors)
+
+
+def test_the_note_says_how_missing_values_were_treated(tmp_path):
+    from ppdp_gui.engine.pipeline import release_note, run_release
+    frame = ward(19).drop(columns="case_code")
+    frame.loc[3, "sex"] = "?"
+    data = read(tmp_path, frame, "note.csv").confirm_guesses()
+    data = data.with_column("age", domain=Domain(low=0, high=120, integer=True))
+    for mechanism, params, words in (("Laplace histogram", {"columns": "sex", "epsilon": 1.0}, "(missing)"),
+                                     ("Laplace on records", {"epsilon": 1.0}, "n is that of the file, public")):
+        published = list(run_release(plan(data, mechanism, params), seed=1))[-1]
+        text = release_note(published)["missing values"]
+        assert "(missing)" in text and words in text and not any(ch.isdigit() for ch in text)
+        assert "(missing)" in set(published.table["sex"].astype(str))  # a public value like the others

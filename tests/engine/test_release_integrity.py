@@ -22,7 +22,7 @@ from ppdp_gui.engine.taxonomy import Taxonomy
 
 NOTE_KEYS = {"document", "note_version", "release_id", "created", "software", "mechanism", "guarantee",
              "privacy cost", "parameters", "output sha256", "files", "details", "checked on the written file",
-             "what this means", "seeded for a test"}
+             "what this means", "seeded for a test", "missing values"}
 
 
 def patients(n=400, seed=0, path="/secret/ward7/patients.csv") -> Dataset:
