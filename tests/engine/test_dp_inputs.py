@@ -155,3 +155,19 @@ def test_the_note_says_how_missing_values_were_treated(tmp_path):
         text = release_note(published)["missing values"]
         assert "(missing)" in text and words in text and not any(ch.isdigit() for ch in text)
         assert "(missing)" in set(published.table["sex"].astype(str))  # a public value like the others
+
+
+def test_a_number_column_with_blanks_says_what_to_press(tmp_path):
+    """Rows are kept, so a blank in a number column stays an empty cell; a mechanism that needs numbers there
+    names the column and the two ways out, in the window's words and the command's."""
+    frame = ward(19).drop(columns="case_code").astype(str)
+    frame.loc[4, "age"] = ""
+    data = read(tmp_path, frame, "blank.csv", kinds={"age": "numeric"}).confirm_guesses()
+    assert data.n_rows == 39 and data.frame["age"].isna().sum() == 1
+    for mechanism, params in (("Laplace histogram", {"columns": "age", "epsilon": 1.0, "low": 0, "high": 120}),
+                              ("Mondrian", {"k": 3})):
+        if mechanism == "Mondrian":
+            data = data.with_column("age", role=Role.QUASI_IDENTIFIER)
+        text = " ".join(p.message for p in plan(data, mechanism, params).errors)
+        assert "'age' has missing values" in text and "Drop rows that have a missing value" in text
+        assert "set the kind of age to categorical" in text and "--na drop" in text

@@ -67,6 +67,14 @@ class MissingReport:
         return out
 
 
+def numeric_blanks_fix(column: str) -> str:
+    """What to do about a number column with empty cells (kept so by default), in the window's words and the
+    command's: the mechanisms that need a number in every row say it after naming the column."""
+    return (f"In the Data step set the kind of {column} to categorical (its blanks then read “(missing)”), or "
+            "choose “Drop rows that have a missing value” and press “Reload with this policy” (ppdp: --kind "
+            f"{column}=categorical, or --na drop)")
+
+
 def left_out_columns(names: list[str], missing: dict[str, int], n: int, policy: NAPolicy) -> tuple[str, ...]:
     """The columns named in the policy, and (when rows with a missing value are dropped) the mostly-missing
     ones — never every column."""
