@@ -1,5 +1,9 @@
 """First guess of each column's privacy role from its name and its values, with the reason for each guess.
 
+Each reason is a `Reason` that says whether the guess read the values: only a direct identifier, a person's name
+or free text recognised by the column's name alone is data-independent; a DP plan refuses the other guesses until
+the custodian states or confirms them (pipeline/plan.py).
+
 The guess only pre-fills the Data view: the custodian confirms or changes every role, and the Data view shows the
 reason beside each guess. The guess is tuned to fail safe on hospital tables: a column that could point to one
 patient (a record or patient number, a column with a different value in nearly every row) is guessed an
@@ -410,5 +414,9 @@ def role_rule_text() -> str:
         "name.\n"
         f"  7. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
         f"rows (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
-        "  8. Everything else: insensitive (published as is)."
+        "  8. Everything else: insensitive (published as is).\n"
+        "Only rule 1 by the name (direct identifiers, people's names, free-text names) reads nothing but the name. "
+        "The other rules read the values, or come after one that does (free text by its values), so one record "
+        "more or less can change their guess: a differentially private release asks you to confirm them (Data "
+        "step: Confirm roles and kinds; ppdp: --confirm-roles)."
     )
