@@ -247,8 +247,7 @@ def guessed_problem(columns) -> Problem:
         "such a guess — and with it what the release contains. A differentially private release must not depend "
         f"on that. Check {'its' if one else 'each'} role and kind in the Data step, then press “{CONFIRM_BUTTON}” "
         "(ppdp: --confirm-roles, or --role COLUMN=ROLE and --kind COLUMN=numeric|categorical for each); or "
-        "explicitly allow domains from the data — the release is then not ε-differentially private.",
-        column=columns[0])
+        "explicitly allow domains from the data — the release is then not ε-differentially private.")
 
 
 #: a published column is identifying when this share of its rows hold distinct values …
