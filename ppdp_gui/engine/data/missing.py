@@ -44,8 +44,8 @@ class MissingReport:
             share = self.missing.get(c, 0) / max(self.rows, 1)
             out.append(f"Column '{c}' is missing in {100 * share:.0f} % of the rows ({self.missing[c]:,} of "
                        f"{self.rows:,}), so it is left out: dropping those rows instead would lose most of the "
-                       "table. To keep the column, choose “Keep missing as its own category” under Missing values and "
-                       "press “Reload with this policy” (in the ppdp command: --na category).")
+                       "table. To keep the column, choose “Keep missing as its own category” under Missing values "
+                       "and press “Reload with this policy” (in the ppdp command: --na category).")
         named = [c for c in self.left_out if c in policy.leave_out]
         if named:
             out.append(f"Left out as asked: {', '.join(repr(c) for c in named)}.")
