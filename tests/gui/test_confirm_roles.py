@@ -64,3 +64,23 @@ def test_the_person_role_reads_well_in_the_role_combo(make_window, qtbot, tmp_pa
     combo.setCurrentIndex(at)
     assert w.session.dataset.spec("patient_nbr").role == Role.PERSON
     assert "role" not in w.session.dataset.spec("patient_nbr").guessed  # chosen: no longer a guess
+
+
+def test_dropping_many_rows_is_no_green_tick(make_window, qtbot, tmp_path):
+    """Issue 26: 74 % of the rows dropped showed a green tick and a fix in command-line flags."""
+    from ppdp_gui.gui.views.common import WARN
+    frame = pd.DataFrame({"age": [str(20 + i % 50) for i in range(200)], "sex": ["F", "M"] * 100,
+                          "payer_code": (["MC"] * 3 + ["?"] * 2) * 40})
+    path = tmp_path / "enc.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    assert w.session.dataset.n_rows == 200 and w.data_view.state()[0] != WARN  # kept by default
+    w.data_view.na_action.setCurrentIndex(w.data_view.na_action.findData("drop"))
+    qtbot.mouseClick(w.data_view.na_apply, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.session.dataset.n_rows == 120, timeout=30000)
+    state, text = w.data_view.state()
+    assert state == WARN and "40 % of rows dropped" in text and "Keep missing as its own category" in text
+    notes = w.data_view.notes_label.text()
+    assert "Reload with this policy" in notes and "Keep missing as its own category" in notes

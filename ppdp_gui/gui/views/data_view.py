@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
-from ppdp_gui.engine.data.missing import left_out_by_the_data
+from ppdp_gui.engine.data.missing import WARN_SHARE, left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
 from ppdp_gui.engine.pipeline.plan import CONFIRM_BUTTON
 from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
@@ -474,4 +474,9 @@ class DataView(StepView):
             parts.append(f"class: {ds.class_column}")
         if ds.guessed_columns:
             parts.append("roles and kinds to confirm")
+        src = ds.source
+        if src.n_rows_read and src.n_rows_dropped > WARN_SHARE * src.n_rows_read:  # not a green tick
+            parts.append(f"{100 * src.n_rows_dropped / src.n_rows_read:.0f} % of rows dropped: choose “Keep missing "
+                         "as its own category”")
+            return WARN, ", ".join(parts)
         return (DONE if qi or ds.class_column else WARN), ", ".join(parts)
