@@ -50,3 +50,25 @@ def test_an_export_that_fails_leaves_the_entry_without_output(tmp_path):
         pass
     assert not (tmp_path / "release.csv").exists()
     assert ledger.entry(published.ledger_entry.id).output_hash is None
+
+
+class Crashing(LaplaceHistogram):
+    """A mechanism that fails after the reservation (a library error inside its computation)."""
+
+    def _run(self, data, *, rng, **params):
+        yield from ()
+        raise IndexError("index 1 is out of bounds")
+
+
+def test_a_mechanism_that_crashes_after_the_reservation_is_one_plain_error(tmp_path):
+    from ppdp_gui.engine.errors import MechanismError
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    planned = plan(adult_like(), Crashing(), PARAMS, ledger=ledger)
+    try:
+        list(run_release(planned, ledger=ledger))
+    except MechanismError as exc:
+        assert "could not finish" in str(exc) and "stays spent" in str(exc) and "no output" in str(exc)
+    else:
+        raise AssertionError("the crash was swallowed")
+    [entry] = ledger.entries()
+    assert entry.epsilon > 0 and entry.output_hash is None

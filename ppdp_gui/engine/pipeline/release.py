@@ -126,7 +126,13 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
                                label=data.source.path or "", neighbouring=cost.neighbouring)
     lo, hi = RUN_SPAN
     # on cancellation the mechanism stops too; the budget stays spent
-    release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)
+    try:
+        release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)
+    except PpdpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a mechanism's own failure, said in words (ε is already spent)
+        spent = " The ε reserved stays spent; the ledger entry records no output." if entry is not None else ""
+        raise MechanismError(f"{mech.name} could not finish ({type(exc).__name__}: {exc}).{spent}") from exc
     if release is None:
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "recounting every claim of the release")
@@ -157,6 +163,12 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         ledger_path=None if getattr(ledger, "path", None) is None else str(ledger.path), seeded=seed is not None)
     if write_record and published.ledger_path:
         from ppdp_gui.engine.pipeline.export import write_record as _write
-        published = _write(published, ledger)
+        try:
+            published = _write(published, ledger)
+        except (OSError, PpdpError) as exc:  # after the reservation: said, never raised; export writes it again
+            import dataclasses
+            published = dataclasses.replace(published, warnings=published.warnings + (
+                f"The custodian record could not be written to the ledger's folder ({exc}); it is written when "
+                "you export the release.",))
     yield Progress(1.0, "done")
     yield published
