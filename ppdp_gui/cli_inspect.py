@@ -42,6 +42,10 @@ def inspect_command(args) -> int:
     unreleased = never_released(names, {})
     with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
                     if missing and spec.name not in unreleased and spec.name not in left_out]
+    guessed = data.guessed_columns
+    if guessed:
+        _cli._say(f"roles or kinds read from the values ({len(guessed)} column(s)): a differentially private "
+                  "release asks you to confirm them (--confirm-roles, or --role COL=ROLE and --kind COL=KIND)")
     dropped = _rows_with_missing(data, with_missing, policy)
     _cli._say(f"rows with a missing value: {dropped:,}, kept by default (a blank reads “{policy.category_label}”)")
     if left_out:

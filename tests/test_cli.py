@@ -56,7 +56,7 @@ def test_inspect_shows_kinds_roles_and_missing(tmp_path, capsys):
     assert lines["patient_id"][2] == "identifier" and lines["diagnosis"][2] == "sensitive"
     assert lines["diagnosis"][-1] == "20" and lines["age"][-1] == "0"  # 20 missing diagnoses
     assert "rows with a missing value: 20, kept by default" in out and "dropped: 20" in out
-    assert "A column is numeric when" in out
+    assert "A column is numeric when" in out and "--confirm-roles" in out
     assert "  patient_id: its name mentions" in out and "diagnosis: its name mentions 'diagnosis'" in out
 
 
