@@ -231,7 +231,6 @@ def replace_one_drop_message(name: str) -> str:
             "histogram, DiffGen, DP-LDA).")
 
 
-
 def guessed_caveat(columns) -> str:
     """The caveat of a release made with roles or kinds read from the values (explicit opt-in only)."""
     return f"roles or kinds of {', '.join(columns)} guessed from the data, not confirmed"
