@@ -160,7 +160,7 @@ def missing_values_note(published: Published) -> str:
     """How a DP release treated blanks, in words: the custodian's public policy, never a count."""
     pol = published.source.na_policy
     if pol.action == "drop":
-        return "rows with a missing value in a released column were left out before the release"
+        return "rows with a missing value in a released column were dropped before the release"
     text = (f"kept: a missing value of a categorical column is the category “{pol.category_label}”, part of every "
             "stated list of values (but the class's)")
     from ppdp_gui.engine.privacy.records import REPLACE, neighbouring_kind
