@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
 
+from benchmarks.doc_block import Report  # noqa: E402
 from ppdp_gui.engine.data.domains import Domain  # noqa: E402
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
@@ -192,33 +193,40 @@ def main(argv=None) -> None:
     ap.add_argument("--runs", type=int, help="number of random splits (default 3, or 10 with --full)")
     ap.add_argument("--plot", type=Path, help="write the two-panel figure to this PNG file")
     ap.add_argument("--skip-reference", action="store_true", help="skip the UCI-split protocol")
+    ap.add_argument("--write", action="store_true", help="put the results into docs/reproduction/diffgen.md")
     args = ap.parse_args(argv)
     runs = args.runs or (10 if args.full else 3)
     hs = list(range(4, 17)) if args.full else list(range(4, 17, 2))
     started = time.perf_counter()
-    print(f"Figure 3: {runs} random 2/3-1/3 splits, h in {hs}, ε in {list(EPSILONS)}", flush=True)
+    report = Report("repro_diffgen.py", f"{runs} random splits, seeds 0…{runs - 1}, h in {hs[0]}…{hs[-1]}")
+    report.line(f"Figure 3: {runs} random 2/3-1/3 splits, h in {hs}, ε in {list(EPSILONS)}")
     rows, ref = figure3(runs, hs, ["Max", "InfoGain"])
-    print(f"\nBA = {ref['BA %']:.2f} % (paper {PAPER['BA']}), LA = {ref['LA %']:.2f} % (paper {PAPER['LA']})")
+    report.line(f"\nBA = {ref['BA %']:.2f} % (paper {PAPER['BA']}), "
+                f"LA = {ref['LA %']:.2f} % (paper {PAPER['LA']})")
     for utility in ("Max", "InfoGain"):
-        print(f"\nCA % ({utility}), mean over {runs} splits\n" + markdown(pivot(rows, utility), "h"))
+        report.line(f"\nCA % ({utility}), mean over {runs} splits\n" + markdown(pivot(rows, utility), "h"))
     mx = pivot(rows, "Max")
-    print(f"\nMax, ε=1, h=10: BA-CA = {ref['BA %'] - mx.loc[10, 1.0]:.2f} (paper ≈ 3)" if 10 in mx.index else "")
-    print(f"Max, ε=0.1: best CA over h = {mx[0.1].max():.2f} (paper ≈ 78)")
-    print(f"Max - InfoGain, mean over the grid: {(mx - pivot(rows, 'InfoGain')).to_numpy().mean():.2f} points")
+    if 10 in mx.index:
+        report.line(f"\nMax, ε=1, h=10: BA-CA = {ref['BA %'] - mx.loc[10, 1.0]:.2f} (paper ≈ 3)")
+    report.line(f"\nMax, ε=0.1: best CA over h = {mx[0.1].max():.2f} (paper ≈ 78)")
+    report.line(f"\nMax - InfoGain, mean over the grid: "
+                f"{(mx - pivot(rows, 'InfoGain')).to_numpy().mean():.2f} points")
     if args.plot:
         plot(rows, ref, args.plot)
     if not args.skip_reference:
         ref_runs = 10 if args.full else 3
         rrows, rref, sec = reference_protocol(ref_runs)
         means = rrows.groupby("epsilon")["CA %"].mean()
-        print(f"\nReference protocol (UCI split {rref['n_train']:,}/{rref['n_test']:,}, Max, h=10, "
+        report.line(f"\nReference protocol (UCI split {rref['n_train']:,}/{rref['n_test']:,}, Max, h=10, "
               f"{ref_runs} runs): BA {rref['BA %']:.1f} LA {rref['LA %']:.1f}; DiffGen run {sec:.2f} s")
-        print("| tool | " + " | ".join(f"ε={e:g}" for e in means.index) + " |")
-        print("|---|" + "---|" * len(means))
-        print("| DiffGen (ours) | " + " | ".join(f"{v:.1f}" for v in means) + " |")
+        report.line("\n| tool | " + " | ".join(f"ε={e:g}" for e in means.index) + " |")
+        report.line("|---|" + "---|" * len(means))
+        report.line("| DiffGen (ours) | " + " | ".join(f"{v:.1f}" for v in means) + " |")
         for tool, vals in REFERENCE_SYNTH.items():
-            print(f"| {tool} | " + " | ".join(f"{v:.1f}" for v in vals) + " |")
+            report.line(f"| {tool} | " + " | ".join(f"{v:.1f}" for v in vals) + " |")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    if args.write:
+        report.write("diffgen.md", "figure 3")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 SHARED = ROOT.parent / "shared" / "data"
 
+from doc_block import Report  # noqa: E402
 from repro_diffgen import CLASS, PUBLIC_BOUNDS, adult_frame, adult_taxonomies  # noqa: E402
 
 from ppdp_gui.engine.data.domains import Domain  # noqa: E402
@@ -239,16 +240,16 @@ def pivot(rows: pd.DataFrame, measure: str, stat: str = "mean") -> pd.DataFrame:
 
 
 # ---- Musk -----------------------------------------------------------------------------------------------------------
-def musk_part(repeats: int) -> None:
+def musk_part(repeats: int, report) -> None:
     data = musk_dataset()
     energy = true_energy(data)
-    print(f"\nMusk ({data.n_rows:,} × 166 + class; bounds ±1000): non-private energy of the top 1/5/10/20 "
+    report.line(f"\nMusk ({data.n_rows:,} × 166 + class; bounds ±1000): non-private energy of the top 1/5/10/20 "
           f"components: {', '.join(f'{100 * energy[i]:.1f} %' for i in (0, 4, 9, 19))}")
     rows = figure2(data, repeats, epsilons=(0.5, 1.0, 1.5), ks=(1, 2, 5, 10, 20))
     for measure in ("MSE", "MSE (noisy matrix)"):
-        print(f"\nMusk, {measure}, mean of {repeats}\n" + markdown(fig2_tables(rows, measure), "", "{:.4f}"))
-    print(fig2_verdict(rows, "MSE") + " (published table)")
-    print(fig2_verdict(rows, "MSE (noisy matrix)") + " (noisy matrix)")
+        report.line(f"\nMusk, {measure}, mean of {repeats}\n" + markdown(fig2_tables(rows, measure), "", "{:.4f}"))
+    report.line(fig2_verdict(rows, "MSE") + " (published table)")
+    report.line(fig2_verdict(rows, "MSE (noisy matrix)") + " (noisy matrix)")
     runs = 2  # DP-LDA on 166 numbers: a few splits show it (nε ≪ p² here, see the reproduction document)
     lda_rows, refs = [], []
     mech = DPLDA()
@@ -264,12 +265,38 @@ def musk_part(repeats: int) -> None:
                              **mech.measures(rel, train, test)})
     lda_rows = pd.DataFrame(lda_rows)
     ref = pd.DataFrame(refs).mean()
-    print(f"\nMusk DP-LDA ({runs} splits, {int(len(data.frame) * 2 / 3):,} training records, p = 166, "
+    report.line(f"\nMusk DP-LDA ({runs} splits, {int(len(data.frame) * 2 / 3):,} training records, p = 166, "
           f"sensitivity {1 + 166 + 166 * 167 // 2:,}): BA LDA {ref['BA LDA %']:.1f} %, BA tree "
           f"{ref['BA tree %']:.1f} %, LA {ref['LA %']:.1f} %")
     for m in ("ACA LDA %", "AUC LDA", "ACA tree %", "AUC tree", "synthetic share of class 1",
               "noisy count of class 1"):
-        print(f"  {m}: " + ", ".join(f"ε={e:g}: {v:.3f}" for e, v in pivot(lda_rows, m).iloc[0].items()))
+        report.line(f"  {m}: " + ", ".join(f"ε={e:g}: {v:.3f}" for e, v in pivot(lda_rows, m).iloc[0].items()))
+
+
+def fig34_significance(rows: pd.DataFrame) -> list[str]:
+    """The paper's orderings of Figures 3–4, each with Welch's t-test over the splits (p < 0.05 two-sided)."""
+    from scipy.stats import ttest_ind
+
+    claims = [("ACA LDA %", "DP-LDA", "DiffGen-InfoGain", "higher",
+               "fig3a: DP-LDA above DiffGen-InfoGain (ε ≥ 0.25)"),
+              ("ACA LDA %", "DiffGen-Max", "DP-LDA", "higher", "fig3a: DiffGen-Max slightly above DP-LDA at high ε"),
+              ("AUC LDA", "DP-LDA", "DiffGen-Max", "higher", "fig3b: DP-LDA AUC above DiffGen (ε > 0.5)"),
+              ("entropy (bits)", "DP-LDA", "DiffGen-Max", "higher", "fig4a: DP-LDA keeps more entropy"),
+              ("KL divergence (bits)", "DP-LDA", "DiffGen-Max", "lower", "fig4b: DP-LDA has the lowest KL")]
+    out = ["", "| paper's ordering | ε | mean A | mean B | Welch p | holds (p < 0.05) |", "|---|---|---|---|---|---|"]
+    for measure, a, b, way, text in claims:
+        if measure not in rows.columns:
+            continue
+        for eps in sorted(rows["epsilon"].unique()):
+            xa = rows[(rows["method"] == a) & (rows["epsilon"] == eps)][measure].dropna().to_numpy(float)
+            xb = rows[(rows["method"] == b) & (rows["epsilon"] == eps)][measure].dropna().to_numpy(float)
+            if len(xa) < 2 or len(xb) < 2:
+                continue
+            p = float(ttest_ind(xa, xb, equal_var=False).pvalue)
+            better = xa.mean() > xb.mean() if way == "higher" else xa.mean() < xb.mean()
+            verdict = "yes" if better and p < 0.05 else ("same way, not significant" if better else "no")
+            out.append(f"| {text} | {eps:g} | {xa.mean():.3f} | {xb.mean():.3f} | {p:.3g} | {verdict} |")
+    return out
 
 
 def markdown(table: pd.DataFrame, first: str, fmt: str = "{:.3f}") -> str:
@@ -285,19 +312,22 @@ def main(argv=None) -> None:
     ap.add_argument("--full", action="store_true", help="the paper's 10 repeats / splits")
     ap.add_argument("--repeats", type=int, help="repeats and splits (default 3, or 10 with --full)")
     ap.add_argument("--only", choices=("fig2", "fig34", "musk"), help="run one part only")
+    ap.add_argument("--write", action="store_true", help="put the results into docs/reproduction/dp_pca_lda.md")
     args = ap.parse_args(argv)
     repeats = args.repeats or (10 if args.full else 3)
     started = time.perf_counter()
+    report = Report("repro_dp_pca_lda.py", f"{repeats} repeats / splits, seeds from seed_of(); Welch's t-tests "
+                    "over the repeats")
     data = adult_component_dataset()
-    print(f"Adult: {data.n_rows:,} records, {len(NUMERIC)} numbers + {len(CATEGORICAL) + 1} categories")
+    report.line(f"Adult: {data.n_rows:,} records, {len(NUMERIC)} numbers + {len(CATEGORICAL) + 1} categories")
     if args.only in (None, "fig2"):
         for centred in (True, False):
             energy = true_energy(data, centred)
-            print(f"\nFigure 2(a): energy of the top k non-private components of "
+            report.line(f"\nFigure 2(a): energy of the top k non-private components of "
                   f"{'the covariance' if centred else 'E[xxᵀ]'}, k = 1..10: "
                   + ", ".join(f"{100 * e:.0f} %" for e in energy[:10]))
-        print(f"paper: {PAPER['fig2a']}")
-        print(f"Figure 2(b): {repeats} repeats, ε in {list(EPSILONS)}, k = 1..10", flush=True)
+        report.line(f"paper: {PAPER['fig2a']}")
+        report.line(f"Figure 2(b): {repeats} repeats, ε in {list(EPSILONS)}, k = 1..10")
         rows = figure2(data, repeats)
         for measure in ("MSE", "MSE (noisy matrix)"):
             table = fig2_tables(rows, measure)
@@ -305,32 +335,37 @@ def main(argv=None) -> None:
             if measure == "MSE (noisy matrix)":
                 analytic = exp_over_reals(data, table.columns)
                 table.loc["EXP over R^P (analytic)"] = analytic
-            print(f"\n{measure} per entry, mean of {repeats} repeats\n" + markdown(table, ""))
-            print(fig2_verdict(rows, measure, analytic))
-        print(f"paper: {PAPER['fig2']}")
+            report.line(f"\n{measure} per entry, mean of {repeats} repeats\n" + markdown(table, ""))
+            report.line(fig2_verdict(rows, measure, analytic))
+        report.line(f"paper: {PAPER['fig2']}")
         energy_noisy = rows[rows["mechanism"] == "DP-PCA"].pivot_table(index="k", columns="epsilon",
                                                                        values="noisy energy")
-        print("\nnoisy energy share of the k components (what the release note says)\n"
+        report.line("\nnoisy energy share of the k components (what the release note says)\n"
               + markdown(energy_noisy, "k", "{:.2f}"))
     if args.only in (None, "fig34"):
-        print(f"\nFigures 3–4: {repeats} random 2/3–1/3 splits, ε in {list(EPSILONS)}, DiffGen h = 10", flush=True)
+        report.line(f"\nFigures 3–4: {repeats} random 2/3–1/3 splits, ε in {list(EPSILONS)}, DiffGen h = 10")
         rows, refs = figures34(data, repeats)
         ref = refs.drop(columns="run").mean()
-        print(f"\nBA: LDA {ref['BA LDA %']:.1f} %, tree {ref['BA tree %']:.1f} % (paper {PAPER['BA']}); "
+        report.line(f"\nBA: LDA {ref['BA LDA %']:.1f} %, tree {ref['BA tree %']:.1f} % (paper {PAPER['BA']}); "
               f"LA {ref['LA %']:.1f} % (paper {PAPER['LA']}); entropy of the training records "
               f"{ref['entropy of the records (bits)']:.3f} bits")
         for measure in ("ACA LDA %", "ACA tree %", "AUC LDA", "AUC tree", "entropy (bits)",
                         "KL divergence (bits)", "KL divergence, own labels (bits)"):
-            print(f"\n{measure}, mean (std) over {repeats} splits\n"
+            report.line(f"\n{measure}, mean (std) over {repeats} splits\n"
                   + markdown(pivot(rows, measure), "method", "{:.3f}")
                   + "\n" + markdown(pivot(rows, measure, "std"), "std", "{:.3f}"))
         dg_ca = rows[rows["method"] == "DiffGen-Max"].groupby("epsilon")["CA (DiffGen measures) %"].mean()
-        print("\nDiffGen-Max CA from DiffGen.measures(): " + ", ".join(f"ε={e:g}: {v:.1f}" for e, v in dg_ca.items()))
+        report.line("\nDiffGen-Max CA from DiffGen.measures(): "
+                    + ", ".join(f"ε={e:g}: {v:.1f}" for e, v in dg_ca.items()))
+        for line in fig34_significance(rows):
+            report.line(line)
         for key in ("fig3a", "fig3b", "fig4a", "fig4b"):
-            print(f"paper {key}: {PAPER[key]}")
+            report.line(f"paper {key}: {PAPER[key]}")
     if args.only in (None, "musk"):
-        musk_part(repeats)
+        musk_part(repeats, report)
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    if args.write:
+        report.write("dp_pca_lda.md", "results" if args.only is None else args.only)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.doc_block import Report  # noqa: E402
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role  # noqa: E402
 from ppdp_gui.engine.mechanisms.base import run_to_release  # noqa: E402
 from ppdp_gui.engine.mechanisms.fragmentation import Fragmentation  # noqa: E402
@@ -118,13 +119,16 @@ def run_grid(train_df, test_df, dims, ks, l=2) -> pd.DataFrame:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="10 and 40 attributes only, no k sweep")
+    ap.add_argument("--write", action="store_true", help="put the tables into docs/reproduction/fragmentation.md")
     args = ap.parse_args()
+    report = Report("repro_fragmentation.py", "the split of Table 5, feature order from seed 0, one run per point "
+                    "(deterministic)", fenced=True)
     df = load_musk()
     train_df, test_df = split_table5(df)
     majority = 100 * (1 - test_df["class"].mean())
-    print(f"always 'non-musk' on the test rows: weighted F-measure "
-          f"{majority * 2 * majority / (100 + majority):.2f} %")
-    print(f"Musk 1+2: {len(df)} rows; train {len(train_df)} "
+    report.line(f"always 'non-musk' on the test rows: weighted F-measure "
+                f"{majority * 2 * majority / (100 + majority):.2f} %")
+    report.line(f"Musk 1+2: {len(df)} rows; train {len(train_df)} "
           f"({int(train_df['class'].sum())} musk), test {len(test_df)} ({int(test_df['class'].sum())} musk)")
     dims = [10, 40] if args.quick else [10, 20, 30, 40]
     ks = [] if args.quick else [10, 20, 40, 80]
@@ -134,12 +138,14 @@ def main() -> None:
         sub = res[sel]
         if sub[by].nunique() < 2:
             continue
-        print(f"\n== {title} ==")
+        report.line(f"\n== {title} ==")
         for col in ("IL %", "F tree %", "F 5-NN %", "distorted"):
             table = sub.pivot_table(index="method", columns=by, values=col, sort=False)
             table = table[sorted(table.columns)]
-            print(f"\n{col}")
-            print(table.round(2).to_string())
+            report.line(f"\n{col}")
+            report.line(table.round(2).to_string())
+    if args.write:
+        report.write("fragmentation.md", "musk grid")
 
 
 if __name__ == "__main__":

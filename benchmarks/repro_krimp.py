@@ -21,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.doc_block import Report  # noqa: E402
 from benchmarks.krimp_data import REFERENCE, load  # noqa: E402
 from ppdp_gui.engine.mechanisms.krimp import compress as C  # noqa: E402
 from ppdp_gui.engine.mechanisms.krimp.generate import generate_codes  # noqa: E402
@@ -72,14 +73,17 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="10 runs per dataset (the paper's protocol)")
     ap.add_argument("--seed", type=int, default=2007)
     ap.add_argument("--only", nargs="*", help="datasets to run")
+    ap.add_argument("--write", action="store_true", help="put the table into docs/reproduction/krimp.md")
     args = ap.parse_args()
     runs = 10 if args.full else 3
-    print(f"KRIMP data generation, Table 1 of seed 004 — {runs} runs per dataset (mean ± std)")
+    report = Report("repro_krimp.py", f"seeds {args.seed}…{args.seed + runs - 1}, {runs} runs per dataset",
+                    fenced=True)
+    report.line(f"KRIMP data generation, Table 1 of seed 004 — {runs} runs per dataset (mean ± std)")
     head = (f"{'data':9} {'min_sup':>7} | {'NAS':>11} {'paper':>5} | {'equal %':>11} {'paper':>5} | "
             f"{'sup diff %':>10} {'paper':>5} | {'new sup %':>9} {'paper':>5} | {'DS':>11} {'paper':>5} "
             f"{'C++':>5} | {'copies %':>8} {'C++':>5} | {'pieces':>6}")
-    print(head)
-    print("-" * len(head))
+    report.line(head)
+    report.line("-" * len(head))
     for name in args.only or list(PAPER):
         res = one_dataset(name, runs, args.seed)
         m, s, n = res["mean"], res["std"], res["names"]
@@ -94,14 +98,17 @@ def main() -> None:
             return "–".rjust(5) if v is None else f"{v:{fmt}}".rjust(5)
 
         copies = m[n["any"]]
-        print(f"{name:9} {REFERENCE[name][1]:>7} | {cell('nas')} {ref(p[4])} | {cell('equal', fmt='.1f')} "
-              f"{ref(p[1], '.0f')} | {cell('diff', 10)} {ref(p[2])} | {cell('new', 9)} {ref(p[3])} | "
-              f"{cell('ds', fmt='.3f')} {ref(p[0], '.3f')} {ref(cpp_ds, '.3f')} | {copies:8.1f} "
-              f"{ref(None if cpp_copies is None else 100 * cpp_copies / res['n'], '.1f')} | "
-              f"{m[n['pieces']]:6.2f}", flush=True)
-    print("\nNAS: normalised anonymity score (0 = no original row reappears, 1 = all do). equal %: share of the "
-          "original's frequent itemsets also frequent in the generated table. copies %: generated rows equal to "
-          "some original row (the C++ column: its one run).")
+        report.line(f"{name:9} {REFERENCE[name][1]:>7} | {cell('nas')} {ref(p[4])} | "
+                    f"{cell('equal', fmt='.1f')} {ref(p[1], '.0f')} | {cell('diff', 10)} {ref(p[2])} | "
+                    f"{cell('new', 9)} {ref(p[3])} | {cell('ds', fmt='.3f')} {ref(p[0], '.3f')} "
+                    f"{ref(cpp_ds, '.3f')} | {copies:8.1f} "
+                    f"{ref(None if cpp_copies is None else 100 * cpp_copies / res['n'], '.1f')} | "
+                    f"{m[n['pieces']]:6.2f}")
+    report.line("\nNAS: normalised anonymity score (0 = no original row reappears, 1 = all do). equal %: share of "
+                "the original's frequent itemsets also frequent in the generated table. copies %: generated rows "
+                "equal to some original row (the C++ column: its one run).")
+    if args.write:
+        report.write("krimp.md", "table 1")
 
 
 if __name__ == "__main__":

@@ -42,9 +42,12 @@ def parse_role(text: str):
 
 
 def parse_domain(column: str, text: str):
-    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user)."""
-    from ppdp_gui.engine.data.domains import Domain
+    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user);
+    'icd9' or 'icd10' -> the code system's list of categories shipped with the package."""
+    from ppdp_gui.engine.data.domains import CODE_SYSTEMS, Domain, code_system_domain
     from ppdp_gui.engine.errors import DataError
+    if text.strip().lower().replace("-", "") in CODE_SYSTEMS:
+        return code_system_domain(text)
     parts = text.split(":")
     try:
         if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
@@ -179,7 +182,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=()):
+            show_progress=False, pdf=False, confirmed=(), override=None, treated=None):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -201,12 +204,17 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
     published = _drain(run_release(planned, ledger=ledger), show_progress)
+    from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
+    published = before_export(published, recipe, override, treated)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported
 
 
 def _say_published(published, exported) -> None:
     _say(f"{published.mechanism}: {published.guarantee_line()}")
+    from ppdp_gui.engine.pipeline.published import syntactic_unit
+    if (unit := syntactic_unit(published)) is not None:  # what k counts: persons, or rows
+        _say(f"  {unit}")
     rows = published.release.records.n_rows if published.release.records is not None else len(published.table)
     _say(f"  {rows:,} rows x {published.table.shape[1]} columns written to {exported.files[0]}")
     for path in exported.files[1:]:
@@ -266,6 +274,18 @@ def cmd_mechanisms(args) -> int:
     return 0
 
 
+def cmd_builders(args) -> int:
+    """The taxonomy builders of --build-taxonomy: the registry the window's Taxonomies step also offers."""
+    from ppdp_gui.engine.taxonomy.registry import BUILDERS
+    for b in BUILDERS:
+        _say(f"{b.spelling}  [{b.label}{'; public' if b.public else ''}]")
+        _say(f"  {b.help}")
+        for p in b.params:
+            _say(f"    {p.name.upper() if p.name != 'date_format' else 'FORMAT'}: {p.help}")
+        _say("")
+    return 0
+
+
 def cmd_run(args) -> int:
     if args.mechanism:
         args_mech = args.mechanism
@@ -278,12 +298,18 @@ def cmd_run(args) -> int:
     data = loaded.dataset
     if args.confirm_roles:  # the custodian's confirmation of the guesses shown (ColumnSpec.guessed)
         data = data.confirm_guesses()
+    from ppdp_gui.cli_governance import rerun_check  # a new extract of a project: what changed (issue 31)
+    rerun_check(args, recipe, ledger)
     if args.cap is not None:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
+    from ppdp_gui.cli_governance import check_treated, treatments  # pseudonyms, date shifts (issue 31)
+    data, treated = treatments(args, recipe, data, ledger)
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf, confirmed=args.publish_as_is or ())
+                                  pdf=args.pdf, confirmed=(*(args.publish_as_is or ()), *treated.confirmed),
+                                  override=getattr(args, "override_threshold", None), treated=treated)
+    check_treated(treated, exported)
     for w in published.warnings:
         if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
             w += " In ppdp: --build-taxonomy COL=dates (or intervals, mask, icd9, icd10, flat)."
@@ -427,15 +453,16 @@ def cmd_demo(args) -> int:
 def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> None:
     p.add_argument("--input", "-i", required=input_required, help="table to read (CSV/TSV, .gz, XLSX, Parquet)")
     p.add_argument("--role", action="append", metavar="COL=ROLE",
-                   help="column role: identifier, quasi-identifier (qi), sensitive, class, insensitive")
+                   help="column role: identifier, person (whose row it is: k counts persons), "
+                        "quasi-identifier (qi), sensitive, class, insensitive")
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
+    from ppdp_gui.engine.taxonomy.registry import spec_help
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="build a column's taxonomy from the table as the window's Taxonomies step does; SPEC is "
-                        "intervals[:WIDTH] | bands:LOW:HIGH[:WIDTH[:STEP]] | dates[:FORMAT] | mask[:PAD] | icd9 | "
-                        "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
-                        "release then needs --allow-data-domains or public --domain values")
+                        f"{spec_help()} (see `ppdp builders`). All but bands take their leaves from the data "
+                        "(origin 'data'): an ε-DP release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: keep them, a blank being the category '(missing)' (default; "
                         "a numeric column keeps an empty cell), or drop them (a column missing in more than half "
@@ -443,8 +470,9 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
                         "are private for one record replaced, whose row count must not depend on the data)")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
-    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
-                   help="a column's public domain: bounds for a number, the list of values for a category")
+    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C | COL=icd9 | COL=icd10",
+                   help="a column's public domain: bounds for a number, the list of values for a category, or a "
+                        "code system's public list shipped with ppdp (icd9, icd10: every 3-character category)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")
 
 
@@ -456,6 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="also build these taxonomies as `ppdp run --build-taxonomy` would, and describe them")
     p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("builders", help="list the taxonomy builders of --build-taxonomy and their options")
+    p.set_defaults(func=cmd_builders)
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)
     p = sub.add_parser("run", help="make one release (charged to the privacy ledger)")
@@ -488,6 +518,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
+    from ppdp_gui.cli_governance import add_commands, add_rerun_options, add_run_options
+    add_run_options(p)
+    add_rerun_options(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("ledger", help="privacy budget spent per dataset")
     p.add_argument("--ledger", help="privacy ledger file")
@@ -516,6 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for release.csv, report.json and the demo's ledger")
     p.add_argument("--sample", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
+    add_commands(sub)  # dossier, context, safe-harbor (cli_governance.py)
     return ap
 
 

@@ -28,20 +28,38 @@ def _eps_text(value) -> str:
     return f"{float(value):.4g}"
 
 
+def unit_words(person: str | None, count: int | None = None) -> str:
+    """What the syntactic claims count: "persons (patient_nbr)" when the table has a person column (Role.PERSON),
+    else "rows". A person's rows that fall into several groups count in each of them: an attacker who knows one
+    of that person's rows still finds it among rows of at least k different persons."""
+    if person is None:
+        return "row" if count == 1 else "rows"
+    return f"{'person' if count == 1 else 'persons'} ({person})"
+
+
+def _unit(person: str | None) -> dict:
+    """The note's "unit" of a per-person claim (nothing for a row-level one: its JSON stays as it was)."""
+    return {} if person is None else {"unit": unit_words(person), "person column": person}
+
+
 @dataclass(frozen=True)
 class KAnonymity:
-    """Every combination of the quasi-identifier values in `columns` is shared by at least k rows."""
+    """Every combination of the quasi-identifier values in `columns` is shared by at least k rows — or, with a
+    `person` column (Role.PERSON, never released), by the rows of at least k distinct persons. The checker then
+    recounts persons on the written rows with the source's person ids aligned to them (custodian side)."""
 
     k: int
     columns: tuple[str, ...]
     table: str = MAIN_TABLE
+    person: str | None = None
 
     def describe(self) -> str:
-        return (f"{self.table}: every combination of {', '.join(self.columns)} is shared by at least {self.k} rows "
-                f"(k-anonymity, k = {self.k})")
+        return (f"{self.table}: every combination of {', '.join(self.columns)} is shared by at least {self.k} "
+                f"{unit_words(self.person, self.k)} (k-anonymity, k = {self.k})")
 
     def to_json(self) -> dict:
-        return {"claim": "k-anonymity", "table": self.table, "k": int(self.k), "columns": list(self.columns)}
+        return {"claim": "k-anonymity", "table": self.table, "k": int(self.k), "columns": list(self.columns),
+                **_unit(self.person)}
 
 
 @dataclass(frozen=True)
@@ -54,18 +72,23 @@ class LDiversity:
     columns: tuple[str, ...]
     table: str = MAIN_TABLE
     c: float | None = None  # recursive (c, l)-diversity only
+    #: the person column: a value is then counted once per person holding it in the group (the entropy and the
+    #: recursive rule weigh values by the persons holding them, not by their rows)
+    person: str | None = None
 
     def describe(self) -> str:
         if self.kind == "recursive":
             return (f"{self.table}: in every group the most frequent value of {self.column!r} is less than "
-                    f"c = {self.c:g} times the rows holding its {self.l}th most frequent and rarer values "
-                    f"(recursive ({self.c:g}, {self.l})-diversity)")
+                    f"c = {self.c:g} times the {unit_words(self.person)} holding its {self.l}th most frequent and "
+                    f"rarer values (recursive ({self.c:g}, {self.l})-diversity)")
+        per = "" if self.person is None else f", each value counted once per person ({self.person})"
         return (f"{self.table}: every group holds at least {self.l} {self.kind} values of {self.column!r} "
-                f"({self.kind} l-diversity)")
+                f"({self.kind} l-diversity{per})")
 
     def to_json(self) -> dict:
         return {"claim": "l-diversity", "table": self.table, "l": int(self.l), "kind": self.kind,
-                "column": self.column, "columns": list(self.columns), "c": self.c}
+                "column": self.column, "columns": list(self.columns), "c": self.c,
+                **_unit(self.person)}
 
 
 @dataclass(frozen=True)
@@ -87,14 +110,18 @@ class TCloseness:
     table: str = MAIN_TABLE
     order: tuple[str, ...] = ()
     hierarchy: tuple[tuple[str, ...], ...] = ()
+    #: the person column: distributions count each (person, value) once — in a group, and in the whole table
+    person: str | None = None
 
     def describe(self) -> str:
+        per = "" if self.person is None else f", values counted once per person ({self.person})"
         return (f"{self.table}: the {self.column!r} distribution of every group is within t = {self.t:g} of the "
-                f"whole table's ({self.distance} distance, t-closeness)")
+                f"whole table's ({self.distance} distance, t-closeness{per})")
 
     def to_json(self) -> dict:
         out = {"claim": "t-closeness", "table": self.table, "t": self.t, "column": self.column,
-               "columns": list(self.columns), "distance": self.distance}
+               "columns": list(self.columns), "distance": self.distance,
+               **_unit(self.person)}
         if self.order:
             out["order"] = list(self.order)
         if self.hierarchy:
@@ -129,20 +156,23 @@ RISK_MODELS = ("highest", "average")
 @dataclass(frozen=True)
 class RiskBound:
     """Prosecutor re-identification risk of the rows grouped by `columns`: a row's risk is 1 / its group's size;
-    "highest" bounds the largest risk, "average" the mean over rows (= groups / rows)."""
+    "highest" bounds the largest risk, "average" the mean over rows (= groups / rows). With a `person` column a
+    group's size is its distinct persons (and the average is groups / the persons of all groups)."""
 
     model: str  # "highest" | "average"
     threshold: float
     columns: tuple[str, ...] = ()
     table: str = MAIN_TABLE
+    person: str | None = None
 
     def describe(self) -> str:
-        return (f"{self.table}: {self.model} re-identification risk (prosecutor) at most "
+        per = "" if self.person is None else f" of a person ({self.person})"
+        return (f"{self.table}: {self.model} re-identification risk{per} (prosecutor) at most "
                 f"{100 * self.threshold:g} %")
 
     def to_json(self) -> dict:
         return {"claim": "risk bound", "table": self.table, "model": self.model, "threshold": self.threshold,
-                "columns": list(self.columns)}
+                "columns": list(self.columns), **_unit(self.person)}
 
 
 @dataclass(frozen=True)
@@ -193,6 +223,8 @@ class PublicSchema:
 Claim = Union[KAnonymity, LDiversity, TCloseness, Suppression, RiskBound, DifferentialPrivacy, PublicSchema]
 # what engine.checks recounts on the written bytes
 RECOUNTED = (KAnonymity, LDiversity, TCloseness, Suppression, RiskBound, PublicSchema)
+#: the claims whose groups are counted in persons when the table has a person column
+PER_PERSON = (KAnonymity, LDiversity, TCloseness, RiskBound)
 
 
 def dp_claim(claims) -> DifferentialPrivacy | None:
@@ -223,7 +255,8 @@ def guarantee_text(claims, fallback: str = "no formal guarantee") -> str:
     parts = []
     for c in claims:
         if isinstance(c, KAnonymity):
-            parts.append(f"{c.k}-anonymity" + ("" if c.table == MAIN_TABLE else f" ({c.table})"))
+            parts.append(f"{c.k}-anonymity" + ("" if c.person is None else f" of persons ({c.person})")
+                         + ("" if c.table == MAIN_TABLE else f" ({c.table})"))
         elif isinstance(c, LDiversity):
             kind = f"recursive ({c.c:g}, {c.l})" if c.kind == "recursive" and c.c else f"{c.kind} {c.l}"
             parts.append(f"{kind}-diversity on {c.column}" + ("" if c.table == MAIN_TABLE else f" ({c.table})"))

@@ -250,15 +250,21 @@ def compare_risk(published, frame, *, population_size: float | None = None,
     from ppdp_gui.engine.metrics import risk_models, safe_harbor
     options = {"threshold": threshold, "population_size": population_size, "sampling_fraction": sampling_fraction}
     qis = tuple(c.name for c in published.columns if c.role == Role.QUASI_IDENTIFIER and c.name in frame.columns)
-    before = risk_models.risk_report(frame, qis, **options) if qis else None
+    # with a person column every figure counts persons (a class's size = its distinct persons), on both sides
+    person = published.person_column
+    mine = {} if person is None or person not in frame.columns else \
+        {"persons": frame[person].to_numpy(), "person": person}
+    before = risk_models.risk_report(frame, qis, **options, **mine) if qis else None
     tables = published.release.tables()
     main = tables[MAIN_TABLE]
     why = risk_not_measured(published)
     kept = tuple(q for q in qis if q in main.columns)
     after = None
+    released_ids = (published.person_ids or {}).get(MAIN_TABLE) if mine else None
     if not why:
         if kept:
-            after = risk_models.risk_report(main, kept, **options)
+            theirs = {} if released_ids is None else {"persons": released_ids, "person": person}
+            after = risk_models.risk_report(main, kept, **options, **theirs)
         else:
             why = ("The release keeps none of the quasi-identifiers in its main table, so no released row can be "
                    "matched to a person through them.")

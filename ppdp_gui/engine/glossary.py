@@ -96,6 +96,10 @@ FIGURES: dict[str, Figure] = {
     "smallest group (rows)": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
                                     "quasi-identifiers (higher is safer).", "min over groups of the group size",
                                     "higher", "risk"),
+    "smallest group (persons)": Figure("Smallest group", "Persons (the person column) whose rows are in the "
+                                       "smallest group sharing the same published quasi-identifiers (higher is "
+                                       "safer).", "min over groups of the distinct persons in the group", "higher",
+                                       "risk"),
     "smallest group": Figure("Smallest group", "Rows in the smallest group of a fragment (higher is safer).",
                              "min over fragments and groups of the group size", "higher", "risk"),
     "groups": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",

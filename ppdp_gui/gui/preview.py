@@ -37,8 +37,9 @@ def short_cost(cost: PrivacyCost | None) -> str:
     return "" if cost is None else cost.describe(with_note=False)
 
 
-def cost_words(cost: PrivacyCost | None) -> str:
-    """The privacy of a release in plain words; its note (how ε is split, noise scales) goes to a tooltip."""
+def cost_words(cost: PrivacyCost | None, person: str | None = None) -> str:
+    """The privacy of a release in plain words; its note (how ε is split, noise scales) goes to a tooltip.
+    `person`: the table's person column (k then counts persons)."""
     if cost is None:
         return "known once the parameters are valid"
     if cost.is_dp:
@@ -46,7 +47,8 @@ def cost_words(cost: PrivacyCost | None) -> str:
                 "person better and adds more noise)")
         return text + (f"; δ = {float(cost.delta):.3g}" if cost.delta else "")
     if cost.k is not None:
-        text = f"k = {cost.k}: every published combination of the quasi-identifiers is shared by at least {cost.k} rows"
+        unit = "rows" if person is None else f"different persons ({person})"
+        text = f"k = {cost.k}: every published combination of the quasi-identifiers is shared by at least {cost.k} {unit}"
         return text + (f", each group with at least {cost.l} different sensitive values" if cost.l else "")
     return cost.describe(with_note=False)
 
@@ -84,9 +86,9 @@ def preview(session):
     from ppdp_gui.engine.pipeline.plan import Plan, plan
     ds, mech = session.dataset, session.mechanism()
     if ds is None or mech is None:
-        from ppdp_gui.engine.data.schema import Dataset
-        import pandas as pd
-        return Plan(mech, {}, ds if ds is not None else Dataset(pd.DataFrame(), ()))
+        # no table yet: an empty plan without a dataset (making an empty one imported pandas in the GUI thread
+        # right after the window appeared, ~1 s on a busy machine; benchmarks/bench_start.py)
+        return Plan(mech, {}, ds)
     try:
         ledger = session.ledger
     except (PpdpError, OSError) as exc:

@@ -47,7 +47,7 @@ def test_a_mostly_missing_column_is_left_out_instead_of_dropping_nearly_every_ro
     assert "'weight'" in text and f"{missing:,} of {len(frame):,}" in text and "left out" in text
     assert "--na category" in text
     # kinds and roles of the other columns are guessed on the rows kept
-    assert data.spec("patient_nbr").role.value == "identifier"
+    assert data.spec("patient_nbr").role.value == "person"  # several encounters per patient (issue 25)
 
 
 def test_dropping_more_than_five_percent_of_the_rows_is_a_warning_that_says_how_to_keep_them(tmp_path):

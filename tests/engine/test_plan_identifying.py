@@ -23,7 +23,7 @@ def clinical(roles=None, n=2000):
 
 def test_default_guesses_make_a_safe_mondrian_plan():
     data = clinical()
-    assert data.spec("patient_nbr").role == Role.IDENTIFIER and data.spec("encounter_id").role == Role.IDENTIFIER
+    assert data.spec("patient_nbr").role == Role.PERSON and data.spec("encounter_id").role == Role.IDENTIFIER
     planned = plan(data, "Mondrian", {"k": 10})
     assert planned.ok, planned.errors
 

@@ -24,7 +24,8 @@ def clinical():
     frame = diabetes_like(1500)
     roles = {c: (Role.QUASI_IDENTIFIER if c in QIS else Role.INSENSITIVE) for c in frame.columns
              if c not in ("patient_nbr", "encounter_id", "readmitted")}
-    return frame, dataset_from_frame(frame).with_roles(roles)
+    roles["patient_nbr"] = Role.IDENTIFIER  # one row, one unit: the hand counts below count rows (persons:
+    return frame, dataset_from_frame(frame).with_roles(roles)  # tests/engine/test_person_kanon.py)
 
 
 def test_mondrian_release_risk_is_lower_and_matches_a_hand_count():

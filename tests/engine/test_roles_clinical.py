@@ -25,21 +25,28 @@ def test_diabetes_table_defaults_are_safe():
     roles = {k: v[0] for k, v in reasons.items()}
     assert loaded == roles  # the reader uses the same guess
     assert dataset_from_frame(diabetes_like()).source.role_reasons == reasons  # and keeps its reasons
-    expected = {"encounter_id": I, "patient_nbr": I, "race": Q, "gender": Q, "age": Q,
+    expected = {"encounter_id": I, "patient_nbr": Role.PERSON, "race": Q, "gender": Q, "age": Q,
                 "admission_type_id": N, "discharge_disposition_id": N, "admission_source_id": N, "payer_code": N,
                 "num_procedures": N, "num_medications": N, "number_diagnoses": N,
                 "diag_1": S, "diag_2": S, "diag_3": S, "readmitted": C}
     assert {k: roles[k] for k in expected} == expected
-    assert "different values" in reasons["patient_nbr"][1] and "record or patient number" in reasons["patient_nbr"][1]
+    assert "different values" in reasons["patient_nbr"][1] and "several rows per patient" in reasons["patient_nbr"][1]
+    assert "never released" in reasons["patient_nbr"][1]
     assert "a code" in reasons["admission_type_id"][1] and "8 different values" in reasons["admission_type_id"][1]
     assert "outcome" in reasons["readmitted"][1]
     assert all(reason and reason[0].islower() for _role, reason in reasons.values())
 
 
-def test_patient_number_with_many_repeat_visits_is_still_an_identifier():
+def test_patient_number_with_many_repeat_visits_is_the_person_column():
+    """Issue 25: a patient number whose values repeat says whose row it is (three visits each): the person
+    column, never released; with one row per patient it stays an identifier."""
     n = 5000
     frame = pd.DataFrame({"patient_nbr": np.arange(n) // 3, "x": ["a"] * n})
-    assert guess_roles(frame)["patient_nbr"] == I  # 33 % distinct, but 1,667 values: a record number
+    reasons = guess_roles_with_reasons(frame)
+    assert reasons["patient_nbr"][0] == Role.PERSON
+    assert "its 1,667 different values have 5,000 rows" in reasons["patient_nbr"][1]
+    once = pd.DataFrame({"patient_nbr": np.arange(n), "x": ["a"] * n})
+    assert guess_roles(once)["patient_nbr"] == I
 
 
 def test_heart_table_num_is_the_class_only_as_last_column():

@@ -70,13 +70,14 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
     ds = w.session.dataset
 
     # safe first guesses, each with its reason in the Data step
-    assert ds.spec("patient_nbr").role == Role.IDENTIFIER and ds.spec("encounter_id").role == Role.IDENTIFIER
+    # several encounters per patient: patient_nbr is the person column (issue 25), never released
+    assert ds.spec("patient_nbr").role == Role.PERSON and ds.spec("encounter_id").role == Role.IDENTIFIER
     assert ds.class_column == "readmitted"
     tip = w.data_view.role_combo("encounter_id").toolTip()
     assert tip.startswith("encounter_id was guessed identifier: ") and "different values" in tip
     assert "outcome" in w.data_view.role_combo("readmitted").toolTip()
     w.data_view.columns.setCurrentCell(list(ds.frame.columns).index("patient_nbr"), 0)
-    assert "patient_nbr was guessed identifier" in w.data_view.why_label.text()
+    assert "patient_nbr was guessed person" in w.data_view.why_label.text()
 
     # kept rows: by default no row is dropped and no column left out; a blank reads "(missing)"
     assert "weight" in ds.frame.columns and ds.n_rows == N and ds.source.n_rows_dropped == 0
@@ -90,7 +91,7 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
             set_role(w, column, Role.QUASI_IDENTIFIER)
     set_role(w, "patient_nbr", Role.INSENSITIVE)  # what the old guess did: published as is
     assert w.data_view.role_combo("patient_nbr").toolTip().startswith(
-        "You chose insensitive for patient_nbr. The first guess was identifier")
+        "You chose insensitive for patient_nbr. The first guess was person")
 
     w.go_to(w.mechanism_view)
     w.mechanism_view.combo.setCurrentText("Mondrian")

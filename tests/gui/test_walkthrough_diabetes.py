@@ -115,8 +115,6 @@ def test_walkthrough_keeps_at_least_95_percent_of_the_rows(make_window, qtbot, t
     assert w.session.dataset.source.n_rows_dropped <= 0.05 * N
 
 
-@pytest.mark.xfail(strict=True, reason="needs winparity's per-table reset (the earlier table's k = 25 is kept "
-                                       "for the next table today)")
 def test_walkthrough_starts_from_the_defaults_after_an_earlier_table(make_window, qtbot, tmp_path):
     w = make_window()
     earlier_table(w, qtbot)
@@ -125,15 +123,19 @@ def test_walkthrough_starts_from_the_defaults_after_an_earlier_table(make_window
     assert written.groupby(list(w.session.dataset.quasi_identifiers)).size().min() >= K
 
 
-@pytest.mark.xfail(strict=True, reason="needs personkanon's person column: patient_nbr guessed as the person "
-                                       "(Role.PERSON), so that k counts patients, not encounters")
 def test_walkthrough_knows_whose_rows_they_are(make_window, qtbot, tmp_path):
+    """patient_nbr guessed the person column (Role.PERSON), so k counts patients, not encounters: recounted on the
+    written file with the source's patient numbers lined up with the written rows."""
     w = make_window()
-    path = tmp_path / "diabetic_data.csv"
-    diabetes_shaped(N).to_csv(path, index=False)
-    open_table(w, qtbot, path)
+    written, note, _target = walk(w, qtbot, tmp_path)
     ds = w.session.dataset
     assert ds.spec("patient_nbr").role == Role.PERSON and ds.person_column == "patient_nbr"
+    published = w.session.last_release
+    rows = published.release.source_rows["table"]
+    ids = ds.frame["patient_nbr"].to_numpy()[rows]
+    qis = list(ds.quasi_identifiers)
+    assert written[qis].assign(_p=ids).groupby(qis)["_p"].nunique().min() >= w.session.params["k"]
+    assert note["guarantee"]["claims"][0]["unit"] == "persons (patient_nbr)"
 
 
 def test_the_guide_describes_these_clicks():

@@ -6,6 +6,13 @@ read back with the reader, as text, after formula neutralisation and before the 
 recount is what the release note may call "checked". This module shares no code with the mechanisms (an
 import-linter contract forbids `engine.checks` from importing `engine.mechanisms`), so a bug there cannot hide
 itself here.
+
+The unit. When the source table has a person column (Role.PERSON: whose row it is; never written), the publish
+path passes `person` (its name) and `persons` (per released table, the person id of every released row, in the
+order the rows are written: the source's ids taken at the source rows the mechanism says each released row
+comes from — `Release.source_rows`, checks/persons.py). Every k, l, t and risk claim is then recounted in
+distinct persons, and a claim that still counts rows fails: a table with several rows per patient is not
+k-anonymous because k of one patient's rows share a group. Suppressed rows are left out of the persons too.
 """
 
 from __future__ import annotations
@@ -17,10 +24,10 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.checks.anonymity import check_release
+from ppdp_gui.engine.checks.anonymity import check_release, distinct_pairs
 from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
-from ppdp_gui.engine.claims import (RECOUNTED, KAnonymity, LDiversity, PublicSchema, RiskBound, Suppression,
-                                    TCloseness)
+from ppdp_gui.engine.claims import (PER_PERSON, RECOUNTED, KAnonymity, LDiversity, PublicSchema, RiskBound,
+                                    Suppression, TCloseness)
 
 _COUNT = re.compile(r"^[0-9]+$")
 
@@ -47,18 +54,23 @@ def _text(series: pd.Series) -> pd.Series:
     return series.astype(str)
 
 
-def _check_k(table: pd.DataFrame, claim: KAnonymity, name: Callable[[str], str]) -> ClaimCheck:
+def _check_k(table: pd.DataFrame, claim: KAnonymity, name: Callable[[str], str],
+             persons: np.ndarray | None = None) -> ClaimCheck:
     cols = [name(c) for c in claim.columns]
-    res = check_release(table, cols, int(claim.k))
-    return ClaimCheck(claim, res.ok, res.message, {"smallest group": res.min_class})
+    res = check_release(table, cols, int(claim.k), persons=persons, person=claim.person)
+    figures = {"smallest group": res.min_class}
+    if persons is not None:
+        figures["smallest group (persons)"] = res.min_class
+    return ClaimCheck(claim, res.ok, res.message, figures)
 
 
-def _check_l(table: pd.DataFrame, claim: LDiversity, name: Callable[[str], str]) -> ClaimCheck:
+def _check_l(table: pd.DataFrame, claim: LDiversity, name: Callable[[str], str],
+             persons: np.ndarray | None = None) -> ClaimCheck:
     if claim.kind not in ("distinct", "entropy", "recursive"):
         return ClaimCheck(claim, False, f"the checker cannot recount {claim.kind} l-diversity")
     cols = [name(c) for c in claim.columns]
     res = check_release(table, cols, 1, sensitive=name(claim.column), l=int(claim.l), diversity=claim.kind,
-                        c=claim.c)
+                        c=claim.c, persons=persons, person=claim.person)
     return diversity_check(claim, res)
 
 
@@ -76,13 +88,14 @@ def _groups(table: pd.DataFrame, cols: list[str]) -> np.ndarray:
     return as_text.groupby(cols, sort=False).ngroup().to_numpy().astype(np.int64)
 
 
-def _check_t(table: pd.DataFrame, claim: TCloseness, name: Callable[[str], str], keep: np.ndarray) -> ClaimCheck:
+def _check_t(table: pd.DataFrame, claim: TCloseness, name: Callable[[str], str], keep: np.ndarray,
+             persons: np.ndarray | None = None) -> ClaimCheck:
     cols = [name(c) for c in claim.columns]
     missing = [c for c in cols + [name(claim.column)] if c not in table.columns]
     if missing:
         return ClaimCheck(claim, False, f"released table lacks column(s) {missing}")
     dist, reason = closeness(table, _groups(table, cols), name(claim.column), claim.distance, name=name,
-                             order=claim.order, hierarchy=claim.hierarchy, keep=keep)
+                             order=claim.order, hierarchy=claim.hierarchy, keep=keep, persons=persons)
     return closeness_check(claim, dist, reason)
 
 
@@ -100,7 +113,8 @@ def closeness_check(claim: TCloseness, dist: np.ndarray, reason: str) -> ClaimCh
                                    f"(largest {worst:.4g}, {claim.distance} distance)", {"largest distance": worst})
 
 
-def _check_risk(table: pd.DataFrame, claim: RiskBound, name: Callable[[str], str], keep: np.ndarray) -> ClaimCheck:
+def _check_risk(table: pd.DataFrame, claim: RiskBound, name: Callable[[str], str], keep: np.ndarray,
+                persons: np.ndarray | None = None) -> ClaimCheck:
     cols = [name(c) for c in claim.columns]
     missing = [c for c in cols if c not in table.columns]
     if missing:
@@ -108,6 +122,8 @@ def _check_risk(table: pd.DataFrame, claim: RiskBound, name: Callable[[str], str
     if claim.model not in ("highest", "average"):
         return ClaimCheck(claim, False, f"unknown risk model {claim.model!r}")
     group = _groups(table, cols)[keep]
+    if persons is not None and group.size:  # a group's size is its distinct persons
+        group = distinct_pairs(group, persons[keep])[0]
     sizes = np.bincount(group) if group.size else np.zeros(0, dtype=np.int64)
     return risk_check(claim, sizes[sizes > 0])
 
@@ -196,12 +212,41 @@ def _check_schema(table: pd.DataFrame, claim: PublicSchema, name: Callable[[str]
     return ClaimCheck(claim, True, f"only the declared columns and values ({len(table):,} rows)")
 
 
+def _unit_problem(claim, person: str | None, ids: np.ndarray | None, n_rows: int) -> str | None:
+    """Why a per-person claim cannot be recounted as stated (None: it can). With a person column every k, l, t
+    and risk claim must count persons (that column), and the released rows' person ids must line up."""
+    if not isinstance(claim, PER_PERSON):
+        return None
+    if person is None:
+        if claim.person is not None:
+            return (f"the claim counts persons ({claim.person}) but the table has no person column to recount "
+                    "them with")
+        return None
+    if claim.person != person:
+        if claim.person is None:
+            return (f"the release counts rows, but the table has a person column ({person}): several rows of one "
+                    "person could make up a group, so the promise does not hold for persons")
+        return f"the claim counts persons by {claim.person!r}, but the table's person column is {person!r}"
+    if ids is None:
+        return (f"the person ids ({person}) of the released rows are not known, so persons cannot be recounted "
+                "(the mechanism did not say which of your rows each released row is, or what it said does not match "
+                "the columns published as they are)")
+    if len(ids) != n_rows:
+        return (f"the person ids ({person}) of {len(ids):,} rows do not line up with the {n_rows:,} released "
+                "rows")
+    return None
+
+
 def check_claims(tables: Mapping[str, pd.DataFrame], claims: Iterable, *,
-                 neutralise: Callable[[str], str] | None = None) -> list[ClaimCheck]:
+                 neutralise: Callable[[str], str] | None = None, person: str | None = None,
+                 persons: Mapping[str, np.ndarray] | None = None) -> list[ClaimCheck]:
     """Recount each recountable claim on its table. `neutralise` maps a declared column name or label to the
-    text the file holds (formula neutralisation); identity for tables in memory."""
+    text the file holds (formula neutralisation); identity for tables in memory. `person`: the source table's
+    person column (None: one row is one unit); `persons`: per table, the person id of each of its rows, in the
+    rows' order (see the module docstring)."""
     name = neutralise or _identity
     claims = [c for c in claims if isinstance(c, RECOUNTED)]
+    persons = persons or {}
     out = []
     suppressed: dict[str, np.ndarray] = {}
     for claim in claims:
@@ -209,18 +254,25 @@ def check_claims(tables: Mapping[str, pd.DataFrame], claims: Iterable, *,
         if table is None:
             out.append(ClaimCheck(claim, False, f"the release has no table named {claim.table!r}"))
             continue
+        ids = persons.get(claim.table) if person is not None else None
+        problem = _unit_problem(claim, person, ids, len(table))
+        if problem:
+            out.append(ClaimCheck(claim, False, problem))
+            continue
+        ids = None if ids is None else np.asarray(ids)
         if claim.table not in suppressed:
             suppressed[claim.table] = _suppressed(table, [c for c in claims if c.table == claim.table], name)
         gone = suppressed[claim.table]
         kept = table if not gone.any() else table[~gone]
+        kept_ids = ids if ids is None or not gone.any() else ids[~gone]
         if isinstance(claim, KAnonymity):
-            out.append(_check_k(kept, claim, name))
+            out.append(_check_k(kept, claim, name, kept_ids))
         elif isinstance(claim, LDiversity):
-            out.append(_check_l(kept, claim, name))
+            out.append(_check_l(kept, claim, name, kept_ids))
         elif isinstance(claim, TCloseness):
-            out.append(_check_t(table, claim, name, ~gone))
+            out.append(_check_t(table, claim, name, ~gone, ids))
         elif isinstance(claim, RiskBound):
-            out.append(_check_risk(table, claim, name, ~gone))
+            out.append(_check_risk(table, claim, name, ~gone, ids))
         elif isinstance(claim, Suppression):
             out.append(_check_suppression(table, claim, name))
         else:
@@ -241,7 +293,8 @@ def summary(checks: Iterable[ClaimCheck]) -> str:
     if bad:
         return "; ".join(f"{c.claim.table}: {c.message}" for c in bad)
     smallest = [c.figures["smallest group"] for c in checks if "smallest group" in c.figures]
+    persons = any("smallest group (persons)" in c.figures for c in checks)
     text = f"{len(checks)} claim(s) recounted, all hold"
     if smallest:
-        text += f" (smallest group {int(np.min(smallest)):,} rows)"
+        text += f" (smallest group {int(np.min(smallest)):,} {'persons' if persons else 'rows'})"
     return text

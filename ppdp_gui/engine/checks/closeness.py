@@ -79,10 +79,12 @@ def emd_hierarchical(p: np.ndarray, q: np.ndarray, values: Sequence[str],
 def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str, *,
               name: Callable[[str], str], order: Sequence[str] = (),
               hierarchy: Sequence[Sequence[str]] = (), keep: np.ndarray | None = None,
-              weights: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+              weights: np.ndarray | None = None, persons: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """EMD of every group (rows with `keep`, grouped by `group`) from the whole table's distribution of `column`
     (all rows). Returns (distances, "") or (empty, reason it cannot be recounted). `weights`: each row of `table`
-    stands for that many rows (a large table's rows counted by a GROUP BY, bigdata/recount.py)."""
+    stands for that many rows (a large table's rows counted by a GROUP BY, bigdata/recount.py). `persons` (the
+    person id of every row): each (person, value) counts once in the whole table, each (group, person, value)
+    once in its group."""
     text = table[column].astype(str).to_numpy()
     if distance == "ordered":
         if order:
@@ -108,11 +110,20 @@ def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str
         stray = sorted(set(text[codes.isna().to_numpy()]))[:3]
         return np.zeros(0), f"{column!r} holds values outside the declared domain: {stray}"
     codes = codes.to_numpy(dtype=np.int64)
-    whole = np.bincount(codes, weights=weights, minlength=len(domain)).astype(float)
+    if persons is not None:
+        persons = np.asarray(persons)
+        first = ~pd.DataFrame({"p": persons, "v": codes}).duplicated().to_numpy()
+        whole = np.bincount(codes[first], minlength=len(domain)).astype(float)
+    else:
+        whole = np.bincount(codes, weights=weights, minlength=len(domain)).astype(float)
     q = whole / whole.sum()
     if keep is not None:
         group, codes = group[keep], codes[keep]
         weights = None if weights is None else weights[keep]
+        persons = None if persons is None else persons[keep]
+    if persons is not None and group.size:
+        first = ~pd.DataFrame({"g": group, "p": persons, "v": codes}).duplicated().to_numpy()
+        group, codes = group[first], codes[first]
     if group.size == 0:
         return np.zeros(0), ""
     counts = value_counts_by_group(group, codes, len(domain), weights)

@@ -77,6 +77,14 @@ QUASI_IDENTIFIER_WORDS = frozenset({
     "native", "country", "nationality", "citizenship", "occupation", "job", "profession", "workclass",
     "employment", "relationship", "city", "town", "county", "region", "district", "state", "language",
 })
+#: a person column by name: one of these whole words joined ('patient_id' -> patientid, 'MRN') ...
+PERSON_KEYS = frozenset({"mrn", "pid", "patientid", "personid", "subjectid", "memberid", "clientid", "residentid",
+                         "patientnbr", "patientno", "patientnumber", "personnbr", "subjectnbr", "membernbr"})
+#: ... or a word of who (patient, person …) with a word of numbering (id, nbr …), or a column named like who
+PERSON_WHO = frozenset({"patient", "person", "subject", "member", "client", "resident", "pt"})
+PERSON_NUMBER_WORDS = frozenset({"id", "ids", "identifier", "nbr", "nr", "number", "no", "key"})
+#: its values repeat: at least this many rows per distinct value on average (several rows per person)
+PERSON_ROWS_PER_VALUE = 1.1
 #: tables smaller than this are not judged by how distinct a column is (small tables are distinct by chance)
 UNIQUE_ID_MIN_ROWS = 100
 #: a column whose values differ in at least this share of rows is guessed an identifier
@@ -131,6 +139,45 @@ def identifier_by_name(name: str) -> str | None:
         return (f"its name says it holds free text ('{word}'), which can name people, places and dates; remove "
                 "what identifies before publishing it separately")
     return None
+
+
+def person_by_name(name: str) -> str | None:
+    """Who a column's name says it numbers ('patient_nbr', 'MRN' -> 'patient'; 'subject_id' -> 'subject'), else
+    None. From the name alone; whether the values repeat is asked separately (`guess_person`)."""
+    words = name_words(name)
+    key = _hit(words, PERSON_KEYS)
+    if key:
+        return "patient" if key == "mrn" or key.startswith("patient") else \
+            next((w for w in sorted(PERSON_WHO) if key.startswith(w)), "person")
+    who = _hit(words, PERSON_WHO)
+    if who and (words & PERSON_NUMBER_WORDS or str(name).strip().lower() == who):
+        return "patient" if who == "pt" else who
+    return None
+
+
+def guess_person(name: str, facts: "ColumnFacts") -> str | None:
+    """The reason a column is guessed the person column (whose row it is), else None: its name says it numbers
+    patients (or persons, subjects, members …) and its values repeat — several rows per value. A guess from
+    values like the others (the repeats are read from the data), so the custodian confirms it; a table with one
+    row per patient keeps the number as an identifier (rule 1 or 5). With it, the rows of one patient are
+    protected together: k counts patients, and the column is never released."""
+    who = person_by_name(name)
+    if who is None:
+        return None
+    count, rows = facts.distinct(name)
+    if count < 2 or rows < PERSON_ROWS_PER_VALUE * count:
+        return None
+    return (f"its name says it numbers {who}s and its {count:,} different values have {rows:,} rows (several "
+            f"rows per {who}): the person column — the rows of one {who} are protected together (k counts "
+            f"{who}s), and it is never released")
+
+
+def person_columns_problem(names: list[str]) -> str | None:
+    """The message refusing more than one person column (None for one or none)."""
+    if len(names) < 2:
+        return None
+    return (f"{', '.join(names)} are all marked person; a table has one person column (the one that says whose "
+            "row it is): in the Data step set the others to Identifier (ppdp: --role COLUMN=identifier)")
 
 
 #: how many present values the free-text and date rules read (strided over the rows)
@@ -292,6 +339,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
     facts = facts or ColumnFacts(frame)
     out: dict[str, tuple[Role, str]] = {}
     have_class = False
+    have_person = ""  # one person column at most: the first that fits
     columns = list(frame.columns)
     looks = _first_values_look(frame)
     for position, name in enumerate(columns):
@@ -306,7 +354,13 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
             return counted
 
         role, reason = None, ""
-        by_name = identifier_by_name(name)
+        if (why := guess_person(name, facts)) is not None:
+            if have_person:  # a second one numbers people too: left out, never published as a code
+                role, reason = Role.IDENTIFIER, (f"{why.split(':')[0]}, but {have_person} is already the person "
+                                                 "column (a table has one): an identifier, left out of the release")
+            else:
+                role, reason, have_person = Role.PERSON, why, name
+        by_name = identifier_by_name(name) if role is None else None
         if by_name:
             role = Role.IDENTIFIER
             reason = f"{by_name}: it is left out of the release"
@@ -396,6 +450,9 @@ def role_rule_text() -> str:
     return (
         "Roles are a first guess from the column names and values; please check each one. The first rule that "
         "fits decides:\n"
+        f"  0. Person (whose row it is; the first such column only): {words(PERSON_KEYS)}, or {words(PERSON_WHO)} "
+        f"with {words(PERSON_NUMBER_WORDS)} (patient_nbr), when its values repeat — at least "
+        f"{PERSON_ROWS_PER_VALUE:g} rows per value on average. k then counts persons, and it is never released.\n"
         f"  1. Identifier (left out of every release): names containing {words(IDENTIFIER_WORDS)}; people's "
         f"names (name with {words(PERSON_WORDS)}, {words(PERSON_NAME_WORDS)}, a column named "
         f"{words(PERSON_NAMES)}); free text (names containing {words(FREE_TEXT_WORDS)}, or text of at least "

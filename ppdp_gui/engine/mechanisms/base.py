@@ -186,6 +186,10 @@ class Release:
     #: rows too many for memory (engine/bigdata/output.py `SqlRecords`): then `table` has the columns and no rows,
     #: the publish path recounts the claims in SQL and the export writes the rows with DuckDB's COPY
     records: Any = None
+    #: per released table (by the name claims use), the position in the source table of each of its rows, in the
+    #: order they are written — custodian side only, never written. With a person column the publish path takes
+    #: the source's person ids at these positions, so the checker can recount persons (engine/checks/persons.py)
+    source_rows: Mapping[str, Any] = field(default_factory=dict)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every released table by the name claims use ("table" for the main one)."""

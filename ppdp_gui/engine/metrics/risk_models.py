@@ -28,6 +28,12 @@ frequencies c_k (number of classes of size k) and the sampling fraction π = n /
 - Dankar et al. (2012)'s decision rule, as ARX applies it: π ≤ 10 %: Pitman (Zayatz when Pitman has no
   solution); otherwise the smaller of Zayatz and SNB (Zayatz when SNB has no solution). No sample uniques: 0.
 
+Persons. When the table has a person column (Role.PERSON) several rows may be one patient's, and what an
+attacker re-identifies is a person: then f_j is the number of *distinct persons* among class j's rows (`persons`:
+the person id of each row), every figure above counts persons instead of records, and a person whose rows fall in
+several classes counts in each (whoever links one of that person's rows faces f_j persons). A population table,
+when given, is read as a register of one row per person.
+
 Where ARX's code differs from the formulas above we follow the formulas and say so: ARX 3.x subtracts 1 per class
 size instead of (1−π)^k c_k in the Shlosser denominator, and multiplies instead of divides by (1−d)^(α+2) in
 E[c_2]; both are marked as derivations in its sources. Our E[c_1] and E[c_2] are checked against direct
@@ -91,6 +97,8 @@ class RiskReport:
     marketer: AttackerRisk
     population: PopulationUniqueness | None
     histogram: pd.DataFrame = field(repr=False)
+    #: the person column the classes' sizes count (None: rows)
+    person: str | None = None
 
 
 # ---- equivalence classes -----------------------------------------------------------------------------------
@@ -101,16 +109,28 @@ def class_ids(frame: pd.DataFrame, qis: Sequence[str]) -> np.ndarray:
     return frame.groupby(list(qis), dropna=False, sort=False, observed=True).ngroup().to_numpy(dtype=np.int64)
 
 
-def class_sizes(frame: pd.DataFrame, qis: Sequence[str]) -> np.ndarray:
-    """Size of every equivalence class of `frame` on `qis`."""
-    return np.bincount(class_ids(frame, qis)) if len(frame) else np.zeros(0, dtype=np.int64)
+def class_sizes(frame: pd.DataFrame, qis: Sequence[str], persons: np.ndarray | None = None) -> np.ndarray:
+    """Size of every equivalence class of `frame` on `qis`: its rows, or with `persons` (the person id of each
+    row) its distinct persons."""
+    if not len(frame):
+        return np.zeros(0, dtype=np.int64)
+    ids = class_ids(frame, qis)
+    if persons is None:
+        return np.bincount(ids)
+    if len(persons) != len(frame):
+        raise ParameterError(f"{len(persons):,} person ids for a table of {len(frame):,} rows")
+    first = ~pd.DataFrame({"c": ids, "p": np.asarray(persons)}).duplicated().to_numpy()
+    return np.bincount(ids[first])
 
 
-def population_sizes(sample: pd.DataFrame, population: pd.DataFrame, qis: Sequence[str]) -> tuple[np.ndarray,
-                                                                                                    np.ndarray]:
+def population_sizes(sample: pd.DataFrame, population: pd.DataFrame, qis: Sequence[str],
+                     persons: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(f_j, F_j) for every class of `sample`: its size there and in `population` (which must hold the sample's
-    people, e.g. the whole hospital table when a subset is released). Values compare as text."""
+    people, e.g. the whole hospital table when a subset is released). Values compare as text. `persons`: f_j
+    counts the sample's distinct persons (the population is one row per person)."""
     qis = list(qis)
+    if persons is not None:
+        sample = sample[qis].astype(str).assign(_person=np.asarray(persons)).drop_duplicates()
     s = sample[qis].astype(str).value_counts(dropna=False).rename("f").reset_index()
     p = population[qis].astype(str).value_counts(dropna=False).rename("F").reset_index()
     both = s.merge(p, on=qis, how="left")
@@ -421,26 +441,28 @@ def attribute_risks(frame: pd.DataFrame, qis: Sequence[str], candidates: Sequenc
 # ---- one call for the window and the record -----------------------------------------------------------------
 def risk_report(frame: pd.DataFrame, qis: Sequence[str], *, threshold: float = 0.1,
                 population: pd.DataFrame | None = None, population_size: float | None = None,
-                sampling_fraction: float | None = None) -> RiskReport:
+                sampling_fraction: float | None = None, persons: np.ndarray | None = None,
+                person: str | None = None) -> RiskReport:
     """The risk of `frame` on `qis`: the three attacker models, the risk histogram and — when the population size
     or sampling fraction is known — population uniqueness. `population`: a table holding the frame's people with
     the same quasi-identifier columns (journalist / marketer against it). Use it on the input (raw values) and on
-    a record-level release (its published labels) to compare before and after."""
+    a record-level release (its published labels) to compare before and after. `persons` (the person id of each
+    row, from the column named `person`): every figure counts persons (module docstring)."""
     if not 0 < threshold <= 1:
         raise ParameterError(f"the risk threshold must be in (0, 1], got {threshold}")
     missing = [q for q in qis if q not in frame.columns]
     if missing:
         raise ParameterError(f"the table has no column(s) {', '.join(missing)}")
     if population is not None:
-        f, F = population_sizes(frame, population, qis)
+        f, F = population_sizes(frame, population, qis, persons)
     else:
-        f, F = class_sizes(frame, qis), None
+        f, F = class_sizes(frame, qis, persons), None
     prosecutor, journalist, marketer = attacker_risks(f, F, threshold)
     pop = None
     if population_size is not None or sampling_fraction is not None:
         pop = population_uniqueness(f, population_size=population_size, sampling_fraction=sampling_fraction)
     return RiskReport(int(f.sum()), int(f.size), threshold, prosecutor, journalist, marketer, pop,
-                      risk_histogram(f, F))
+                      risk_histogram(f, F), None if persons is None else (person or "person"))
 
 
 def before_and_after(data, release_table: pd.DataFrame | None = None, qis: Sequence[str] | None = None,

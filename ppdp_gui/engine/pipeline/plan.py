@@ -40,7 +40,7 @@ import pandas as pd
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
 from ppdp_gui.engine.data.linkable import unprotected
 from ppdp_gui.engine.data.missing import left_out_by_the_data
-from ppdp_gui.engine.data.schema import Dataset
+from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
@@ -312,6 +312,9 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     params = dict(params or {})
     out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
                confirmed_columns=tuple(confirmed_columns or ()))
+    from ppdp_gui.engine.data.roles import person_columns_problem
+    if (two := person_columns_problem(data.names_with_role(Role.PERSON))) is not None:  # for every mechanism
+        out.problems.append(Problem(two, column=data.names_with_role(Role.PERSON)[1]))
     from ppdp_gui.engine.bigdata.source import is_large
     if is_large(data) and not getattr(mech, "large_tables", False):
         out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "

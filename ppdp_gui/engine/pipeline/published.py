@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import DifferentialPrivacy, dp_claim, guarantee_text
+from ppdp_gui.engine.claims import PER_PERSON, DifferentialPrivacy, dp_claim, guarantee_text
 from ppdp_gui.engine.data.schema import ColumnSpec, SourceInfo
 from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
 from ppdp_gui.engine.persistence.report import jsonable
@@ -61,6 +61,14 @@ class Published:
     ledger_path: str | None = None
     record_path: str | None = None
     seeded: bool = False
+    #: per released table, the person id of each row (checks/persons.py), kept in memory only so the export can
+    #: recount persons on the bytes written; empty without a person column
+    person_ids: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def person_column(self) -> str | None:
+        """The source's person column (Role.PERSON), or None: one row is one unit."""
+        return next((c.name for c in self.columns if c.role.value == "person"), None)
 
     @property
     def table(self) -> pd.DataFrame:
@@ -105,10 +113,28 @@ def meaning(published: Published) -> dict[str, list[str]]:
                 "does not mean": ["It is NOT ε-differentially private as released: the caveats above can "
                                   "reveal values of the source table."]}
     lines = [c.describe() for c in published.claims if hasattr(c, "describe")]
+    unit = syntactic_unit(published)
+    if unit is not None:
+        lines.append(unit)
+    who = "rows" if published.person_column is None else "persons"
     return {"means": lines or ["No formal guarantee."],
-            "does not mean": ["Groups of at least k rows do not stop an attacker from learning a value that all "
+            "does not mean": [f"Groups of at least k {who} do not stop an attacker from learning a value that all "
                               "rows of a group share, or from linking with other releases of the same people."]
             if lines else []}
+
+
+def syntactic_unit(published: Published) -> str | None:
+    """What k (and l, t, the risks) count, in words, for a release with a k-anonymity-family claim (None for
+    others): the person column's persons, or rows — then a person with several rows is protected less."""
+    claims = [c for c in published.claims if isinstance(c, PER_PERSON)]
+    if not claims:
+        return None
+    person = next((c.person for c in claims if c.person is not None), None)
+    if person is None:
+        return ("One row is one unit: k counts rows, so a person with several rows in the source table is "
+                "protected less (their own rows can make up a group).")
+    return (f"The unit is the person: k counts persons ({person}), each group holds the rows of at least k "
+            f"different persons, and a person's rows in several groups count in each; {person} is not published.")
 
 
 # ---- the two documents -----------------------------------------------------------------------------------------
@@ -203,6 +229,7 @@ def custodian_record(published: Published, *, note: dict | None = None, exports:
                      "pandas": pd.__version__},
         "mechanism": published.mechanism,
         "guarantee": published.guarantee_line(),
+        **({} if syntactic_unit(published) is None else {"k counts": syntactic_unit(published)}),
         "source": {"path": src.path, "sha256": src.sha256, "format": src.file_format,
                    "rows read": int(src.n_rows_read), "rows dropped for missing values": int(src.n_rows_dropped),
                    "rows used": int(src.n_rows_read - src.n_rows_dropped),

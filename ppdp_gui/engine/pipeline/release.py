@@ -25,7 +25,10 @@ from typing import Iterator
 import numpy as np
 
 from ppdp_gui.engine.checks.claims import check_claims, failures, suppressed_rows
+from ppdp_gui.engine.checks.anonymity import distinct_pairs
+from ppdp_gui.engine.checks.persons import released_person_ids
 from ppdp_gui.engine.claims import KAnonymity, with_caveats
+from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
@@ -49,9 +52,10 @@ def test_seed() -> int | None:
         raise ParameterError(f"{TEST_SEED_VARIABLE} must be a whole number, got {text!r}") from None
 
 
-def class_sizes(release: Release) -> np.ndarray | None:
+def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray | None:
     """Group sizes of the first k-anonymity claim's table (None for releases without one); suppressed rows (a
-    Suppression claim's marker in every quasi-identifier) are not a group."""
+    Suppression claim's marker in every quasi-identifier) are not a group. With `person_ids` (per table, the
+    person of each released row) a group's size is its distinct persons."""
     if release.records is not None:  # a large table's rows: counted in SQL
         return release.records.group_sizes() if any(isinstance(c, KAnonymity) for c in release.claims) else None
     for claim in release.claims:
@@ -61,23 +65,29 @@ def class_sizes(release: Release) -> np.ndarray | None:
             if table is None or not cols or table.empty:
                 return None
             gone = suppressed_rows(table, release.claims, claim.table)
+            ids = (person_ids or {}).get(claim.table)
             if gone.any():
                 table = table[~gone]
+                ids = None if ids is None else ids[~gone]
+            if ids is not None:
+                group = table.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy()
+                return np.bincount(distinct_pairs(group, ids)[0])
             return table.groupby(cols, dropna=False, sort=False, observed=True).size().to_numpy()
     return None
 
 
-def risk_figures(sizes: np.ndarray | None) -> dict[str, float]:
+def risk_figures(sizes: np.ndarray | None, persons: bool = False) -> dict[str, float]:
     if sizes is None or sizes.size == 0:
         return {}
     from ppdp_gui.engine.metrics.risk import prosecutor_risk, records_at_risk
     highest, average = prosecutor_risk(sizes)
-    return {"smallest group (rows)": float(sizes.min()), "groups": float(sizes.size),
+    return {f"smallest group ({'persons' if persons else 'rows'})": float(sizes.min()), "groups": float(sizes.size),
             "highest re-identification risk %": 100 * highest, "average re-identification risk %": 100 * average,
             "share of records with risk above 10 %": 100 * records_at_risk(sizes, 0.1)}
 
 
-def _figures(plan: Plan, release: Release, notes: list[str]) -> tuple[dict, np.ndarray | None]:
+def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | None = None
+             ) -> tuple[dict, np.ndarray | None]:
     """Utility and risk figures for the custodian. They run after ε is reserved, so no failure of theirs may
     stop the run: any exception is a note in the custodian record ("could not be computed"), never raised."""
     out: dict[str, float] = {}
@@ -90,8 +100,8 @@ def _figures(plan: Plan, release: Release, notes: list[str]) -> tuple[dict, np.n
                      "is complete and checked.")
     sizes = None
     try:
-        sizes = class_sizes(release)
-        out.update(risk_figures(sizes))
+        sizes = class_sizes(release, person_ids)
+        out.update(risk_figures(sizes, persons=bool(person_ids)))
     except Exception as exc:  # noqa: BLE001 - as above
         notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
                      "complete and checked.")
@@ -137,11 +147,15 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "recounting every claim of the release")
     claims = with_caveats(release.claims, plan.caveats)
+    person = data.person_column
+    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
+    ids = {} if person is None or release.records is not None else \
+        released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
         from ppdp_gui.engine.bigdata.recount import recount
         checks = recount(release.records.source.con, f"({release.records.select()})", claims)
     else:
-        checks = check_claims(release.tables(), claims)
+        checks = check_claims(release.tables(), claims, person=person, persons=ids)
     bad = failures(checks)
     if bad:
         raise CheckError(f"{mech.name}: the independent check failed, nothing can be exported: "
@@ -151,7 +165,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         budget = ledger.budget(identity)
     yield Progress(0.93, "computing utility and risk figures for you (not for publication)")
     notes: list[str] = []
-    figures, sizes = _figures(plan, release, notes)
+    figures, sizes = _figures(plan, release, notes, ids)
     created = TEST_TIME if seed is not None else datetime.now(timezone.utc).isoformat(timespec="seconds")
     published = Published(
         release_id=release_id, created=created, mechanism=mech.name, guarantee=mech.guarantee,
@@ -160,7 +174,8 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         caveats=tuple(plan.caveats), warnings=tuple(dict.fromkeys(list(plan.warnings) + list(release.warnings)
                                                                   + notes)),
         figures=figures, class_sizes=sizes, ledger_entry=entry, identity=identity, budget=budget,
-        ledger_path=None if getattr(ledger, "path", None) is None else str(ledger.path), seeded=seed is not None)
+        ledger_path=None if getattr(ledger, "path", None) is None else str(ledger.path), seeded=seed is not None,
+        person_ids=ids)
     if write_record and published.ledger_path:
         from ppdp_gui.engine.pipeline.export import write_record as _write
         try:

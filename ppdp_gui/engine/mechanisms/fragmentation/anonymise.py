@@ -25,19 +25,24 @@ class Anonymised:
     segments: np.ndarray | None  # l-diversity: segment per row
 
 
-def partition_fragments(codes: list[np.ndarray], y: np.ndarray, k: int, *, mode: str = "strict") -> list[np.ndarray]:
-    """Mondrian k-anonymity on each fragment's coded quasi-identifiers, independently (step 2)."""
-    return [partition(c, k, mode=mode) for c in codes]
+def partition_fragments(codes: list[np.ndarray], y: np.ndarray, k: int, *, mode: str = "strict",
+                        persons: np.ndarray | None = None) -> list[np.ndarray]:
+    """Mondrian k-anonymity on each fragment's coded quasi-identifiers, independently (step 2); `persons`: every
+    class holds the rows of at least k distinct persons."""
+    return [partition(c, k, mode=mode, persons=persons) for c in codes]
 
 
 def partition_l_diverse(codes: list[np.ndarray], all_codes: np.ndarray, y: np.ndarray, k: int, l: int,
-                        *, mode: str = "strict", max_segments: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
+                        *, mode: str = "strict", max_segments: int = 0,
+                        persons: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Fragmentation-based l-diversity (§5): segments, then every chunk cut into classes holding all of the
     segment's class values (its diversity level l_s, steps 3-4). With a single segment (the one-segment mode, or
     a table the class-oriented clustering does not divide) every class holds l values, not all of them: asking a
     10-class table's groups for all 10 values cost 75-86 % of the information; the join condition is then met by
     `diversity.repair`. Returns (class id per row per fragment, segment per row)."""
-    seg = segment(all_codes, y, k, l, max_segments=max_segments or None)
+    # segments are cut on row counts; with a person column the records stay in one segment, so every class can
+    # be asked for k persons (a segment of fewer than k persons could not be partitioned)
+    seg = segment(all_codes, y, k, l, max_segments=1 if persons is not None else (max_segments or None))
     ecs = [np.zeros(len(y), dtype=np.int64) for _ in codes]
     offsets = [0] * len(codes)
     one = int(seg.max()) == 0
@@ -45,7 +50,8 @@ def partition_l_diverse(codes: list[np.ndarray], all_codes: np.ndarray, y: np.nd
         rows = np.nonzero(seg == s)[0]
         l_s = l if one else len(np.unique(y[rows]))
         for f, c in enumerate(codes):
-            part = partition(c[rows], k, mode=mode, sensitive=y[rows], l=l_s, diversity="distinct")
+            part = partition(c[rows], k, mode=mode, sensitive=y[rows], l=l_s, diversity="distinct",
+                             persons=None if persons is None else persons[rows])
             ecs[f][rows] = part + offsets[f]
             offsets[f] += int(part.max()) + 1
     return ecs, seg
@@ -84,13 +90,14 @@ def join_violations(ecs: list[np.ndarray], result: enforce.Enforced, n_classes: 
 
 
 def partition_all(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, mode: str = "strict",
-                  all_codes: np.ndarray | None = None,
-                  max_segments: int = 0) -> tuple[list[np.ndarray], np.ndarray | None]:
-    """Step 2 for k-anonymity (l < 2) or the l-diversity extension (l ≥ 2, class = sensitive column)."""
+                  all_codes: np.ndarray | None = None, max_segments: int = 0,
+                  persons: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """Step 2 for k-anonymity (l < 2) or the l-diversity extension (l ≥ 2, class = sensitive column);
+    `persons`: k counts distinct persons in every fragment's classes."""
     if l and l > 1:
         return partition_l_diverse(codes, np.column_stack(codes) if all_codes is None else all_codes,
-                                   y, k, l, mode=mode, max_segments=max_segments)
-    return partition_fragments(codes, y, k, mode=mode), None
+                                   y, k, l, mode=mode, max_segments=max_segments, persons=persons)
+    return partition_fragments(codes, y, k, mode=mode, persons=persons), None
 
 
 def enforce_all(ecs: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, strategy: str = "dependency graph",

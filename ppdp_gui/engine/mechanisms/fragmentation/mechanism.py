@@ -5,6 +5,10 @@ redundancy inside), each fragment is made k-anonymous by Mondrian on its own few
 are adjusted so that joining fragments on the class column never yields a group smaller than k. The fragments
 are published as separate tables that share only the class column: no row key, and each fragment's rows are in
 their own random order, so the only way to link them is the approximate join on the class, which is checked.
+
+With a person column (Role.PERSON) every fragment's classes hold the rows of at least k distinct persons (each
+fragment's Mondrian counts persons) and the claims say so; the joins on the class are still checked in rows.
+With l ≥ 2 the records then form a single segment (segments are cut on row counts).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
 from ppdp_gui.engine.mechanisms.fragmentation.anonymise import (STRATEGIES, enforce_all, enforce_diverse,
                                                                 join_violations, partition_all)
 from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
-from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems
+from ppdp_gui.engine.mechanisms.kanon import common
+from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, unit_note, unit_sentence
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
@@ -160,7 +165,8 @@ class Fragmentation(Mechanism):
             f"In every fragment the quasi-identifiers are replaced by ranges or groups shared by at least "
             f"{params['k']} rows, and joining two fragments on {cls} also gives groups of at least "
             f"{params['k']} rows.",
-            "Some class values may be changed so that the fragments cannot be joined back together."))
+            "Some class values may be changed so that the fragments cannot be joined back together.",
+            unit_sentence(data, params["k"])))
 
     def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
         """The class (in every fragment, with few values changed) and every other non-QI, non-identifier column."""
@@ -192,7 +198,10 @@ class Fragmentation(Mechanism):
         coded = {q: code_quasi_identifier(data, q, grid_width) for q in qis}
         codes = [np.column_stack([coded[q].codes for q in f]) for f in frags]
         y, values = fmrmr.class_codes(frame[cls])
-        parts, segments = partition_all(codes, y, k, l=l if use_l else 0, max_segments=max_segments)
+        person = data.person_column
+        persons = common.person_codes(data)
+        parts, segments = partition_all(codes, y, k, l=l if use_l else 0, max_segments=max_segments,
+                                        persons=persons)
         # the groups a reader sees are rows sharing all published labels (partitions whose ranges snap to the
         # same cells merge), so the class condition is enforced on those
         published, ecs = [], []
@@ -214,12 +223,13 @@ class Fragmentation(Mechanism):
             enforced = enforce_all(ecs, y, k, strategy=strategy, rho=rho, order_rng=rng)
 
         yield Progress(0.8, "publishing fragments")
-        tables, frag_meta = [], []
+        tables, frag_meta, orders = [], [], []
         for f, names in enumerate(frags):
             ec = ecs[f]
             cols, intervals = published[f]
             perm = np.asarray(rng.permutation(len(ec)))
             order = perm[np.argsort(ec[perm], kind="stable")]  # own random order: rows do not line up
+            orders.append(order)
             out = {q: pd.Series(cols[q][order]) for q in names}
             for c in extra[f]:
                 out[c] = frame[c].iloc[order].reset_index(drop=True)
@@ -238,14 +248,15 @@ class Fragmentation(Mechanism):
 
         yield Progress(0.9, "recounting every fragment and every join")
         rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
-        self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used, l if use_l else 0)
+        self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used, l if use_l else 0,
+                     None if persons is None else [persons[o] for o in orders])
         claims = []
         for m in frag_meta:
             claims.append(KAnonymity(k, tuple(m["quasi_identifiers"]), table=m["table"] if m["where"] != "table"
-                                     else MAIN_TABLE))
+                                     else MAIN_TABLE, person=person))
             if use_l:
                 claims.append(LDiversity(l, "distinct", cls, tuple(m["quasi_identifiers"]),
-                                         table=m["table"] if m["where"] != "table" else MAIN_TABLE))
+                                         table=m["table"] if m["where"] != "table" else MAIN_TABLE, person=person))
         record = {
             "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
             "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
@@ -276,6 +287,7 @@ class Fragmentation(Mechanism):
         }
         note = {key: record[key] for key in ("k", "l", "class_column", "strategy", "rho", "class_published",
                                              "join", "generalisation")}
+        note.update(unit_note(person))
         note["fragments"] = [{"table": m["table"], "quasi_identifiers": m["quasi_identifiers"],
                               "other_columns": m["other_columns"], "groups": m["n_classes"]} for m in frag_meta]
         yield Release(mechanism=self.name, table=tables[0], cost=self.privacy_cost(
@@ -283,14 +295,17 @@ class Fragmentation(Mechanism):
             "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
             "class_column": cls,
             "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
-            extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0})
+            extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0},
+            source_rows={(MAIN_TABLE if f == 0 else fragment_name(f)): o for f, o in enumerate(orders)})
 
     @staticmethod
-    def _verify(tables, frag_meta, ecs, enforced, y, k, rho, l=0) -> None:
-        """Independent recount of every fragment, and the join condition on what was computed; else refuse."""
+    def _verify(tables, frag_meta, ecs, enforced, y, k, rho, l=0, persons=None) -> None:
+        """Independent recount of every fragment (in persons, with `persons`: the ids of each table's rows), and
+        the join condition on what was computed; else refuse."""
         from ppdp_gui.engine.checks.anonymity import check_release
-        for t, m in zip(tables, frag_meta):
-            res = check_release(t, m["quasi_identifiers"], k, sensitive=m["sensitive"], l=m["l"])
+        for i, (t, m) in enumerate(zip(tables, frag_meta)):
+            res = check_release(t, m["quasi_identifiers"], k, sensitive=m["sensitive"], l=m["l"],
+                                persons=None if persons is None else persons[i])
             if not res.ok:
                 raise CheckError(f"Fragmentation: {m['table']} failed the independent check: {res.message}")
         if l:

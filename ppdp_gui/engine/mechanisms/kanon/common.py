@@ -48,7 +48,11 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
     numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
     text = values[numbers.isna()]
-    if numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
+    if text.empty:  # all numbers, read as text for their leading zeros (ZIP 02139): codes
+        how = ("Its values are number codes written with leading zeros (such as ZIP codes), so it was read as "
+               "text; build a taxonomy that masks digits from the right (“Mask”, ppdp: --build-taxonomy "
+               f"{name}=mask), or import an ARX hierarchy.")
+    elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
         how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
                "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
                "top interval), or import an ARX hierarchy.")
@@ -62,6 +66,26 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
                "year, decade) or import an ARX hierarchy.")
     return Problem(f"{name!r} has {count:,} different values and no taxonomy: each value can only be kept or "
                    f"replaced by '*', so expect '*' in nearly every row. {how}", level="warning", column=name)
+
+
+def person_problems(data: Dataset, k: int) -> list[Problem]:
+    """Checks of the person column shared by the k-anonymity mechanisms: one at most, enough persons for k, and
+    not with the large-table engine (which counts rows in SQL)."""
+    persons = data.names_with_role(Role.PERSON)
+    if len(persons) > 1:
+        from ppdp_gui.engine.data.roles import person_columns_problem
+        return [Problem(person_columns_problem(persons), column=persons[1])]
+    if not persons:
+        return []
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data):
+        return [Problem(f"{persons[0]!r} is the person column, but the large-table engine counts rows, not "
+                        "persons: run without --engine duckdb (in memory), or give the column another role if "
+                        "each person has one row", column=persons[0])]
+    count = n_persons(data)
+    if count is not None and count < k:
+        return [Problem(f"the table holds {count} persons ({persons[0]}), fewer than k = {k}", param="k")]
+    return []
 
 
 def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
@@ -83,6 +107,7 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
         return [Problem("mark at least one column as a quasi-identifier (the columns an attacker could link on)")]
     if data.n_rows < k:
         problems.append(Problem(f"the table has {data.n_rows} rows, fewer than k = {k}", param="k"))
+    problems += person_problems(data, k)
     for name in qis:
         spec = data.spec(name)
         col = data.frame[name]
@@ -104,6 +129,37 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
                                     f"(the automatic width is derived from the column's range)",
                                     level="warning", column=name))
     return problems
+
+
+def person_codes(data: Dataset) -> np.ndarray | None:
+    """The person id (0..P-1) of every row when the table has a person column (Role.PERSON), else None: then k
+    counts rows. A missing person id is one person (all such rows together): the safe side, fewer persons. Every
+    mechanism of the k-anonymity family reads persons here (as `common.person_codes`), so a check can plant
+    "counts rows" in one place (tests/engine/test_person_kanon.py; the pipeline audit's mutants)."""
+    name = data.person_column
+    if name is None:
+        return None
+    return pd.factorize(data.frame[name], use_na_sentinel=False)[0].astype(np.int64)
+
+
+def count_units(group: np.ndarray, persons: np.ndarray | None, minlength: int = 0) -> np.ndarray:
+    """Per group id: its rows, or with `persons` its distinct persons (the unit k counts)."""
+    group = np.asarray(group, dtype=np.int64)
+    if persons is None or group.size == 0:
+        return np.bincount(group, minlength=minlength)
+    first = ~pd.DataFrame({"g": group, "p": persons}).duplicated().to_numpy()
+    return np.bincount(group[first], minlength=minlength)
+
+
+def unit_note(person: str | None) -> dict:
+    """The release note's word on what k counts (nothing without a person column: the note stays as it was)."""
+    return {} if person is None else {"k counts": f"persons ({person})"}
+
+
+def n_persons(data: Dataset) -> int | None:
+    """Distinct persons of the table (None without a person column)."""
+    codes = person_codes(data)
+    return None if codes is None else (int(codes.max()) + 1 if codes.size else 0)
 
 
 def passed_through(data: Dataset) -> list[str]:
@@ -134,6 +190,16 @@ def n_published_classes(table: pd.DataFrame, qis: list[str]) -> int:
     return int(key.max(initial=-1)) + 1
 
 
+def unit_sentence(data: Dataset, k: int) -> str:
+    """What k counts, in plain words, for the Run step and the release note."""
+    person = data.person_column
+    if person is None:
+        return ("One row is one unit: k counts rows, so a patient with several rows is protected less (mark the "
+                "column that says whose row it is as Person in the Data step to count patients).")
+    return (f"k counts persons ({person}): every group holds the rows of at least {k} different persons, and "
+            f"{person} itself is not published.")
+
+
 def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseShape:
     """What a k-anonymity release of `data` holds: every column but the identifiers, one row per row."""
     qis = data.quasi_identifiers
@@ -146,7 +212,8 @@ def kanon_shape(data: Dataset, k: int, extra: tuple[str, ...] = ()) -> ReleaseSh
         extra = (said, *extra)
     return ReleaseShape(columns=kept, per_person=True, sentences=(
         f"One row per row of your table, in a shuffled order: {', '.join(qis) or 'the quasi-identifiers'} are "
-        f"replaced by ranges or groups so that every combination is shared by at least {k} rows.",
+        f"replaced by ranges or groups so that every combination is shared by at least {k} "
+        f"{'rows' if data.person_column is None else 'persons'}.", unit_sentence(data, k),
         (f"{raw[0]} is published as it is." if len(raw) == 1 else
          f"{', '.join(raw)} are published as they are." if raw else
          "No other column is published."),) + extra)

@@ -28,9 +28,11 @@ from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppressio
 from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.kanon.common import flat_problem, passed_through
+from ppdp_gui.engine.mechanisms.kanon.common import (flat_problem, passed_through, person_problems, unit_note,
+                                                    unit_sentence)
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+                                             ReleaseShape)
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, encode, taxonomy_for
 from ppdp_gui.engine.mechanisms.kanon.models import DISTANCES, DIVERSITIES, PrivacyModels, SensitiveDistance
 from ppdp_gui.engine.mechanisms.kanon.quality import AGGREGATES, QUALITY_MODELS, Quality, aggregate, discernibility
@@ -48,6 +50,7 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
         return [Problem("mark at least one column as a quasi-identifier (the columns an attacker could link on)")], None
     if data.n_rows < k:
         problems.append(Problem(f"the table has {data.n_rows} rows, fewer than k = {k}", param="k"))
+    problems += person_problems(data, k)
     heights = []
     for name in qis:
         col = data.frame[name]
@@ -91,7 +94,11 @@ def _sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
 
 def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> SensitiveDistance:
     values = enc.sensitive_values
-    whole = np.bincount(enc.sensitive, weights=enc.count, minlength=enc.n_sensitive)
+    if enc.person is not None:  # each (person, value) once
+        first = ~pd.DataFrame({"p": enc.person, "s": enc.sensitive}).duplicated().to_numpy()
+        whole = np.bincount(enc.sensitive[first], minlength=enc.n_sensitive).astype(float)
+    else:
+        whole = np.bincount(enc.sensitive, weights=enc.count, minlength=enc.n_sensitive)
     spec = data.spec(sens)
     order = spec.taxonomy.leaf_values() if (distance == "ordered" and spec.kind != "numeric"
                                             and spec.taxonomy is not None) else None
@@ -190,6 +197,9 @@ class GlobalRecoding(Mechanism):
         """The columns published as they are (the identifying-column check looks at these)."""
         return passed_through(data)
 
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        return ReleaseShape(sentences=(self.summary, unit_sentence(data, params["k"])))
+
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         p = self.resolve_params(**params)
         parts = []
@@ -240,7 +250,7 @@ class GlobalRecoding(Mechanism):
         note["search"] = "optimal (proven)" if result.proven_optimal else "heuristic (not proven optimal)"
         yield Release(mechanism=self.name, table=release.table, cost=release.cost, params=release.params,
                       claims=release.claims, note=note, record=record, warnings=tuple(warnings),
-                      apply_to=release.apply_to, records=release.records)
+                      apply_to=release.apply_to, records=release.records, source_rows=release.source_rows)
 
     def preview_candidate(self, data: Dataset, params: dict[str, Any], candidate) -> dict:
         """The release one lattice node would give (for the Search tab): figures and its first rows."""
@@ -306,7 +316,8 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
         else:
             cols[spec.name] = data.frame[spec.name].iloc[order].reset_index(drop=True)
     table = pd.DataFrame(cols)
-    return _finish_release(mech, data, params, enc, evaluate, node, sens, table, intervals, domains)
+    release = _finish_release(mech, data, params, enc, evaluate, node, sens, table, intervals, domains)
+    return dataclasses.replace(release, source_rows={"table": order})
 
 
 def _large_release(mech, data, params, enc, evaluate, node, sens, check: bool) -> Release:
@@ -336,10 +347,10 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
     models = evaluate.models
     names = [q.name for q in enc.qis]
     n = enc.n_rows
-    claims = _claims(data, params, models, names, sens)
+    claims = _claims(data, params, models, names, sens, data.person_column)
     figures = node_figures(enc, evaluate, node)
     levels = dict(zip(names, node.levels))
-    note = {"quasi_identifiers": names, "levels": levels, "k": models.k,
+    note = {"quasi_identifiers": names, "levels": levels, "k": models.k, **unit_note(data.person_column),
             "suppression limit %": float(params["suppression"]), "suppression marker": MARKER,
             "quality model": params["quality"], "aggregate": params["aggregate"],
             "l": models.l if models.uses_l else None, "diversity": models.diversity if models.uses_l else None,
@@ -371,24 +382,25 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
 
 
 def _claims(data: Dataset, params: dict[str, Any], models: PrivacyModels, names: list[str],
-            sens: str | None) -> list:
+            sens: str | None, person: str | None = None) -> list:
     cols = tuple(names)
     claims: list = []
     if models.k > 1:
-        claims.append(KAnonymity(models.k, cols))
+        claims.append(KAnonymity(models.k, cols, person=person))
     if models.uses_l and sens:
         claims.append(LDiversity(models.l, models.diversity, sens, cols,
-                                 c=models.c if models.diversity == "recursive" else None))
+                                 c=models.c if models.diversity == "recursive" else None, person=person))
     if models.uses_t and sens:
         tax = data.spec(sens).taxonomy
         order = tuple(tax.leaf_values()) if (models.distance == "ordered" and data.spec(sens).kind != "numeric") \
             else ()
         hierarchy = tuple(tuple(p) for p in tax.to_paths()) if models.distance == "hierarchical" else ()
-        claims.append(TCloseness(models.t, sens, cols, models.distance, order=order, hierarchy=hierarchy))
+        claims.append(TCloseness(models.t, sens, cols, models.distance, order=order, hierarchy=hierarchy,
+                                 person=person))
     if models.max_risk > 0:
-        claims.append(RiskBound("highest", models.max_risk, cols))
+        claims.append(RiskBound("highest", models.max_risk, cols, person=person))
     if models.avg_risk > 0:
-        claims.append(RiskBound("average", models.avg_risk, cols))
+        claims.append(RiskBound("average", models.avg_risk, cols, person=person))
     claims.append(Suppression(models.limit, cols, MARKER))
     return claims
 
@@ -407,7 +419,7 @@ def node_figures(enc: Encoded, evaluate: Evaluator, node: NodeResult) -> dict[st
             out["Loss (geometric, ARX)"] = float(aggregate(per, AGGREGATES[0]))
             for name, v in zip([qi.name for qi in enc.qis], per):
                 out[f"NCP % {name}"] = 100 * float(v)
-    sizes = node.verdict.sizes[(node.verdict.sizes > 0) & ~node.verdict.suppressed]
+    sizes = node.verdict.unit_sizes[(node.verdict.sizes > 0) & ~node.verdict.suppressed]  # persons, if any
     out["discernibility"] = discernibility(node.verdict, n)
     out["suppressed rows"] = float(node.n_suppressed)
     out["suppressed %"] = 100 * node.n_suppressed / max(1, n)

@@ -140,14 +140,19 @@ class Encoded:
     """The input as distinct tuples: leaf position of every QI, sensitive code, row count; and the map back."""
 
     def __init__(self, qis: list[QILevels], leaf_pos: list[np.ndarray], sensitive: np.ndarray | None,
-                 n_sensitive: int, cache_entries: int = 256):
+                 n_sensitive: int, cache_entries: int = 256, persons: np.ndarray | None = None):
         self.qis = qis
         n = len(leaf_pos[0]) if leaf_pos else (len(sensitive) if sensitive is not None else 0)
         self.n_rows = n
         self.d = len(qis)
         cols = list(leaf_pos) + ([sensitive] if sensitive is not None else [])
+        radixes = [q.n_leaves for q in qis] + ([n_sensitive] if sensitive is not None else [])
+        if persons is not None:  # one tuple per person too: a class's persons are its distinct tuple persons
+            persons = np.asarray(persons, dtype=np.int64)
+            cols.append(persons)
+            radixes.append(int(persons.max()) + 1 if persons.size else 1)
         key = np.zeros(n, dtype=np.int64)
-        for c, m in zip(cols, [q.n_leaves for q in qis] + ([n_sensitive] if sensitive is not None else [])):
+        for c, m in zip(cols, radixes):
             key = _widen(key, m) * m + c
         self.row_tuple, uniq = pd.factorize(key)
         first = np.zeros(len(uniq), dtype=np.int64)
@@ -158,6 +163,8 @@ class Encoded:
         self.count = np.bincount(self.row_tuple, minlength=len(uniq)).astype(np.int64)
         self.sensitive = None if sensitive is None else sensitive[first].astype(np.int64)
         self.n_sensitive = n_sensitive
+        #: the person of every tuple (None: no person column, k counts rows)
+        self.person = None if persons is None else persons[first]
         self._finish(cache_entries)
 
     @classmethod
@@ -172,6 +179,7 @@ class Encoded:
         self.count = np.asarray(count, dtype=np.int64)
         self.n_rows = int(self.count.sum())
         self.row_tuple = None
+        self.person = None
         self.sensitive = None if sensitive is None else np.asarray(sensitive, dtype=np.int64)
         self.n_sensitive = n_sensitive
         self._finish(cache_entries)
@@ -231,7 +239,8 @@ class Encoded:
 
 
 def encode(data: Dataset, names: list[str], sensitive: str | None) -> Encoded:
-    """Code the QIs (`taxonomy_for`) and the sensitive column of `data` into an `Encoded` table."""
+    """Code the QIs (`taxonomy_for`) and the sensitive column of `data` into an `Encoded` table; with a person
+    column, the tuples also tell persons apart (`Encoded.person`)."""
     qis, pos = [], []
     for name in names:
         lev = qi_levels(name, taxonomy_for(data, name))
@@ -241,6 +250,7 @@ def encode(data: Dataset, names: list[str], sensitive: str | None) -> Encoded:
     if sensitive:
         s_codes, uniq = pd.factorize(data.frame[sensitive].astype(str), sort=True)
         s_codes, n_s, values = s_codes.astype(np.int64), len(uniq), [str(v) for v in uniq]
-    enc = Encoded(qis, pos, s_codes, n_s)
+    from ppdp_gui.engine.mechanisms.kanon import common  # the one place the k-anonymity family reads persons
+    enc = Encoded(qis, pos, s_codes, n_s, persons=common.person_codes(data))
     enc.sensitive_values = values
     return enc

@@ -18,6 +18,9 @@ more general than the nodes it was formed at), and classes that then show the sa
 Rows with frequent combinations keep them exactly, rare ones are generalised only as far as they must be: on ARX's
 Adult at k = 10 this gives a lower loss than ARX's own local recoding (docs/reproduction/global_recoding.md).
 Strict: every published combination has at least k rows, no row is suppressed, the checker recounts it.
+
+With a person column (Role.PERSON) a class is formed only by a group holding the rows of at least k distinct
+persons (`Encoded.person`); joining, absorbing and merging only add rows, so every class keeps k persons.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.kanon.common import K_PARAM, n_published_classes, passed_through, release_frame
+from ppdp_gui.engine.mechanisms.base import ReleaseShape
+from ppdp_gui.engine.mechanisms.kanon.common import (K_PARAM, n_published_classes, passed_through,
+                                                    release_frame, unit_note, unit_sentence)
+from ppdp_gui.engine.mechanisms.kanon.models import distinct_per_class
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, _dense, encode
 
 SCHEDULE = (0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.06, 0.07, 0.085, 0.1, 0.12,
@@ -113,6 +119,9 @@ def local_recoding(enc: Encoded, k: int, schedule=SCHEDULE) -> Iterator[Progress
     """Yield Progress, then the class id (0..C-1) of every tuple of `enc`; every class holds >= k rows."""
     if enc.n_rows < k:
         raise ValueError(f"the table has {enc.n_rows} rows, fewer than k = {k}")
+    persons = getattr(enc, "person", None)
+    if persons is not None and np.unique(persons).size < k:
+        raise ValueError(f"the table has {np.unique(persons).size} persons, fewer than k = {k}")
     lattice = Lattice(tuple(q.height for q in enc.qis))
     levels_all = lattice.all_levels().astype(np.int64)
     bound = _node_bounds(enc, levels_all)
@@ -133,6 +142,7 @@ def local_recoding(enc: Encoded, k: int, schedule=SCHEDULE) -> Iterator[Progress
         # 2. form new classes, level vectors in order of their cheapest possible class
         codes_at = [[enc.codes(j, lev)[free] for lev in range(q.height + 1)] for j, q in enumerate(enc.qis)]
         weight = enc.count[free].astype(float)  # zeroed as rows join classes during this step
+        free_persons = None if persons is None else persons[free]
         for idx in order:
             if bound[idx] > tau + 1e-12 or weight.sum() < k:
                 break
@@ -146,7 +156,11 @@ def local_recoding(enc: Encoded, k: int, schedule=SCHEDULE) -> Iterator[Progress
                 key = key * m + codes_at[j][lev]
                 span *= m
             group, n_groups = _dense(key, span if span < 2 ** 62 else None)
-            size = np.bincount(group, weights=weight, minlength=n_groups)
+            if free_persons is None:
+                size = np.bincount(group, weights=weight, minlength=n_groups)
+            else:  # distinct persons among the tuples still free
+                live = weight > 0
+                size = distinct_per_class(group[live], free_persons[live], n_groups)
             big = size >= k
             if not big.any():
                 dead[idx] = True
@@ -248,6 +262,9 @@ class LocalRecoding(Mechanism):
         """The columns published as they are (the identifying-column check looks at these)."""
         return passed_through(data)
 
+    def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
+        return ReleaseShape(sentences=(self.summary, unit_sentence(data, params["k"])))
+
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         return PrivacyCost(k=self.resolve_params(**params)["k"])
 
@@ -279,10 +296,13 @@ class LocalRecoding(Mechanism):
         order = perm[np.argsort(row_cls[perm], kind="stable")]
         table = release_frame(data, published, order)
         groups = n_published_classes(table, names)
-        note = {"quasi_identifiers": names, "k": k, "groups": groups, "recoding": "local (cheapest groups first)"}
+        person = data.person_column
+        note = {"quasi_identifiers": names, "k": k, **unit_note(person), "groups": groups,
+                "recoding": "local (cheapest groups first)"}
         record = {**note, "intervals": intervals, "domains": domains, "classes before merging labels": int(len(nodes))}
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k), params={"k": k},
-                      claims=(KAnonymity(k, tuple(names)),), note=note, record=record)
+                      claims=(KAnonymity(k, tuple(names), person=person),), note=note, record=record,
+                      source_rows={"table": order})
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         from ppdp_gui.engine.metrics.information_loss import kanon_measures

@@ -14,6 +14,11 @@ Monotone means: if a node is not anonymous, no specialisation of it is. Without 
 With suppression only k, distinct l and highest risk are: merging an outlier into a good class yields a good class.
 For entropy / recursive diversity, t-closeness and average risk it does not (the merged class may fail, and its
 good rows become outliers), so the search then evaluates every node its lower bound cannot exclude — as ARX does.
+
+Persons. With a person column the tuples carry their person (`Encoded.person`) and a class's size for k and the
+risks is its distinct persons; a sensitive value weighs the distinct persons holding it in the class (entropy,
+recursive, t-closeness; the whole table's distribution counts each (person, value) once). The suppression limit
+stays a share of rows. Merging classes never lowers their persons, so k stays monotone as above.
 """
 
 from __future__ import annotations
@@ -143,6 +148,18 @@ class ClassVerdict:
     suppressed: np.ndarray  # bool per class
     n_suppressed: int
     anonymous: bool
+    units: np.ndarray | None = None  # distinct persons per class with a person column (None: k counts rows)
+
+    @property
+    def unit_sizes(self) -> np.ndarray:
+        """What k and the risks count per class: persons with a person column, else rows."""
+        return self.sizes if self.units is None else self.units
+
+
+def distinct_per_class(cls: np.ndarray, persons: np.ndarray, n_classes: int) -> np.ndarray:
+    """Distinct persons per class (tuples may repeat a person)."""
+    first = ~pd.DataFrame({"c": cls, "p": persons}).duplicated().to_numpy()
+    return np.bincount(cls[first], minlength=n_classes).astype(float)
 
 
 def _pairs(cls: np.ndarray, n_classes: int, sens: np.ndarray, n_sens: int,
@@ -159,18 +176,28 @@ def _pairs(cls: np.ndarray, n_classes: int, sens: np.ndarray, n_sens: int,
 
 
 def judge(models: PrivacyModels, cls: np.ndarray, n_classes: int, count: np.ndarray, sens: np.ndarray | None,
-          n_sens: int, n_rows: int, distance: SensitiveDistance | None = None) -> ClassVerdict:
-    """Apply the models to the classes `cls` (class id per tuple, tuples weighted by `count`)."""
+          n_sens: int, n_rows: int, distance: SensitiveDistance | None = None,
+          persons: np.ndarray | None = None) -> ClassVerdict:
+    """Apply the models to the classes `cls` (class id per tuple, tuples weighted by `count`); `persons` (the
+    person of each tuple): k, risks and sensitive values count distinct persons (module docstring)."""
     sizes = np.bincount(cls, weights=count, minlength=n_classes)
+    units = None if persons is None else distinct_per_class(cls, persons, n_classes)
+    unit_sizes = sizes if units is None else units
     empty = sizes == 0
-    fail = sizes < models.min_size
+    fail = unit_sizes < models.min_size
     if models.needs_sensitive and sens is not None:
-        pc, pv, pn = _pairs(cls, n_classes, sens, n_sens, count)
+        if persons is None:
+            pc, pv, pn = _pairs(cls, n_classes, sens, n_sens, count)
+            totals = sizes
+        else:  # each (class, value, person) once
+            first = ~pd.DataFrame({"c": cls, "s": sens, "p": persons}).duplicated().to_numpy()
+            pc, pv, pn = _pairs(cls[first], n_classes, sens[first], n_sens, np.ones(int(first.sum())))
+            totals = np.bincount(pc, weights=pn, minlength=n_classes)
         if models.uses_l:
             if models.diversity == "distinct":
                 fail |= np.bincount(pc, minlength=n_classes) < models.l
             elif models.diversity == "entropy":
-                p = pn / sizes[pc]
+                p = pn / totals[pc]
                 h = np.bincount(pc, weights=-p * np.log(p), minlength=n_classes)
                 fail |= h < np.log(models.l) - EPS
             else:  # recursive (c, l): r1 < c (r_l + ... + r_m)
@@ -200,11 +227,11 @@ def judge(models: PrivacyModels, cls: np.ndarray, n_classes: int, count: np.ndar
                 fail[live[far]] = True
     fail &= ~empty
     if models.avg_risk > 0:
-        fail = _average_risk(sizes, fail, empty, models.avg_risk)
+        fail = _average_risk(unit_sizes, fail, empty, models.avg_risk)
     n_supp = int(sizes[fail].sum())
     kept = int(n_rows - n_supp)
     anonymous = n_supp <= models.limit_rows(n_rows) and kept > 0
-    return ClassVerdict(sizes, fail, n_supp, anonymous)
+    return ClassVerdict(sizes, fail, n_supp, anonymous, units)
 
 
 def _average_risk(sizes: np.ndarray, fail: np.ndarray, empty: np.ndarray, threshold: float) -> np.ndarray:

@@ -21,7 +21,9 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
-                                                    passed_through, release_frame, resolve_sensitive)
+                                                    passed_through, release_frame,
+                                                    unit_note, resolve_sensitive)
+from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
 
@@ -61,7 +63,8 @@ class Mondrian(Mechanism):
             elif sens in data.quasi_identifiers:
                 problems.append(Problem(f"{sens!r} is a quasi-identifier; it cannot also be the sensitive column",
                                         param="sensitive"))
-            elif not is_l_diverse(data.frame[sens].astype(str).to_numpy(), params["l"], params["diversity"]):
+            elif not is_l_diverse(data.frame[sens].astype(str).to_numpy(), params["l"], params["diversity"],
+                                  common.person_codes(data)):
                 problems.append(Problem(f"the whole table is not {params['l']}-diverse on {sens!r}; lower l",
                                         param="l"))
         return problems
@@ -91,19 +94,21 @@ class Mondrian(Mechanism):
         sens = resolve_sensitive(data, {"l": l, "sensitive": sensitive})
         use_l = bool(l and l > 1 and sens)
         yield Progress(0.2, "partitioning")
+        person = data.person_column
         labels = partition(np.column_stack([q.codes for q in qis]), k, mode=mode,
                            sensitive=data.frame[sens].astype(str).to_numpy() if use_l else None,
-                           l=l if use_l else None, diversity=diversity, hierarchies=[q.hierarchy for q in qis])
+                           l=l if use_l else None, diversity=diversity, hierarchies=[q.hierarchy for q in qis],
+                           persons=common.person_codes(data))
         yield Progress(0.8, "generalising")
         published, intervals, sizes = publish_groups(qis, labels)
         perm = rng.permutation(len(labels))
         order = perm[np.argsort(labels[perm], kind="stable")]
         table = release_frame(data, published, order)
         names = [q.name for q in qis]
-        claims = [KAnonymity(k, tuple(names))]
+        claims = [KAnonymity(k, tuple(names), person=person)]
         if use_l:
-            claims.append(LDiversity(l, diversity, sens, tuple(names)))
-        note = {"quasi_identifiers": names, "k": k, "l": l if use_l else None,
+            claims.append(LDiversity(l, diversity, sens, tuple(names), person=person))
+        note = {"quasi_identifiers": names, "k": k, **unit_note(person), "l": l if use_l else None,
                 "sensitive": sens if use_l else None, "diversity": diversity if use_l else None, "mode": mode,
                 "generalisation": {q.name: q.how for q in qis},
                 "groups": n_published_classes(table, names)}
@@ -111,7 +116,8 @@ class Mondrian(Mechanism):
                   "domains": {q.name: list(q.domain) for q in qis}}
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=l, diversity=diversity),
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
-                              "grid_width": grid_width}, claims=tuple(claims), note=note, record=record)
+                              "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
+                      source_rows={"table": order})
 
     def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float) -> Release:
         """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""

@@ -30,6 +30,12 @@ allowable boundary is cut at its middle position, through a value.
 
 With l-diversity a split is allowable only if both halves have at least k rows and are l-diverse on the sensitive
 column (distinct: at least l distinct values; entropy: entropy >= log l).
+
+With `persons` (the person id of every row: the table's person column) k counts distinct persons: a split is
+allowable only if both halves hold the rows of at least k persons (counted like distinct l-diversity, on the
+(half, person) pairs), and the entropy of the sensitive values weighs each value by the persons holding it in the
+group. One person's rows may end in different classes (their quasi-identifiers differ between visits); they count
+in each.
 """
 
 from __future__ import annotations
@@ -67,9 +73,15 @@ def _code_columns(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     return codes, uniques
 
 
-def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, diversity: str) -> np.ndarray:
-    """Per group: number of distinct sensitive values, or exp(entropy) (the 'effective' l)."""
+def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, diversity: str,
+               persons: np.ndarray | None = None) -> np.ndarray:
+    """Per group: number of distinct sensitive values, or exp(entropy) (the 'effective' l). `persons`: a value
+    counts the distinct persons holding it in the group, not its rows."""
     key = group.astype(np.int64) * n_sens + s
+    if persons is not None and diversity != "distinct":
+        ids = pd.factorize(key)[0].astype(np.int64)
+        first = ~pd.DataFrame({"k": ids, "p": persons}).duplicated().to_numpy()
+        key = key[first]
     uk, counts = np.unique(key, return_counts=True)
     g = uk // n_sens
     if diversity == "distinct":
@@ -211,19 +223,19 @@ def _left_side(runs: _Runs, local: np.ndarray, code: np.ndarray, left: np.ndarra
     return (code < cut_code[local]) | (tie & (rank - before < extra[local]))
 
 
-def is_l_diverse(sensitive, l: int, diversity: str = "distinct") -> bool:
+def is_l_diverse(sensitive, l: int, diversity: str = "distinct", persons: np.ndarray | None = None) -> bool:
     """Whether one group of sensitive values is l-diverse (used to check the whole table before partitioning)."""
     s = pd.factorize(np.asarray(sensitive), use_na_sentinel=False)[0]
     if s.size == 0:
         return False
-    value = _diversity(np.zeros(s.size, dtype=np.int64), s, 1, int(s.max()) + 1, diversity)[0]
+    value = _diversity(np.zeros(s.size, dtype=np.int64), s, 1, int(s.max()) + 1, diversity, persons)[0]
     return bool(value >= l - 1e-9)
 
 
 def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndarray | None = None,
               l: int | None = None, diversity: str = "distinct",
               hierarchies: Sequence[Hierarchy | None] | None = None,
-              weights: np.ndarray | None = None) -> np.ndarray:
+              weights: np.ndarray | None = None, persons: np.ndarray | None = None) -> np.ndarray:
     """Equivalence-class id (0..C-1, int64) of every row of X (n x d numbers: quasi-identifiers coded).
 
     Every class has at least k rows (and is l-diverse on `sensitive` when l is given). `hierarchies` (one per
@@ -234,6 +246,8 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     table larger than memory with their counts (engine/bigdata/mondrian.py). Strict cuts never separate equal
     values, and every decision reads only counts per (partition, value), so the classes are those of the
     expanded table, tuple by tuple.
+
+    `persons` (one id per row): every class holds the rows of at least k distinct persons (module docstring).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
@@ -255,6 +269,16 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     total = int(weights.sum()) if weights is not None else n
     if total < k:
         raise ValueError(f"the table has {total} rows, fewer than k = {k}")
+    use_p = persons is not None
+    if use_p:
+        if weights is not None:
+            raise ValueError("weighted rows cannot be counted per person")
+        p_codes = pd.factorize(np.asarray(persons), use_na_sentinel=False)[0].astype(np.int64)
+        if p_codes.size != n:
+            raise ValueError("person column length differs from X")
+        n_pers = int(p_codes.max()) + 1 if n else 0
+        if n_pers < k:
+            raise ValueError(f"the table has {n_pers} persons, fewer than k = {k}")
     if np.isnan(X).any():
         raise ValueError("quasi-identifier codes contain NaN; code missing values first")
     hier = list(hierarchies) if hierarchies is not None else [None] * d
@@ -268,7 +292,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         if s_codes.size != n:
             raise ValueError("sensitive column length differs from X")
         n_sens = int(s_codes.max()) + 1 if n else 1
-        if not is_l_diverse(s_codes, l, diversity):
+        if not is_l_diverse(s_codes, l, diversity, p_codes if use_p else None):
             raise ValueError(f"the whole table is not {l}-diverse ({diversity}); no partition can be")
     labels = np.full(n, -1, dtype=np.int64)
     if n == 0:
@@ -286,6 +310,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     active = np.arange(n, dtype=np.int64)  # rows of unfinished partitions, grouped by partition
     acodes = codes.copy()  # their codes in the same order: contiguous reads, permuted with `active`
     asens = s_codes.copy() if use_l else None
+    apers = p_codes.copy() if use_p else None
     pid = np.zeros(n, dtype=np.int64)  # partition id (0..P-1, nondecreasing along `active`)
     next_label = 0
     while active.size:
@@ -362,11 +387,17 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
                 use = on_tree & (found | (mode == "strict"))
                 left = np.where(use, hl, left)
                 ok = np.where(on_tree, found | (mode != "strict"), ok)
-            if use_l and ok.any():
+            if (use_l or use_p) and ok.any():
                 side = ~_left_side(runs, local, code, left)
-                div = _diversity(local * 2 + side, asens if pos is None else asens[pos], 2 * cp.size, n_sens,
-                                 diversity)
-                ok &= (div[0::2] >= l - 1e-9) & (div[1::2] >= l - 1e-9)
+                half = local * 2 + side
+                cand_pers = None if not use_p else (apers if pos is None else apers[pos])
+                if use_p:  # both halves hold the rows of at least k persons
+                    npers = _diversity(half, cand_pers, 2 * cp.size, n_pers, "distinct")
+                    ok &= (npers[0::2] >= k) & (npers[1::2] >= k)
+                if use_l:
+                    div = _diversity(half, asens if pos is None else asens[pos], 2 * cp.size, n_sens,
+                                     diversity, cand_pers)
+                    ok &= (div[0::2] >= l - 1e-9) & (div[1::2] >= l - 1e-9)
             if by_gain:
                 score = _cut_gain(runs, left, dd, width[cp, dd], uniques, span, hier)
                 if on_tree.any():
@@ -424,4 +455,6 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
             aw = aw[pos]
         if use_l:
             asens = asens[pos]
+        if use_p:
+            apers = apers[pos]
     return labels

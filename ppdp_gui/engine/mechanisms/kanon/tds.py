@@ -7,6 +7,9 @@ highest Score = InfoGain / (AnonyLoss + 1), where AnonyLoss is the drop of the s
 specialisations only split groups further, a candidate that becomes invalid never becomes valid again and is
 dropped for good. The result is a global recoding (one cut per column), so unseen rows are generalised the same
 way (`Release.apply_to`).
+
+With a person column (Role.PERSON) a group's size is its distinct persons (`common.count_units`): a candidate is
+valid while every group keeps the rows of at least k persons, and AnonyLoss is counted in persons.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
-from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape,
-                                                    n_published_classes, passed_through, release_frame)
+from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, count_units, kanon_problems, kanon_shape,
+                                                    n_published_classes, passed_through,
+                                                    release_frame, unit_note)
+from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.qi_coding import QICode, code_quasi_identifier
 from ppdp_gui.engine.taxonomy.order import natural_key
 
@@ -109,15 +114,17 @@ class _Column:
         return leaves[order][pos]
 
 
-def specialise(columns: list[_Column], y: np.ndarray, k: int) -> Iterator[int]:
-    """Run TDS on the columns in place; yields the number of specialisations done so far."""
+def specialise(columns: list[_Column], y: np.ndarray, k: int,
+               persons: np.ndarray | None = None) -> Iterator[int]:
+    """Run TDS on the columns in place; yields the number of specialisations done so far. `persons`: group sizes
+    count distinct persons."""
     n = len(y)
     n_cls = int(y.max()) + 1 if n else 1
     group = np.zeros(n, dtype=np.int64)
     cache: dict[tuple[int, int], Any] = {(j, 0): None for j in range(len(columns))}
     done = 0
     while True:
-        sizes = np.bincount(group)
+        sizes = count_units(group, persons)
         a_now = int(sizes.min())
         best, best_score = None, -np.inf
         for key in list(cache):
@@ -132,7 +139,7 @@ def specialise(columns: list[_Column], y: np.ndarray, k: int) -> Iterator[int]:
                 entry = cache[key] = (rows, *result)
             rows, child, ranges, gain = entry
             nk = len(ranges)
-            refined = np.bincount(group[rows] * nk + child)
+            refined = count_units(group[rows] * nk + child, None if persons is None else persons[rows])
             refined = refined[refined > 0]
             if refined.min() < k:
                 del cache[key]  # groups only shrink from here on: never valid again
@@ -203,7 +210,8 @@ class TDS(Mechanism):
         y = pd.factorize(data.frame[cls].astype(str))[0].astype(np.int64)
         yield Progress(0.05, "specialising")
         steps = 0
-        for steps in specialise(columns, y, k):
+        person = data.person_column
+        for steps in specialise(columns, y, k, common.person_codes(data)):
             yield Progress(min(0.9, 0.05 + steps / (steps + 30)), f"{steps} specialisations")
         published, intervals, node_labels = {}, {}, []
         for col in columns:
@@ -236,13 +244,14 @@ class TDS(Mechanism):
             return out
 
         cut = {col.code.name: sorted(intervals[col.code.name], key=natural_key) for col in columns}
-        note = {"quasi_identifiers": list(qnames), "k": k, "groups": n_published_classes(table, list(qnames)),
+        note = {"quasi_identifiers": list(qnames), "k": k, **unit_note(person), "groups": n_published_classes(table, list(qnames)),
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}
         record = {**note, "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes}}
         yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k),
                       params={"k": k, "class_column": cls, "grid_width": grid_width},
-                      claims=(KAnonymity(k, tuple(qnames)),), note=note, record=record, apply_to=apply_to)
+                      claims=(KAnonymity(k, tuple(qnames), person=person),), note=note, record=record,
+                      apply_to=apply_to, source_rows={"table": order})
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         from ppdp_gui.engine.metrics.information_loss import kanon_measures
