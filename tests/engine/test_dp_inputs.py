@@ -171,3 +171,13 @@ def test_a_number_column_with_blanks_says_what_to_press(tmp_path):
         text = " ".join(p.message for p in plan(data, mechanism, params).errors)
         assert "'age' has missing values" in text and "Drop rows that have a missing value" in text
         assert "set the kind of age to categorical" in text and "--na drop" in text
+
+
+def test_a_person_number_guess_read_the_values(tmp_path):
+    """Rule 0 (the person column) reads whether the values repeat, so even the identifier guess that follows it
+    for a person-number name depends on the values; a patient's name column does not."""
+    frame = pd.DataFrame({"mrn": [f"M{i}" for i in range(120)], "patient_name": [f"N {i}" for i in range(120)],
+                          "age": [str(20 + i % 60) for i in range(120)]})
+    reasons = guess_roles_with_reasons(frame)
+    assert reasons["mrn"][0] == Role.IDENTIFIER and reasons["mrn"][1].from_values
+    assert reasons["patient_name"][0] == Role.IDENTIFIER and not reasons["patient_name"][1].from_values

@@ -433,7 +433,8 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
                           "record: left out of the release")
         if role is None:
             role, reason = Role.INSENSITIVE, "nothing in its name or values suggests a role: published as is"
-        out[name] = (role, Reason(reason, from_values=not by_name))
+        # only rule 1 by the name reads nothing else — unless rule 0 read the values first (a person-number name)
+        out[name] = (role, Reason(reason, from_values=not by_name or person_by_name(name) is not None))
     return out
 
 
