@@ -61,6 +61,9 @@ def test_the_person_role_reads_well_in_the_role_combo(make_window, qtbot, tmp_pa
     at = combo.findData(Role.PERSON)
     assert at >= 0 and combo.itemText(at) == "Person (whose row it is)"
     assert "whose row" in combo.itemData(at, Qt.ToolTipRole)
+    # guessed the person (its values repeat): a guess read from the values until the custodian says so
+    assert combo.currentIndex() == at and "role" in w.session.dataset.spec("patient_nbr").guessed
+    combo.setCurrentIndex(combo.findData(Role.IDENTIFIER))
     combo.setCurrentIndex(at)
     assert w.session.dataset.spec("patient_nbr").role == Role.PERSON
     assert "role" not in w.session.dataset.spec("patient_nbr").guessed  # chosen: no longer a guess
