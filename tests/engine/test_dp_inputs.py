@@ -181,3 +181,26 @@ def test_a_person_number_guess_read_the_values(tmp_path):
     reasons = guess_roles_with_reasons(frame)
     assert reasons["mrn"][0] == Role.IDENTIFIER and reasons["mrn"][1].from_values
     assert reasons["patient_name"][0] == Role.IDENTIFIER and not reasons["patient_name"][1].from_values
+
+
+def test_an_empty_number_cell_gets_the_middle_of_the_public_range_for_dp(tmp_path):
+    """Rows kept: for a DP release an empty number cell is given the middle of the column's public range (a
+    per-record rule), so a blank neither drops the row nor decides whether the release is made."""
+    from ppdp_gui.engine.pipeline import run_release
+    frame = ward(19).drop(columns="case_code").astype(str)
+    frame.loc[4, "age"] = ""
+    data = read(tmp_path, frame, "imp.csv", kinds={"age": "numeric"}).confirm_guesses()
+    data = data.with_column("age", domain=Domain(low=0, high=120, integer=True))
+    for mechanism, params in (("Laplace histogram", {"columns": "age", "epsilon": 1.0, "bin_width": 10}),
+                              ("Laplace on records", {"epsilon": 1.0})):
+        planned = plan(data, mechanism, params)
+        assert not planned.errors, [p.message for p in planned.errors]
+        assert planned.dataset.frame["age"].iloc[4] == 60 and planned.dataset.n_rows == 39
+        assert any("the middle of its public range" in w for w in planned.warnings)
+        published = list(run_release(planned, seed=2))[-1]
+        assert "public range" in release_note_text(published) and "1 empty" not in release_note_text(published)
+
+
+def release_note_text(published) -> str:
+    from ppdp_gui.engine.pipeline import release_note
+    return json.dumps(release_note(published))

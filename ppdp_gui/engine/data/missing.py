@@ -75,6 +75,43 @@ def numeric_blanks_fix(column: str) -> str:
             f"{column}=categorical, or --na drop)")
 
 
+def impute_public(data) -> tuple[object, list[str]]:
+    """For a differentially private release: each empty cell of a number column (rows are kept by default) gets
+    the middle of that column's *public* range — a rule read from nothing but the stated bounds and the record
+    itself, so one record's blank changes only that record, and the row count stays the file's. Columns never
+    released, and columns without public bounds (a DP plan refuses those anyway), are left alone. Returns the
+    dataset to release and, for the custodian only, what was filled (counts)."""
+    import numpy as np
+
+    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.data.domains import numeric_bounds
+    if is_large(data):
+        return data, []
+    frame, notes = None, []
+    for spec in data.schema:
+        if spec.kind != "numeric" or Role(spec.role).never_released:
+            continue
+        col = data.frame[spec.name]
+        miss = col.isna().to_numpy()
+        if not miss.any():
+            continue
+        b = numeric_bounds(spec)
+        if b is None:
+            continue
+        value = (b.low + b.high) / 2
+        value = float(np.floor(value)) if b.integer else value
+        frame = data.frame.copy() if frame is None else frame
+        filled = col.fillna(value)
+        if b.integer and np.all(np.floor(filled.to_numpy(dtype=float)) == filled.to_numpy(dtype=float)):
+            filled = filled.astype(np.int64)
+        frame[spec.name] = filled
+        notes.append(f"{spec.name}: {int(miss.sum()):,} empty cell(s) given {value:g}, the middle of its public "
+                     "range, for this release (for you only; the note says the rule, not the count).")
+    if frame is None:
+        return data, []
+    return data.with_frame(frame, data.schema), notes
+
+
 def left_out_columns(names: list[str], missing: dict[str, int], n: int, policy: NAPolicy) -> tuple[str, ...]:
     """The columns named in the policy, and (when rows with a missing value are dropped) the mostly-missing
     ones — never every column."""

@@ -39,7 +39,7 @@ import pandas as pd
 
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
 from ppdp_gui.engine.data.linkable import unprotected
-from ppdp_gui.engine.data.missing import left_out_by_the_data
+from ppdp_gui.engine.data.missing import impute_public, left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
@@ -351,6 +351,15 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
                 out.dataset, out.caveats = check_data, caveats
             else:
                 out.problems += _domain_problems(out.needs)
+        # rows are kept: an empty number cell gets the middle of its public range (per record; see missing.py)
+        filled, notes = impute_public(check_data)
+        if notes:
+            if out.dataset is data and check_data is not data:  # domains filled only to check: not released
+                out.dataset = impute_public(data)[0]
+            else:
+                out.dataset = filled
+            check_data = filled
+            out.problems += [Problem(n, level="warning") for n in notes]
         if neighbouring_kind(out.cost.neighbouring) == REPLACE and (data.source.na_policy.action == "drop"
                                                                    or data.source.n_rows_dropped):
             out.problems.append(Problem(replace_one_drop_message(mech.name)))

@@ -188,7 +188,8 @@ def missing_values_note(published: Published) -> str:
     if pol.action == "drop":
         return "rows with a missing value in a released column were dropped before the release"
     text = (f"kept: a missing value of a categorical column is the category “{pol.category_label}”, part of every "
-            "stated list of values (but the class's)")
+            "stated list of values (but the class's); an empty number cell is given the middle of the column's "
+            "public range")
     from ppdp_gui.engine.privacy.records import REPLACE, neighbouring_kind
     if neighbouring_kind(published.cost.neighbouring) == REPLACE:
         text += "; no row is dropped, so the number of records n is that of the file, public"
