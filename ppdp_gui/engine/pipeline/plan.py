@@ -360,7 +360,7 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
                 out.dataset = filled
             check_data = filled
             out.problems += [Problem(n, level="warning") for n in notes]
-        if neighbouring_kind(out.cost.neighbouring) == REPLACE and (data.source.na_policy.action == "drop"
+        if out.cost.neighbouring == REPLACE and (data.source.na_policy.action == "drop"
                                                                    or data.source.n_rows_dropped):
             out.problems.append(Problem(replace_one_drop_message(mech.name)))
         out.unconfirmed_columns = tuple(data.guessed_columns)
