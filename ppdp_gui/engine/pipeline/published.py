@@ -204,8 +204,7 @@ def missing_values_note(published: Published) -> str:
     text = (f"kept: a missing value of a categorical column is the category “{pol.category_label}”, part of every "
             "stated list of values (but the class's); an empty number cell is given the middle of the column's "
             "public range")
-    from ppdp_gui.engine.privacy.records import REPLACE, neighbouring_kind
-    if neighbouring_kind(published.cost.neighbouring) == REPLACE:
+    if published.cost.neighbouring is Neighbouring.REPLACE_ONE:
         text += "; no row is dropped, so the number of records n is that of the file, public"
     return text
 
