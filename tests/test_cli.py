@@ -101,8 +101,8 @@ def test_run_writes_release_note_and_record_and_charges_the_ledger(tmp_path, cap
     ledger, out, note = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "note.json"
     record = tmp_path / "record.json"
     argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(note),
-            "--record", str(record), "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
-            "-p", "columns=sex,salary-class", "-p", "epsilon=0.5", "--confirm-roles"]
+            "--record", str(record), "--overwrite", "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies",
+            "adult", "-p", "columns=sex,salary-class", "-p", "epsilon=0.5", "--confirm-roles"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err
     assert "ε = 0.5" in text and "spent on this table so far: 0.5" in text and "remaining 0.5" in text
