@@ -42,9 +42,12 @@ def parse_role(text: str):
 
 
 def parse_domain(column: str, text: str):
-    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user)."""
-    from ppdp_gui.engine.data.domains import Domain
+    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user);
+    'icd9' or 'icd10' -> the code system's list of categories shipped with the package."""
+    from ppdp_gui.engine.data.domains import CODE_SYSTEMS, Domain, code_system_domain
     from ppdp_gui.engine.errors import DataError
+    if text.strip().lower().replace("-", "") in CODE_SYSTEMS:
+        return code_system_domain(text)
     parts = text.split(":")
     try:
         if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
@@ -271,6 +274,18 @@ def cmd_mechanisms(args) -> int:
     return 0
 
 
+def cmd_builders(args) -> int:
+    """The taxonomy builders of --build-taxonomy: the registry the window's Taxonomies step also offers."""
+    from ppdp_gui.engine.taxonomy.registry import BUILDERS
+    for b in BUILDERS:
+        _say(f"{b.spelling}  [{b.label}{'; public' if b.public else ''}]")
+        _say(f"  {b.help}")
+        for p in b.params:
+            _say(f"    {p.name.upper() if p.name != 'date_format' else 'FORMAT'}: {p.help}")
+        _say("")
+    return 0
+
+
 def cmd_run(args) -> int:
     if args.mechanism:
         args_mech = args.mechanism
@@ -440,18 +455,19 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
+    from ppdp_gui.engine.taxonomy.registry import spec_help
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="build a column's taxonomy from the table as the window's Taxonomies step does; SPEC is "
-                        "intervals[:WIDTH] | bands:LOW:HIGH[:WIDTH[:STEP]] | dates[:FORMAT] | mask[:PAD] | icd9 | "
-                        "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
-                        "release then needs --allow-data-domains or public --domain values")
+                        f"{spec_help()} (see `ppdp builders`). All but bands take their leaves from the data "
+                        "(origin 'data'): an ε-DP release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: drop them (default; a column missing in more than half the "
                         "rows is then left out instead, and the run says so) or keep 'missing' as a category")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
-    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
-                   help="a column's public domain: bounds for a number, the list of values for a category")
+    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C | COL=icd9 | COL=icd10",
+                   help="a column's public domain: bounds for a number, the list of values for a category, or a "
+                        "code system's public list shipped with ppdp (icd9, icd10: every 3-character category)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")
 
 
@@ -463,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="also build these taxonomies as `ppdp run --build-taxonomy` would, and describe them")
     p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("builders", help="list the taxonomy builders of --build-taxonomy and their options")
+    p.set_defaults(func=cmd_builders)
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)
     p = sub.add_parser("run", help="make one release (charged to the privacy ledger)")

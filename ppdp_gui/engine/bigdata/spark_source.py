@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.dialect import to_spark
-from ppdp_gui.engine.bigdata.source import TableSource, _sniff, is_remote
+from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_remote, pre_read_checks
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
@@ -131,8 +131,7 @@ class SparkTableSource(TableSource):
         self.remote = is_remote(text)
         self.path = Path(text) if self.remote else Path(os.path.expanduser(text))
         self.url = text if self.remote else str(self.path.resolve())
-        if not self.remote and not self.path.is_file():
-            raise DataError("no such file", path=str(self.path))
+        limits = None if self.remote else pre_read_checks(self.path)  # the reader's checks, on a local file
         if na_policy.action not in ("drop", "category"):
             raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
         self.na_policy = na_policy
@@ -142,13 +141,20 @@ class SparkTableSource(TableSource):
         self.file_format = "parquet" if name.endswith((".parquet", ".pq")) or name.endswith("/") else "csv"
         try:
             if self.file_format == "parquet":
+                if limits is not None:
+                    check_parquet_file(self.path, limits)
                 raw = self.spark.read.parquet(self.url)
             else:
-                delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name
-                                      else "," if self.remote else _sniff(self.path))
+                if limits is not None:  # NUL bytes, UTF-8, a gzip's expansion, the delimiter: as the reader
+                    from ppdp_gui.engine.data.prechecks import scan_text_file
+                    delim = scan_text_file(self.path, limits, delimiter)[0]
+                else:
+                    delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else ",")
                 raw = self.spark.read.options(header=True, sep=delim, quote='"', escape='"', multiLine=True,
                                               mode="FAILFAST", inferSchema=False).csv(self.url)
             raw.createOrReplaceTempView("raw_src")
+        except DataError:
+            raise
         except Exception as exc:  # noqa: BLE001 - Spark's errors (Py4J, analysis) as one message
             raise spark_error(exc, self.path) from None
         self.delimiter = delimiter
