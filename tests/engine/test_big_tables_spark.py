@@ -40,7 +40,7 @@ def spark():
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> dict[str, Path]:
-    """The first 1,500 rows of the bundled Adult sample as CSV and as Parquet (of text)."""
+    """The first 1,500 rows of the bundled Adult sample as CSV and as Parquet (of text), 3 of them missing."""
     folder = tmp_path_factory.mktemp("spark")
     frame = pd.read_csv(sample_table(), dtype=str, keep_default_na=False).head(1500)
     frame.loc[[3, 50, 51], "workclass"] = "?"
@@ -65,10 +65,11 @@ def publish(data, mechanism, params, seed=11):
     return list(run_release(planned, seed=seed))[-1]
 
 
-def three(path, **kw):
-    """The same file read by the reader, by DuckDB and by Spark."""
-    return (read_table(path), open_large(path, hashes=False, **kw),
-            open_large(path, hashes=False, engine="spark", master="local[2]", **kw))
+@pytest.fixture(scope="module")
+def three(spark, tables):
+    """The same CSV read by the reader, by DuckDB and by Spark (each Spark load is a few dozen queries: once)."""
+    path = tables["csv"]
+    return (read_table(path), open_large(path, hashes=False), open_large(path, engine="spark", master="local[2]"))
 
 
 def sorted_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -85,28 +86,26 @@ def test_transpiled_text_is_one_dialect():
     assert "TEMPORARY VIEW" in to_spark("CREATE OR REPLACE VIEW v AS SELECT 1 AS x")
 
 
-def test_reading_rules_and_ledger_identity_as_in_memory(spark, tables):
-    memory = read_table(tables["csv"])
-    big = open_large(tables["csv"], engine="spark")
+def test_reading_rules_and_ledger_identity_as_in_memory(three):
+    memory, _, big = three
     assert big.n_rows == memory.n_rows == 1497
     assert [(c.name, c.kind, c.role) for c in big.schema] == [(c.name, c.kind, c.role) for c in memory.schema]
     assert big.source.notes == memory.source.notes + (ENGINE_NOTE.replace("DuckDB", "Spark"),)
     assert np.array_equal(np.sort(big.source.row_hashes), np.sort(memory.source.row_hashes))
 
 
-def test_diffgen_same_seed_same_release(spark, tables):
+def test_diffgen_same_seed_same_release(three):
     params = {"epsilon": 1.0, "h": 8}
-    got = [publish(prepared(d, numeric_age=True), "DiffGen", params) for d in three(tables["csv"])]
+    got = [publish(prepared(d, numeric_age=True), "DiffGen", params) for d in three]
     for other in got[1:]:
         pd.testing.assert_frame_equal(got[0].table, other.table)
         assert got[0].release.note["cut"] == other.release.note["cut"]
         assert got[0].output_hash == other.output_hash
 
 
-def test_global_recoding_same_transformation_and_rows(spark, tables, tmp_path):
+def test_global_recoding_same_transformation_and_rows(three, tmp_path):
     params = {"k": 5, "suppression": 3.0}
-    memory, duck, sp = (publish(prepared(d), "Global recoding", params)
-                        for d in three(tables["csv"]))
+    memory, duck, sp = (publish(prepared(d), "Global recoding", params) for d in three)
     assert memory.release.note == duck.release.note == sp.release.note
     assert memory.release.record["suppressed rows"] == sp.release.record["suppressed rows"] > 0
     assert memory.figures == pytest.approx(sp.figures)
@@ -122,9 +121,8 @@ def test_global_recoding_same_transformation_and_rows(spark, tables, tmp_path):
     assert gone.any() and not gone[: len(gone) - gone.sum()].any()  # suppressed last, as in memory
 
 
-def test_mondrian_same_classes_and_rows(spark, tables, tmp_path):
-    memory, duck, sp = (publish(prepared(d, age_taxonomy=False), "Mondrian", {"k": 8})
-                        for d in three(tables["parquet"]))
+def test_mondrian_same_classes_and_rows(three, tmp_path):
+    memory, duck, sp = (publish(prepared(d, age_taxonomy=False), "Mondrian", {"k": 8}) for d in three)
     assert memory.release.note == duck.release.note == sp.release.note
     assert memory.figures == pytest.approx(sp.figures)
     out = tmp_path / "m.parquet"
@@ -138,7 +136,7 @@ def test_cli_engine_spark(spark, tables, tmp_path):
 
     from ppdp_gui.cli import main
     out = tmp_path / "gr.csv"
-    code = main(["run", "Global recoding", "-i", str(tables["csv"]), "--engine", "spark", "--spark-master",
+    code = main(["run", "Global recoding", "-i", str(tables["parquet"]), "--engine", "spark", "--spark-master",
                  "local[2]", "--bundled-taxonomies", "adult", "-p", "k=5", "-o", str(out), "--report",
                  str(tmp_path / "note.json"), "--ledger", str(tmp_path / "ledger.db")])
     assert code == 0
