@@ -8,6 +8,8 @@ recoding and strict Mondrian, the released-records query and its recount. Only t
   (header, the reader's delimiter, `"` quoting, malformed lines an error), a Parquet file with its types;
 - *running*: each statement is the DuckDB text transpiled to Spark SQL (bigdata/dialect.py), run in a session of
   its own (temporary views do not meet another table's), results collected to the driver (counts, a few values);
+  once the kinds are decided, `src` (the cells as the reader's text) is cached by Spark (memory, spilling to
+  disk) so the counting passes do not redo that text for every query;
 - *writing*: the released rows, in their written order, are collected to the driver as Arrow and written there by
   the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes), and the written file is read back
   and recounted by DuckDB on the driver.
@@ -167,6 +169,14 @@ class SparkTableSource(TableSource):
         self.integers = set()
         self._define_views()
 
+    def _define_views(self) -> None:
+        """The views as on DuckDB, and `src` cached (memory, then disk) when first read: every pass after the
+        reading ones counts it, and recomputing the reader's text of every cell for each query is what costs."""
+        self.spark.sql("UNCACHE TABLE IF EXISTS src")
+        super()._define_views()
+        if self.kinds:  # the final views (apply_kinds); before that only the reading passes run, once each
+            self.spark.sql("CACHE LAZY TABLE src")
+
     def run(self, sql: str, params=None, fetch: str = "all"):
         try:
             result = self.con.execute(sql, params)
@@ -221,4 +231,5 @@ class SparkTableSource(TableSource):
         return duckdb.connect()
 
     def close(self) -> None:
+        self.spark.sql("UNCACHE TABLE IF EXISTS src")
         self.con.close()
