@@ -76,6 +76,8 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
     `spark_master`: the Spark master URL for engine "spark" (default local[2] or $PPDP_SPARK_MASTER)."""
     if engine not in ENGINES:
         raise DataError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    from ppdp_gui.engine.data.outputs import remember_inputs
+    remember_inputs(recipe.source, *recipe.taxonomy_files.values())  # no writer of this process may replace them
     if engine in ("duckdb", "spark"):
         from ppdp_gui.engine.bigdata.source import open_large
         data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
