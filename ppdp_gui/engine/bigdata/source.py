@@ -343,7 +343,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     computed in batches (`hashes=False` skips them, for tests). `engine`: "duckdb" or "spark" (on `master`)."""
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
     if engine == "spark":
         from ppdp_gui.engine.bigdata.spark_source import SparkTableSource
         source = SparkTableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles, master=master)
@@ -366,7 +366,9 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
                                na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
     reasons = guess_roles_with_reasons(typed.frame, final, facts=SqlFacts(source, final))
     guessed = {name: role for name, (role, _why) in reasons.items()}
-    schema = tuple(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name])
+    marks = guessed_parts(reasons, list(guessed), given_roles, given)  # as the in-memory reader marks them
+    schema = tuple(replace(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name]),
+                           guessed=marks.get(spec.name, frozenset()))
                    for spec in typed.schema)
     info = SourceInfo(path=source.url if source.remote else str(source.path.resolve()),
                       sha256="" if source.remote else file_sha256(source.path),
