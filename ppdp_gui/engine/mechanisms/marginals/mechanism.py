@@ -66,7 +66,7 @@ def budget(epsilon, structure: str, n_columns: int) -> dict[str, Any]:
     """Exact shares of ε and the noise scale of every table (public: ε, structure, number of columns)."""
     eps = exact_epsilon(epsilon)
     select = eps * SELECT_SHARE if structure in (TAN, TREE) and n_columns > (3 if structure == TAN else 2) else 0
-    tables = n_columns - 1
+    tables = 2 * n_columns - 3 if structure == TAN else n_columns - 1
     measure = eps - select
     return {"epsilon": eps, "epsilon select": Fraction(select), "epsilon measure": measure,
             "tables": tables, "noise scale": Fraction(tables) / measure if tables else Fraction(0),
@@ -169,15 +169,19 @@ class MarginalSynthesizer(Mechanism):
                 edges = [(names[0], names[1])]
             cliques = [Clique((p,), c) for p, c in orient(names, edges)]
         first = cls if cls else names[0]
-        yield Progress(0.4, f"noisy counts of {len(cliques)} tables")
+        measured = [q.columns for q in cliques]
+        if structure == TAN:  # the (class, column) pairs too: the priors of the three-column tables
+            measured = [(cls, c) for c in others] + measured[1:]
+        yield Progress(0.4, f"noisy counts of {len(measured)} tables")
         scale = split["noise scale"]
-        noisy = []
-        for q in cliques:  # integer noise of scale K/ε_measure; a wrong scale is planted by wrapping rng (verify)
-            table = true_table(codes, sizes, q.columns)
-            noisy.append(table + rng.discrete_laplace(scale, size=table.shape))
+        noisy = {}
+        for cols in measured:  # integer noise of scale K/ε_measure; a wrong scale is planted by wrapping rng
+            table = true_table(codes, sizes, cols)
+            noisy[cols] = table + rng.discrete_laplace(scale, size=table.shape)
         del codes
         yield Progress(0.6, "fitting a consistent model")
-        model = estimate(first, cliques, noisy, cls, float(scale))
+        pairs = {c: noisy[(cls, c)] for c in others[1:]} if structure == TAN else {}  # others[0]: a clique
+        model = estimate(first, cliques, [noisy[q.columns] for q in cliques], cls, float(scale), pairs)
         n = int(params["records"]) or int(round(model.total))
         yield Progress(0.75, f"drawing {n:,} records")
         drawn = sample(model, sizes, n, rng)
@@ -187,7 +191,7 @@ class MarginalSynthesizer(Mechanism):
         claims = (DifferentialPrivacy(cost.epsilon, cost.delta), PublicSchema(tuple(names), labels))
         note = {
             "columns": list(names), "class_column": cls or "", "structure": structure,
-            "measured tables": [list(q.columns) for q in cliques],
+            "measured tables": [list(cols) for cols in measured],
             "cells": {c.name: list(c.axis.labels) for c in columns},
             "epsilon": str(split["epsilon"]), "epsilon select": str(split["epsilon select"]),
             "epsilon measure": str(split["epsilon measure"]), "selection rounds": split["rounds"],

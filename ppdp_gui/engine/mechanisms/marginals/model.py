@@ -87,17 +87,20 @@ def normalise(counts: np.ndarray) -> np.ndarray:
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1), 1.0 / counts.shape[-1])
 
 
-def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float) -> np.ndarray:
-    """P(child | parents), each row pulled towards P(child | the other parents) by how little it holds.
+def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float,
+                       prior: np.ndarray | None = None) -> np.ndarray:
+    """P(child | parents), each row pulled towards a less noisy P(child | the other parents) by how little it holds.
 
     A row whose count T is small beside the noise it carries (cells · scale) says little: its distribution is
-    blended with the one of the table summed over the last parent (far less noisy), with weight
-    T / (T + cells · scale) on its own. Reads only noisy counts and the public scale: post-processing."""
+    blended with `prior` (P(child | class) from its own measured pair table), or else with the table summed
+    over the last parent, with weight T / (T + cells · scale) on its own. Reads only noisy counts and the public
+    scale: post-processing."""
     own = normalise(fitted)
     if noisy.ndim < 2:
         return own
-    pooled = noisy.sum(axis=-2)
-    prior = normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0)))
+    if prior is None:
+        pooled = noisy.sum(axis=-2)
+        prior = normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0)))
     prior = np.expand_dims(prior, axis=-2)
     total = fitted.sum(axis=-1, keepdims=True)
     w = total / (total + noisy.shape[-1] * float(scale))
@@ -105,10 +108,16 @@ def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float) -> n
 
 
 def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_column: str | None,
-             scale: float = 0.0) -> TreeModel:
-    """Fit the tree model; `joint[c]` holds the model's counts over (class, c) (or (c,) without a class)."""
-    base = first_marginal(first, cliques, noisy)
+             scale: float = 0.0, pairs: dict[str, np.ndarray] | None = None) -> TreeModel:
+    """Fit the tree model; `joint[c]` holds the model's counts over (class, c) (or (c,) without a class).
+
+    `pairs`: measured (class, column) tables besides the cliques' (the star under a class tree): they count
+    towards the class's counts and are the priors of the three-column tables."""
+    pairs = pairs or {}
+    extra = [Clique((class_column,), c) for c in pairs]
+    base = first_marginal(first, cliques + extra, noisy + list(pairs.values()))
     joint = {first: base}
+    priors = {c: normalise(project_rows(t, base)) for c, t in pairs.items()}
     conditionals = []
     for clique, table in zip(cliques, noisy):
         if len(clique.parents) == 2:  # (class, parent, child)
@@ -116,7 +125,8 @@ def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_c
         else:
             totals = joint[clique.parents[0]] if clique.parents else np.array(base.sum())
         fitted = project_rows(table, totals)
-        conditionals.append(shrunk_conditional(table, fitted, scale))
+        conditionals.append(shrunk_conditional(table, fitted, scale, priors.get(clique.child)
+                                               if len(clique.parents) == 2 else None))
         if len(clique.parents) == 2:
             joint[clique.child] = fitted.sum(axis=1)
         elif clique.parents and clique.parents[0] == class_column:
