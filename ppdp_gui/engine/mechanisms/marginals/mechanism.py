@@ -40,6 +40,19 @@ TAN, STAR, TREE = "tree around the class", "star around the class", "tree"
 STRUCTURES = (TAN, STAR, TREE)
 SELECT_SHARE = Fraction(1, 10)  # of ε for choosing the tree; the rest measures the tables
 MAX_TABLE_CELLS = 2_000_000
+TABLES = "noisy tables"
+
+
+def tables_frame(measured, noisy, by_name) -> pd.DataFrame:
+    """The measured tables in one long table: which table, the cell's labels joined by " | ", its noisy count."""
+    parts = []
+    for cols in measured:
+        counts = noisy[cols]
+        idx = np.unravel_index(np.arange(counts.size), counts.shape)
+        labels = [np.asarray(by_name[c].axis.labels, dtype=object)[i] for c, i in zip(cols, idx)]
+        cell = labels[0] if len(labels) == 1 else np.array([" | ".join(t) for t in zip(*labels)], dtype=object)
+        parts.append(pd.DataFrame({"table": " × ".join(cols), "cell": cell, "noisy count": counts.reshape(-1)}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def synth_columns(data: Dataset, params: dict[str, Any]) -> list[str]:
@@ -98,6 +111,9 @@ class MarginalSynthesizer(Mechanism):
                        "fewer values than this keep one cell per value)."),
         ParamSpec("records", "Records to draw", "int", default=0, low=0, high=50_000_000,
                   help="How many synthetic records to draw; 0: as many as the noisy total."),
+        ParamSpec("publish_tables", "Also publish the noisy tables", "bool", default=False,
+                  help="Export the measured noisy counts beside the records (no extra privacy cost: they are what "
+                       "the records are drawn from), so a data user can check them against the error bars."),
     )
 
     # -- plan ------------------------------------------------------------------------------------------------
@@ -156,7 +172,7 @@ class MarginalSynthesizer(Mechanism):
         if structure == STAR:
             cliques = [Clique((cls,), c) for c in others]
         elif structure == TAN:
-            edges = []
+            edges = [tuple(others)] if len(others) == 2 else []  # one possible tree: nothing to choose
             if split["rounds"]:
                 scores = pair_scores(codes, sizes, others, codes[cls], sizes[cls])
                 edges = private_tree(others, scores, split["epsilon select"], rng)
@@ -188,7 +204,11 @@ class MarginalSynthesizer(Mechanism):
         table = pd.DataFrame({c: by_name[c].values(drawn[c], rng) for c in names})
         labels = {c.name: c.axis.labels for c in columns if not c.numeric}
         cost = self.privacy_cost(**params)
-        claims = (DifferentialPrivacy(cost.epsilon, cost.delta), PublicSchema(tuple(names), labels))
+        claims = [DifferentialPrivacy(cost.epsilon, cost.delta), PublicSchema(tuple(names), labels)]
+        extra = {}
+        if params["publish_tables"]:
+            extra[TABLES] = tables_frame(measured, noisy, by_name)
+            claims.append(PublicSchema(("table", "cell", "noisy count"), table=TABLES))
         note = {
             "columns": list(names), "class_column": cls or "", "structure": structure,
             "measured tables": [list(cols) for cols in measured],
@@ -203,8 +223,8 @@ class MarginalSynthesizer(Mechanism):
             "neighbouring": "one record added or removed",
         }
         yield Progress(1.0, "done")
-        yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=claims, note=note,
-                      record={"class_column": cls or "", "columns": list(names)})
+        yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
+                      note=note, extra_tables=extra, record={"class_column": cls or "", "columns": list(names)})
 
     # -- figures for the custodian (computed from the records: never in the release note) ----------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
