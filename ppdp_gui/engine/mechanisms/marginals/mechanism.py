@@ -106,7 +106,7 @@ class MarginalSynthesizer(Mechanism):
                   help="'tree around the class': the class with two other columns at a time (best for "
                        "prediction); 'star around the class': the class with each column; 'tree': pairs of "
                        "columns (no class needed)."),
-        ParamSpec("bins", "Bins per numeric column", "int", default=10, low=2, high=1000,
+        ParamSpec("bins", "Bins per numeric column", "int", default=20, low=2, high=1000,
                   help="Numbers are cut into this many equal ranges of their public bounds (whole numbers with "
                        "fewer values than this keep one cell per value)."),
         ParamSpec("records", "Records to draw", "int", default=0, low=0, high=50_000_000,
