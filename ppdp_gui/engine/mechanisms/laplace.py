@@ -28,6 +28,7 @@ from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
+from ppdp_gui.engine.noise.intervals import count_note
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
 SENSITIVITY = 1  # add/remove one record changes one cell by one
@@ -355,6 +356,8 @@ class LaplaceHistogram(Mechanism):
             + ("; rescaled to the noisy total" if params["consistency"] == KEEP_TOTAL else ""),
             "count column": count_name,
         }
+        if params["consistency"] != KEEP_TOTAL:  # rescaling to the total moves counts beyond the noise's interval
+            note.update(count_note(params["epsilon"], SENSITIVITY))
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
                       note=note, record={"count column": count_name},

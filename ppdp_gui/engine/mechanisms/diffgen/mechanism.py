@@ -39,6 +39,7 @@ from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
                                                           numeric_values)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
+from ppdp_gui.engine.noise.intervals import count_note
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
@@ -345,6 +346,7 @@ class DiffGen(Mechanism):
             "expected records from noise (at most)": spurious,
             "expected records per empty group": positive_noise_mean(scale),
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly", "noise scale": scale,
+            **count_note(params["epsilon"], 1, Fraction(1, 2)),
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
             "neighbouring": "one record added or removed",
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),

@@ -34,6 +34,7 @@ from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, 
 from ppdp_gui.engine.mechanisms.marginals.domain import build_columns
 from ppdp_gui.engine.mechanisms.marginals.model import Clique, estimate, sample, true_table
 from ppdp_gui.engine.mechanisms.marginals.structure import SENSITIVITY, orient, pair_scores, private_tree
+from ppdp_gui.engine.noise.intervals import note_entry
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
 TAN, STAR, TREE = "tree around the class", "star around the class", "tree"
@@ -217,7 +218,7 @@ class MarginalSynthesizer(Mechanism):
             "epsilon measure": str(split["epsilon measure"]), "selection rounds": split["rounds"],
             "selection score sensitivity": SENSITIVITY,
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
-            "noise scale": float(scale), "noise scale (exact)": str(scale),
+            "noise scale": float(scale), "noise scale (exact)": str(scale), **note_entry(scale),
             "noisy total": round(model.total), "records drawn": n,
             "accounting": "pure ε-DP (δ = 0), sequential composition of the selection rounds and the tables",
             "neighbouring": "one record added or removed",
