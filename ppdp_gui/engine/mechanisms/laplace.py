@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Iterator
 
 import numpy as np
@@ -295,6 +296,9 @@ class LaplaceHistogram(Mechanism):
         eps = self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default))
         return PrivacyCost(epsilon=exact_epsilon(eps),
                            note="discrete Laplace noise, sensitivity 1 (one record added or removed)")
+
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        return Fraction(SENSITIVITY)  # every count: scale Δ/ε
 
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """Every cell of the public domain gets noise of scale 1/ε: the cells are known exactly before the run."""

@@ -263,6 +263,9 @@ class DiffGen(Mechanism):
         return PrivacyCost(epsilon=eps, note="ε/2 for the generalisation (exponential mechanism, ε/(2(|A_num|+2h)) "
                                              "per call), ε/2 for the noisy counts (discrete Laplace 2/ε)")
 
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        return Fraction(2)  # the counts get ε/2, sensitivity 1: scale 2/ε (the cut's error has no such model)
+
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
         public plan only — taxonomies, bounds, classes, h, ε)."""

@@ -157,6 +157,12 @@ class MarginalSynthesizer(Mechanism):
         return PrivacyCost(epsilon=eps, note="pure ε-DP: ε/10 selects the tree (exponential mechanism), the rest "
                                              "noises the measured tables (discrete Laplace)")
 
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        """Each measured table's counts: scale K/ε_measure = K/(share · ε) (the published noisy tables)."""
+        params = self.resolve_params(**{k: v for k, v in params.items() if k != "epsilon"})
+        split = budget(1, params["structure"], len(synth_columns(data, params)))
+        return split["noise scale"]
+
     # -- run -------------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         names = synth_columns(data, params)
