@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+SHRINK = 4.0  # a row of the three-column tables keeps T / (T + SHRINK · cells · scale) of its own distribution
+
 
 @dataclass(frozen=True)
 class Clique:
@@ -103,7 +105,7 @@ def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float,
         prior = normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0)))
     prior = np.expand_dims(prior, axis=-2)
     total = fitted.sum(axis=-1, keepdims=True)
-    w = total / (total + noisy.shape[-1] * float(scale))
+    w = total / (total + SHRINK * noisy.shape[-1] * float(scale))
     return w * own + (1 - w) * prior
 
 
