@@ -42,9 +42,12 @@ def parse_role(text: str):
 
 
 def parse_domain(column: str, text: str):
-    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user)."""
-    from ppdp_gui.engine.data.domains import Domain
+    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user);
+    'icd9' or 'icd10' -> the code system's list of categories shipped with the package."""
+    from ppdp_gui.engine.data.domains import CODE_SYSTEMS, Domain, code_system_domain
     from ppdp_gui.engine.errors import DataError
+    if text.strip().lower().replace("-", "") in CODE_SYSTEMS:
+        return code_system_domain(text)
     parts = text.split(":")
     try:
         if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
@@ -179,7 +182,7 @@ def _drain(gen, show_progress: bool):
 
 
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=()):
+            show_progress=False, pdf=False, confirmed=(), override=None, treated=None):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -201,6 +204,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
     published = _drain(run_release(planned, ledger=ledger), show_progress)
+    from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
+    published = before_export(published, recipe, override, treated)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
     return published, exported
 
@@ -269,6 +274,18 @@ def cmd_mechanisms(args) -> int:
     return 0
 
 
+def cmd_builders(args) -> int:
+    """The taxonomy builders of --build-taxonomy: the registry the window's Taxonomies step also offers."""
+    from ppdp_gui.engine.taxonomy.registry import BUILDERS
+    for b in BUILDERS:
+        _say(f"{b.spelling}  [{b.label}{'; public' if b.public else ''}]")
+        _say(f"  {b.help}")
+        for p in b.params:
+            _say(f"    {p.name.upper() if p.name != 'date_format' else 'FORMAT'}: {p.help}")
+        _say("")
+    return 0
+
+
 def cmd_run(args) -> int:
     if args.target_error is not None:
         return plan_epsilon(args)
@@ -283,12 +300,18 @@ def cmd_run(args) -> int:
         recipe.mechanism = args_mech
     ledger = open_ledger(args.ledger)
     data = loaded.dataset
+    from ppdp_gui.cli_governance import rerun_check  # a new extract of a project: what changed (issue 31)
+    rerun_check(args, recipe, ledger)
     if args.cap is not None:
         identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
+    from ppdp_gui.cli_governance import check_treated, treatments  # pseudonyms, date shifts (issue 31)
+    data, treated = treatments(args, recipe, data, ledger)
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf, confirmed=args.publish_as_is or ())
+                                  pdf=args.pdf, confirmed=(*(args.publish_as_is or ()), *treated.confirmed),
+                                  override=getattr(args, "override_threshold", None), treated=treated)
+    check_treated(treated, exported)
     for w in published.warnings:
         if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
             w += " In ppdp: --build-taxonomy COL=dates (or intervals, mask, icd9, icd10, flat)."
@@ -451,18 +474,19 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
     p.add_argument("--kind", action="append", metavar="COL=KIND", help="numeric or categorical")
     p.add_argument("--taxonomy", action="append", metavar="COL=PATH", help="ARX hierarchy CSV for a column")
     p.add_argument("--bundled-taxonomies", choices=["adult"], help="attach the bundled ARX Adult hierarchies")
+    from ppdp_gui.engine.taxonomy.registry import spec_help
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="build a column's taxonomy from the table as the window's Taxonomies step does; SPEC is "
-                        "intervals[:WIDTH] | bands:LOW:HIGH[:WIDTH[:STEP]] | dates[:FORMAT] | mask[:PAD] | icd9 | "
-                        "icd10 | flat. All but bands take their leaves from the data (origin 'data'): an ε-DP "
-                        "release then needs --allow-data-domains or public --domain values")
+                        f"{spec_help()} (see `ppdp builders`). All but bands take their leaves from the data "
+                        "(origin 'data'): an ε-DP release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
                    help="rows with a missing value: drop them (default; a column missing in more than half the "
                         "rows is then left out instead, and the run says so) or keep 'missing' as a category")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
-    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C",
-                   help="a column's public domain: bounds for a number, the list of values for a category")
+    p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C | COL=icd9 | COL=icd10",
+                   help="a column's public domain: bounds for a number, the list of values for a category, or a "
+                        "code system's public list shipped with ppdp (icd9, icd10: every 3-character category)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="mechanism parameter")
 
 
@@ -474,6 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--build-taxonomy", action="append", metavar="COL=SPEC",
                    help="also build these taxonomies as `ppdp run --build-taxonomy` would, and describe them")
     p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("builders", help="list the taxonomy builders of --build-taxonomy and their options")
+    p.set_defaults(func=cmd_builders)
     p = sub.add_parser("mechanisms", help="list the mechanisms and their parameters")
     p.set_defaults(func=cmd_mechanisms)
     p = sub.add_parser("run", help="make one release (charged to the privacy ledger)")
@@ -506,6 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
+    from ppdp_gui.cli_governance import add_commands, add_rerun_options, add_run_options
+    add_run_options(p)
+    add_rerun_options(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("ledger", help="privacy budget spent per dataset")
     p.add_argument("--ledger", help="privacy ledger file")
@@ -534,6 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for release.csv, report.json and the demo's ledger")
     p.add_argument("--sample", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
+    add_commands(sub)  # dossier, context, safe-harbor (cli_governance.py)
     return ap
 
 

@@ -4,6 +4,7 @@ then on a generated hospital-shaped table (tests/engine/clinical_helpers.py): th
 columns that could identify patients, and the risk tab of a Mondrian release.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py [--scale 2] [--out docs/screenshots]
+        [--only 2_taxonomies,6_export]
 
 With --scale 2 (QT_SCALE_FACTOR=2) it checks the window is readable at 200 %. The ledger is a temporary one,
 so taking screenshots spends nothing on your real budget.
@@ -35,7 +36,13 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     ap.add_argument("--scale", type=float, default=1.0, help="QT_SCALE_FACTOR (2 = 200 %%)")
     ap.add_argument("--mechanism", default=None, help="default: DiffGen if registered, else Mondrian")
+    ap.add_argument("--only", default="", help="comma-separated shot names to save (e.g. 2_taxonomies,6_export); "
+                                               "the steps they need still run, the others are skipped")
     args = ap.parse_args(argv)
+    only = {n.strip() for n in args.only.split(",") if n.strip()}
+
+    def wanted(name: str) -> bool:
+        return not only or name in only or any(o.startswith(name) for o in only)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scale != 1:
         os.environ["QT_SCALE_FACTOR"] = str(args.scale)
@@ -61,6 +68,8 @@ def main(argv=None) -> int:
     w.show()
 
     def shot(name: str) -> None:
+        if only and name not in only:
+            return
         # the window does its work one piece per event-loop turn (views/common.soon): let it settle, as a user
         # looking at the screen would
         end = time.monotonic() + 0.6
@@ -94,29 +103,36 @@ def main(argv=None) -> int:
     shot("5_results_risk")
     panel = w.results_view.sweep
     w.results_view.tabs.setCurrentWidget(panel)
-    swept = "h" if panel.param_combo.findData("h") >= 0 else None  # DiffGen's h: the guide's example
-    if swept:
-        panel.param_combo.setCurrentIndex(panel.param_combo.findData(swept))
-        panel.grid_edit.setText("2, 4, 6, 8, 10, 12, 15")
-    panel.repeats.setValue(3)
-    panel.start()
-    wait_until(app, lambda: not panel.running, 900)
-    shot("5_results_simulation")
+    if not wanted("5_results_simulation"):
+        panel = None
+    swept = None if panel is None else "h" if panel.param_combo.findData("h") >= 0 else None  # DiffGen's h
+    if panel is not None:
+        if swept:
+            panel.param_combo.setCurrentIndex(panel.param_combo.findData(swept))
+            panel.grid_edit.setText("2, 4, 6, 8, 10, 12, 15")
+        panel.repeats.setValue(3)
+        panel.start()
+        wait_until(app, lambda: not panel.running, 900)
+        shot("5_results_simulation")
     w.go_to(w.export_view)
     w.export_view.path_edit.setText(str(tmp / "adult_release.csv"))
+    w.export_view.pdf_check.setChecked(True)  # the PDF copies, as `ppdp run --pdf` writes them
     w.export_view.export()
     wait_until(app, lambda: not w.export_view._busy, 120)
     shot("6_export")
-    w.go_to(w.run_view)
-    guide = w.open_guide()
-    guide.browser.scrollToAnchor("counts")
-    app.processEvents()
-    path = out / f"7_guide{suffix}.png"
-    guide.grab().save(str(path))
-    print(path)
-    guide.close()
-    clinical(app, w, tmp, shot)
-    person(app, w, tmp, shot)
+    if wanted("7_guide"):
+        w.go_to(w.run_view)
+        guide = w.open_guide()
+        guide.browser.scrollToAnchor("counts")
+        app.processEvents()
+        path = out / f"7_guide{suffix}.png"
+        guide.grab().save(str(path))
+        print(path)
+        guide.close()
+    if wanted("8_"):
+        clinical(app, w, tmp, shot)
+    if wanted("9_"):
+        person(app, w, tmp, shot)
     w.close()
     return 0
 

@@ -64,17 +64,24 @@ def hostile_inputs(folder: Path, heavy: bool) -> dict:
                    check=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
     cases = [corpus.Case(**dict(c, path=Path(c["path"]), words=tuple(c["words"])))
              for c in json.loads(manifest.read_text())]
-    out = {"files": len(cases), "tracebacks": 0, "hangs": 0, "wrong": [], "refused": 0, "loaded": 0,
-           "peak_mb": 0.0, "peak_file": "", "largest_file_mb": max(c.path.stat().st_size for c in cases) / 2**20,
-           "slowest_s": 0.0, "slowest_file": "", "baseline_mb": _rss_mb()}
-    for case in cases:
+    runs = [(case, "memory") for case in cases] + [(case, "duckdb") for case in cases if case.duckdb is not None]
+    out = {"files": len(cases), "runs": len(runs), "tracebacks": 0, "hangs": 0, "wrong": [], "refused": 0,
+           "loaded": 0, "peak_mb": 0.0, "peak_file": "", "cpu_s": 0.0, "cpu_file": "",
+           "largest_file_mb": max(c.path.stat().st_size for c in cases if c.path.is_file()) / 2**20,
+           "slowest_s": 0.0, "slowest_file": "", "baseline_mb": _rss_mb(), "by_class": {}}
+    for case, engine in runs:
+        label = f"{case.path.name}{' (duckdb)' if engine == 'duckdb' else ''}"
+        group = out["by_class"].setdefault(f"{case.group} ({engine})", {
+            "runs": 0, "refused": 0, "loaded": 0, "tracebacks": 0, "hangs": 0, "wrong": 0, "peak_mb": 0.0,
+            "cpu_s": 0.0})
+        group["runs"] += 1
         read_fd, write_fd = os.pipe()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
             try:
-                outcome, message = corpus.run_case(case)
+                outcome, message = corpus.run_case(case, engine)
                 os.write(write_fd, json.dumps([outcome, message[-2000:]]).encode())
             finally:
                 os._exit(0)
@@ -95,25 +102,47 @@ def hostile_inputs(folder: Path, heavy: bool) -> dict:
         with os.fdopen(read_fd, "rb") as fh:
             payload = fh.read()
         peak = usage.ru_maxrss / 1024  # KB -> MB on Linux
+        cpu = usage.ru_utime + usage.ru_stime
+        group["peak_mb"], group["cpu_s"] = max(group["peak_mb"], peak), max(group["cpu_s"], cpu)
         if peak > out["peak_mb"]:
-            out["peak_mb"], out["peak_file"] = peak, case.path.name
+            out["peak_mb"], out["peak_file"] = peak, label
+        if cpu > out["cpu_s"]:
+            out["cpu_s"], out["cpu_file"] = cpu, label
         if elapsed > out["slowest_s"]:
-            out["slowest_s"], out["slowest_file"] = elapsed, case.path.name
+            out["slowest_s"], out["slowest_file"] = elapsed, label
         if hung:
             out["hangs"] += 1
-            out["wrong"].append(f"{case.path.name}: still loading after {HANG_SECONDS} s")
+            group["hangs"] += 1
+            out["wrong"].append(f"{label}: still loading after {HANG_SECONDS} s")
             continue
         if not payload:
             out["tracebacks"] += 1
-            out["wrong"].append(f"{case.path.name}: the process died (status {status})")
+            group["tracebacks"] += 1
+            out["wrong"].append(f"{label}: the process died (status {status})")
             continue
         outcome, message = json.loads(payload)
         out["tracebacks"] += outcome == "traceback"
-        out["refused" if outcome == "refused" else "loaded"] += outcome != "traceback"
-        wrong = corpus.verdict(case, outcome, message)
+        group["tracebacks"] += outcome == "traceback"
+        kind = "refused" if outcome == "refused" else "loaded"
+        out[kind] += outcome != "traceback"
+        group[kind] += outcome != "traceback"
+        wrong = corpus.verdict(case, outcome, message, engine)
         if wrong:
-            out["wrong"].append(f"{case.path.name}: {wrong[:300]}")
+            group["wrong"] += 1
+            out["wrong"].append(f"{label}: {wrong[:300]}")
     return out
+
+
+def class_table(h: dict) -> list[str]:
+    """Per class of attack and engine: runs, outcomes, the worst peak memory and CPU time of one file."""
+    lines = ["", "Per class of hostile input (each file in its own process; the large-table engine, `--engine "
+             "duckdb`, reads the CSV, TSV, gzip and Parquet files too):", "",
+             "| class (engine) | runs | refused / loaded | tracebacks / hangs / other than expected | "
+             "peak memory | CPU time |", "| --- | --- | --- | --- | --- | --- |"]
+    for name, g in sorted(h["by_class"].items()):
+        lines.append(f"| {name} | {g['runs']} | {g['refused']} / {g['loaded']} | {g['tracebacks']} / {g['hangs']} / "
+                     f"{g['wrong']} | {g['peak_mb']:,.0f} MB | {g['cpu_s']:.1f} s |")
+    return lines
 
 
 def _rss_mb() -> float:
@@ -211,14 +240,17 @@ def export_safety(folder: Path, tables: int, seed: int = 5) -> dict:
 def table(results: dict, quick: bool) -> str:
     h, i, k, e = results["hostile"], results["inspect"], results["kills"], results["export"]
     rows = [
-        ("hostile files tried (tables, workbooks, Parquet, gzip, hierarchies, projects)",
-         f"{h['files']} ({h['refused']} refused with a message naming the file, {h['loaded']} loaded)"),
+        ("hostile files tried (tables, workbooks, Parquet, gzip, hierarchies, projects, special files); runs "
+         "(tables on both engines)",
+         f"{h['files']}; {h['runs']} runs ({h['refused']} refused with a message naming the file, {h['loaded']} "
+         "loaded)"),
         ("tracebacks", str(h["tracebacks"])),
         (f"hangs (still loading after {HANG_SECONDS} s)", str(h["hangs"])),
         ("outcomes other than expected", str(len(h["wrong"]))),
         (f"peak memory of the process loading a file, any file (largest file on disk: {h['largest_file_mb']:.1f} MB)",
          f"{h['peak_mb']:,.0f} MB ({h['peak_file']}; the app's modules alone: {h['baseline_mb']:,.0f} MB)"),
         ("slowest file", f"{h['slowest_s']:.1f} s ({h['slowest_file']})"),
+        ("most CPU time for one file", f"{h['cpu_s']:.1f} s ({h['cpu_file']})"),
         ("`ppdp inspect`, 20,000 columns x 1 row (whole command, median of 3): CPU time / wall time",
          f"{i[20000]['cpu_seconds']:.2f} s / {i[20000]['seconds']:.2f} s (load average {results['load']:.1f})"),
         ("`ppdp inspect`, 100,000 columns: CPU time", f"{i[100000]['cpu_seconds']:.2f} s (refused: more than "
@@ -235,6 +267,7 @@ def table(results: dict, quick: bool) -> str:
     lines = [BEGIN, "", f"Measured by `scripts/trust_report.py{' --quick' if quick else ''}` on "
              f"{time.strftime('%Y-%m-%d')} ({os.cpu_count()} cores, shared).", "", "| figure | value |", "| --- | --- |"]
     lines += [f"| {a} | {b} |" for a, b in rows]
+    lines += class_table(h)
     lines += ["", END]
     return "\n".join(lines)
 

@@ -123,7 +123,7 @@ def test_bands_are_public_and_built_from_the_bounds(ward, tmp_path):
     ("charges=intervals:wide", ["'charges'", "must be a number", "charges=intervals:5"]),
     ("charges=intervals:-3", ["'charges'", "must be positive"]),
     ("age=bands:0", ["'age'", "bands:LOW:HIGH", "age=bands:0:120:10"]),
-    ("dx9=icd9:3", ["'dx9'", "takes no options"]),
+    ("dx9=icd9:3", ["'dx9'", "icd9:codes or icd9:categories"]),
     ("zip=mask:00", ["'zip'", "one padding character"]),
     ("admitted=dates:dmy", ["'admitted'", "not a date format", "%d/%m/%Y"]),
     ("flat", ["--build-taxonomy expects NAME=VALUE"]),

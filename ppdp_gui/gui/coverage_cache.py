@@ -22,6 +22,12 @@ def remember(tax, frame, column: str, missing: list[str]) -> None:
     del _CACHE[SIZE:]
 
 
+def keep_only(frame) -> None:
+    """Forget what was worked out for any other table than `frame` (called when a table is opened): a new
+    table's coverage is never looked up among an earlier table's, and the earlier frames are not kept alive."""
+    _CACHE[:] = [entry for entry in _CACHE if frame is not None and entry[1] is frame]
+
+
 def cached_missing_values(tax, frame, column: str) -> list[str]:
     """missing_values, remembered for the last few (taxonomy, table, column) by identity."""
     for t, f, c, result in _CACHE:

@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.runner = JobRunner(self)
         self.session = Session(ledger=ledger, parent=self)
         self.previous_releases: list[dict] = []
+        self._close_when_exported = False
         self.self_check_size = "quick"  # tests use "smoke"
         self.self_check_box: QMessageBox | None = None
         self._self_check_job = None
@@ -131,6 +132,7 @@ class MainWindow(QMainWindow):
         self.data_view.loaded.connect(self._table_loaded)
         self.data_view.load_failed.connect(lambda msg: self.statusBar().showMessage("Could not load: " + msg, 15000))
         self.run_view.run_finished.connect(lambda: self.go_to(self.results_view))
+        self.export_view.state_changed.connect(self._close_if_exported)
         self.export_view.exported_files.connect(
             lambda paths: self.statusBar().showMessage("Exported " + ", ".join(Path(p).name for p in paths), 15000))
         self.session.dataset_changed.connect(self._update_status)
@@ -182,6 +184,8 @@ class MainWindow(QMainWindow):
             tools, "&Self-check…", self.self_check, tip="Test the chosen differentially private mechanism: release "
             "two small tables that differ in one patient thousands of times and check the results cannot be told "
             "apart more than ε allows (about half a minute; your data is not used)")
+        from ppdp_gui.gui.governance_menu import install  # release context, dossier, Safe Harbor (issue 31)
+        install(self, tools)
         help_menu = self.menuBar().addMenu("&Help")
         self.guide_action = self._action(help_menu, "&User guide", self.open_guide, QKeySequence.HelpContents,
                                          "The six steps, what the guarantees mean, the release note, the ledger")
@@ -321,11 +325,32 @@ class MainWindow(QMainWindow):
         if str(path).endswith(projects.SUFFIX):
             self.open_project(path)
             return
+        if not self._may_open_another(path):
+            return
         self.previous_releases = []
         self.session.project_path = None
         self.go_to(self.data_view)
         self.statusBar().showMessage(f"Reading {Path(path).name}…")
         self.data_view.load(str(path))
+
+    def _may_open_another(self, path) -> bool:
+        """A release or an export of the open table must end before another table replaces it (its result would
+        otherwise land in the next table's lists, or be lost); a simulation is cancelled (nothing is charged)."""
+        busy = ("a release is running (Run step)" if self.run_view.running
+                else "an export is being written (Export step)" if self.export_view.busy else "")
+        if busy:
+            box = QMessageBox(QMessageBox.Information, "Another table", f"{Path(str(path)).name} was not opened: "
+                              f"{busy}. Wait for it to finish, or press Cancel there, then open the table again.",
+                              QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()  # window-modal, not blocking
+            self.statusBar().showMessage(box.text(), 15000)
+            return False
+        if self.results_view.sweep.running:
+            self.results_view.sweep.cancel()
+            self.statusBar().showMessage("The simulation of the table before was cancelled (nothing was charged).",
+                                         8000)
+        return True
 
     def _table_loaded(self, path: str) -> None:
         soon(self, lambda: self.add_recent(path))  # QSettings then writes its file (~10 ms) in a later turn
@@ -339,6 +364,8 @@ class MainWindow(QMainWindow):
         except (PpdpError, OSError) as exc:
             show_error(self, exc, context=f"Could not open the project {Path(path).name}.")
             return
+        if not self._may_open_another(path):
+            return
         self.go_to(self.data_view)
 
         def apply(_dataset) -> None:
@@ -348,10 +375,17 @@ class MainWindow(QMainWindow):
                     self.session.confirm_column(column)
                 if recipe.mechanism in [self.mechanism_view.combo.itemText(i)
                                         for i in range(self.mechanism_view.combo.count())]:
-                    self.mechanism_view.choose(recipe.mechanism, recipe.params)
+                    from ppdp_gui.engine.mechanisms import registry
+                    # each value checked by its ParamSpec first: '5; rm -rf /' for k is a clear ParameterError
+                    # naming k, not a ValueError inside the parameter panel
+                    specs = {spec.name: spec for spec in registry.get(recipe.mechanism).params}
+                    params = {k: specs[k].coerce(v) if k in specs else v for k, v in recipe.params.items()}
+                    self.mechanism_view.choose(recipe.mechanism, params)
             except PpdpError as exc:
-                show_error(self, exc, context="The project's parameters could not all be restored.")
+                show_error(self, exc, context="The project's parameters could not all be restored: the others are set; "
+                                             "set this one in the Mechanism step.")
             self.previous_releases = list(recipe.releases)
+            self.session.governance_context = dict(recipe.context)  # the release context (engine/governance)
             self.session.project_path = str(path)
             self.setWindowTitle(f"{Path(path).name} — ppdp")
             self.add_recent(str(path))
@@ -428,7 +462,35 @@ class MainWindow(QMainWindow):
             self.open_path(urls[0].toLocalFile())
 
     # -- closing --------------------------------------------------------------------------------------------------------
+    def ask_export_close(self) -> str:
+        """Closing while an export is written: 'wait' (close once it is written) or 'cancel' (stop it, leaving no
+        file, and close). Tests replace it."""
+        box = QMessageBox(QMessageBox.Question, "An export is still being written",
+                          "An export is still being written. Closing now would stop it and nothing would be "
+                          "written.", parent=self)
+        wait = box.addButton("&Wait, then close", QMessageBox.AcceptRole)
+        box.addButton("&Cancel the export and close", QMessageBox.DestructiveRole)
+        box.setDefaultButton(wait)
+        box.exec()
+        return "wait" if box.clickedButton() is wait else "cancel"
+
+    def _close_if_exported(self) -> None:
+        if self._close_when_exported and not self.export_view.busy:
+            self._close_when_exported = False
+            QTimer.singleShot(0, self.close)  # not from inside a slot the closing itself may be running in
+
     def closeEvent(self, event) -> None:
+        if self.export_view.busy:
+            choice = self.ask_export_close()
+            if choice == "cancel":
+                self.export_view.cancel()  # stops it at once, unless its checked files are being put in place
+            if choice == "wait" or self.export_view.busy:
+                event.ignore()
+                self._close_when_exported = True  # the export view's next state change closes the window
+                self.statusBar().showMessage("The export is being cancelled; the window closes then." if choice ==
+                                             "cancel" else "The export is being written; the window closes when "
+                                             "it is done.")
+                return
         if self.runner.busy:
             self.statusBar().showMessage("Stopping the running job…")
             self.runner.cancel_all()

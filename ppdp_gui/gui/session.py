@@ -7,6 +7,7 @@ project is the engine's recipe (`recipe()`), so the window and `ppdp run --recip
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -15,7 +16,32 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms import registry
 
 
+@dataclass
+class TableState:
+    """What the window knows that was made from, or decided for, the table that is open: its releases and
+    exports, its simulations, the opt-ins and "publish as is" confirmations, and the parameters typed or applied
+    (from advice) for each mechanism. `Session.set_dataset` gives every table a fresh one, in that one place, so
+    nothing of a table opened before can be shown, offered or applied to the next; views keep what they derive
+    from a table here, or forget it when `Session.table_opened` is emitted (`StepView.forget_table`)."""
+
+    releases: list = field(default_factory=list)  # engine.pipeline.Published, in the order made
+    exports: dict[str, list[str]] = field(default_factory=dict)  # release id -> files written
+    sweeps: list[tuple[str, Any]] = field(default_factory=list)  # (label, SweepResult)
+    allow_data_domains: bool = False  # the custodian's explicit opt-in (the release is then not ε-DP)
+    separate_dataset: bool = False  # the custodian's confirmation that a near copy is about other people
+    # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
+    confirmed_columns: set[str] = field(default_factory=set)
+    param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
+
+
+def _table_field(name: str) -> property:
+    """A Session attribute that belongs to the open table (kept in `Session.table`)."""
+    return property(lambda self: getattr(self.table, name), lambda self, value: setattr(self.table, name, value),
+                    doc=f"The open table's {name} (see TableState).")
+
+
 class Session(QObject):
+    table_opened = Signal()  # another table (or the same file read again): forget everything of the one before
     dataset_changed = Signal()  # new table, or roles / kinds / taxonomies changed
     mechanism_changed = Signal()  # mechanism or parameters changed
     releases_changed = Signal()
@@ -27,13 +53,7 @@ class Session(QObject):
         self.dataset: Dataset | None = None
         self.mechanism_name: str | None = None
         self.params: dict[str, Any] = {}
-        self.releases: list = []  # engine.pipeline.Published, in the order made
-        self.exports: dict[str, list[str]] = {}  # release id -> files written
-        self.allow_data_domains = False  # the custodian's explicit opt-in (the release is then not ε-DP)
-        self.separate_dataset = False  # the custodian's confirmation that a near copy is about other people
-        # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
-        self.confirmed_columns: set[str] = set()
-        self.sweeps: list[tuple[str, Any]] = []  # (label, SweepResult)
+        self.table = TableState()
         self.project_path: str | None = None
         # taxonomies attached when the table was opened: column -> (ARX file, Taxonomy), and files that failed
         self.auto_taxonomies: dict[str, tuple[str, Any]] = {}
@@ -45,15 +65,32 @@ class Session(QObject):
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
             signal.connect(self.invalidate_preview)
 
+    releases = _table_field("releases")
+    exports = _table_field("exports")
+    sweeps = _table_field("sweeps")
+    allow_data_domains = _table_field("allow_data_domains")
+    separate_dataset = _table_field("separate_dataset")
+    confirmed_columns = _table_field("confirmed_columns")
+
     # -- dataset ------------------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset | None) -> None:
-        """A new table: releases, simulations and opt-ins of the previous one are forgotten."""
+        """A new table (or the file read again with another policy): the one place where everything of the
+        previous table is forgotten — a fresh TableState, the parameters back to their defaults (kept only when
+        the very same file is read again), the taxonomy coverage worked out for other tables dropped — before any
+        view hears of the new one (`table_opened` first, so views empty what they derived from the old table,
+        then `dataset_changed`)."""
+        from ppdp_gui.gui import coverage_cache
+        same_file = same_source(self.dataset, dataset)
+        memory = {**self.table.param_memory, **({self.mechanism_name: dict(self.params)} if self.mechanism_name
+                                                 else {})}
         self.dataset = dataset
-        self.allow_data_domains = self.separate_dataset = False
-        self.confirmed_columns = set()
-        self.releases.clear()
-        self.exports.clear()
-        self.sweeps.clear()
+        self.table = TableState()
+        if same_file:  # the same file read again (another missing-value policy, a kind changed): same parameters
+            self.table.param_memory = memory
+        else:
+            self.params = {}
+        coverage_cache.keep_only(None if dataset is None else dataset.frame)
+        self.table_opened.emit()
         self.dataset_changed.emit()
         self.releases_changed.emit()
         self.sweeps_changed.emit()
@@ -196,7 +233,15 @@ class Session(QObject):
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
             publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
-            releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases])
+            releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases],
+            context=dict(getattr(self, "governance_context", None) or {}))  # set by gui/governance_menu.py
+
+
+def same_source(before: Dataset | None, after: Dataset | None) -> bool:
+    """Whether `after` is the file `before` was read from, unchanged (read again with other options)."""
+    if before is None or after is None or not before.source.path:
+        return False
+    return (before.source.path == after.source.path and before.source.sha256 == after.source.sha256)
 
 
 def release_summary(published, exported_to) -> dict:

@@ -32,6 +32,22 @@ class Case:
     expect: str  # "refuse" | "load" | "either"
     words: tuple[str, ...] = ()  # the refusal message must contain these (case-insensitive)
     column: str | None = None  # taxonomy cases: the column the hierarchy is for
+    group: str = ""  # the class of attack it belongs to (docs/trust.md counts per class)
+    duckdb: str | None = None  # what the large-table engine must do with it (None: not a file it reads)
+
+
+#: files the large-table engine (`--engine duckdb`) reads: every such table case runs on both engines
+DUCKDB_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet")
+#: where the large-table engine rightly differs, or a case is too slow for it in CI
+DUCKDB_EXPECT = {
+    "wide_20k": None,  # 20,000 columns: minutes of SQL, a table this engine is not for
+    "pq_cells_bomb": None,  # 25 million rows is a large table, not a bomb, for this engine (and 10 s in CI)
+    "pq_text_bomb": None,  # 800 MB of text in dictionary pages: streamed by DuckDB within its memory limit
+}
+#: refused by both engines, but in the large-table engine's own words (DuckDB names the line, not the parser's
+#: field counts): the file must still be named
+DUCKDB_OWN_WORDS = {"ragged", "unclosed_quote", "only_delimiters", "wide_1m", "gz_named_not_gz", "pq_zero_rows",
+                    "pq_binary_raw"}
 
 
 GOOD_CSV = b"age,sex,zip,diagnosis\n34,F,02139,flu\n51,M,02140,asthma\n29,F,02141,flu\n63,M,02142,copd\n"
@@ -119,18 +135,24 @@ def build(folder: Path, *, heavy: bool = True, n_random: int = 150, seed: int = 
     folder.mkdir(parents=True, exist_ok=True)
     cases: list[Case] = []
 
-    def add(name: str, data: bytes, suffix: str, expect: str, *words: str, kind: str = "table",
-            column: str | None = None) -> None:
-        path = folder / f"{len(cases):03d}_{name}{suffix}"
-        path.write_bytes(data)
-        cases.append(Case(name, path, kind, expect, tuple(words), column))
+    group = {"name": ""}
 
-    _tables(add, heavy)
-    _workbooks(add, heavy)
-    _parquets(add, heavy)
-    _taxonomies(add)
-    _projects(add, folder)
-    _random_mutations(add, n_random, seed)
+    def add(name: str, data: bytes | None, suffix: str, expect: str, *words: str, kind: str = "table",
+            column: str | None = None, path: Path | None = None) -> None:
+        path = path or folder / f"{len(cases):03d}_{name}{suffix}"
+        if data is not None:
+            path.write_bytes(data)
+        duck = DUCKDB_EXPECT.get(name, expect) if kind == "table" and path.name.endswith(DUCKDB_SUFFIXES) else None
+        cases.append(Case(name, path, kind, expect, tuple(words), column, group["name"], duck))
+
+    for name, make in (("tables", lambda: _tables(add, heavy)), ("workbooks", lambda: _workbooks(add, heavy)),
+                       ("parquet", lambda: _parquets(add, heavy)), ("hierarchies", lambda: _taxonomies(add)),
+                       ("projects", lambda: _projects(add, folder)),
+                       ("special files", lambda: _special_files(add, folder)),
+                       ("small file, big memory", lambda: _budgets(add)),
+                       ("random mutations", lambda: _random_mutations(add, n_random, seed))):
+        group["name"] = name
+        make()
     return cases
 
 
@@ -356,7 +378,16 @@ def _taxonomies(add) -> None:
     tax("latin1_bom", b"\xef\xbb\xbfflu;inf\xe9ction;*\n", "load")
     tax("bomb", b"a;b;*\n" * (12 << 20), "refuse", "bomb", gz=True)
     tax("gz_damaged", gzip.compress(b"flu;x;*\n")[:-6], "refuse", "gzip")
-    tax("deep", ";".join(["flu"] + [f"l{i}" for i in range(3000)] + ["*"]) + "\n", "load")
+    tax("deep", ";".join(["flu"] + [f"l{i}" for i in range(900)] + ["*"]) + "\n", "load")
+    tax("too_deep", ";".join(["flu"] + [f"l{i}" for i in range(3000)] + ["*"]) + "\n", "refuse", "levels",
+        "PPDP_MAX_HIERARCHY_LEVELS")
+    # 200,000 levels in 6 MB: the tree used to grow with the square of the depth (6.7 GB, then a MemoryError)
+    tax("deep_200k", ";".join(["flu"] + [f"level{i:06d}" for i in range(200_000)] + ["*"]) + "\n", "refuse",
+        "levels")
+    tax("deep_rows", "".join(";".join([f"v{r}"] + [f"g{r}_{i}" for i in range(990)] + ["*"]) + "\n"
+                             for r in range(40)), "load")
+    tax("many_labels", "".join(f"v{i};*\n" for i in range(2_600_000)), "refuse", "labels",
+        "PPDP_MAX_HIERARCHY_CELLS")
     tax("wide", "".join(f"v{i};g{i % 100};*\n" for i in range(20_000)), "load", column="diagnosis")
 
 
@@ -390,6 +421,63 @@ def _projects(add, folder: Path) -> None:
     project("bad_domain", {**base, "domains": {"age": {"low": "x", "high": 3}}}, "refuse")
     project("params_nested", {**base, "mechanism": {"name": "DiffGen", "params": {"epsilon": {"a": [1]}}}}, "refuse")
     project("empty", b"", "refuse")
+    project("nesting_14", b'{"schema_version": 2, "source": {"path": "t.csv"}, "x": ' + b"[" * 13 + b"]" * 13 + b"}",
+            "refuse", "nested")
+    project("nesting_1m", b"[" * 1_000_000 + b"]" * 1_000_000, "refuse", "nested")
+    project("brackets_in_strings", {**base, "releases": [{"note": "[" * 5000 + "{" * 5000}]}, "load")
+    project("shell_in_param", {**base, "mechanism": {"name": "Mondrian", "params": {"k": "5; rm -rf /"}}}, "load")
+    project("fifo_source", {**base, "source": {"path": str(folder / "fifo_table.csv")}}, "load")
+
+
+def _special_files(add, folder: Path) -> None:
+    """Paths that are not regular files: each is refused before it is read, never waited on (a FIFO opened for
+    reading waits for a writer forever). Made where the system allows (no FIFOs or sockets on Windows)."""
+    import os
+    import socket
+    made = []
+    if hasattr(os, "mkfifo"):
+        for kind, suffix in (("table", ".csv"), ("table", ".csv.gz"), ("table", ".parquet"), ("table", ".xlsx"),
+                             ("taxonomy", ".csv"), ("project", ".ppdp.json")):
+            made.append((f"fifo_{kind}", suffix, kind, "FIFO", lambda p: os.mkfifo(p)))
+        os.mkfifo(folder / "fifo_table.csv")  # a project's source (proj_fifo_source): refused when loaded
+    made.append(("folder_table", ".csv", "table", "folder", lambda p: p.mkdir()))
+    made.append(("folder_taxonomy", ".csv", "taxonomy", "folder", lambda p: p.mkdir()))
+    if os.path.exists("/dev/zero"):
+        made.append(("device_table", ".csv", "table", "device", lambda p: p.symlink_to("/dev/zero")))
+        made.append(("device_project", ".ppdp.json", "project", "device", lambda p: p.symlink_to("/dev/zero")))
+    if hasattr(socket, "AF_UNIX"):
+        def bind(p):
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.bind(str(p))
+        made.append(("socket_table", ".csv", "table", "socket", bind))
+    for i, (name, suffix, kind, word, make) in enumerate(made):
+        path = folder / f"special_{i}_{name}{suffix}"
+        if len(str(path)) > 100 and word == "socket":
+            continue  # a socket's path is limited to ~107 bytes
+        make(path)
+        add(name, None, suffix, "refuse", word, kind=kind, column="diagnosis", path=path)
+
+
+def _budgets(add) -> None:
+    """Small files that stand for a lot of memory once their values are copied into cells."""
+    big = "x" * (2 << 20)
+    cells = b"".join(_row(r, ['<c r="A%d" t="s"><v>0</v></c>' % r]) for r in range(2, 1502))
+    add("xlsx_shared_2mb_x1500", xlsx([_row(1, [_s("A1", "note")]) + cells], shared=f"<si><t>{big}</t></si>".encode(),
+                                      level=9), ".xlsx", "refuse", "bomb", "PPDP_MAX_EXPANDED_MB")
+    cells = b"".join(_row(r, ['<c r="A%d" t="s"><v>%d</v></c>' % (r, r % 40)]) for r in range(2, 20_002))
+    add("xlsx_shared_40x100k_x20000", xlsx([_row(1, [_s("A1", "note")]) + cells],
+                                           shared=b"".join(f"<si><t>{i}{'y' * 100_000}</t></si>".encode()
+                                                           for i in range(40)), level=9), ".xlsx", "refuse", "bomb")
+    # 160 distinct 1 MB strings in ~100 KB: refused from the footer's declared sizes, before a page is read
+    strings = pa.array([chr(65 + i % 26) * (1 << 20) + str(i) for i in range(160)])
+    out = io.BytesIO()
+    pq.write_table(pa.table({"t": strings}), out, compression="zstd")
+    add("pq_distinct_1mb_strings", out.getvalue(), ".parquet", "refuse", "bomb", "declare")
+    add("pq_fixed_size_binary", _parquet(pa.table({"id": [1, 2, 3], "code": pa.array([b"ab", b"cd", b"ef"],
+                                                                                     pa.binary(2))})),
+        ".parquet", "load")
+    add("csv_nul_late", b"a,b\n" + b"1,2\n" * 50_000 + b"3,\x004\n", ".csv", "refuse", "NUL", "line 50002")
+    add("csv_latin1", b"name,town\nann,K\xf6ln\n", ".csv", "refuse", "0xf6", "line 2")
 
 
 def _random_mutations(add, n: int, seed: int) -> None:
@@ -416,15 +504,20 @@ def _random_mutations(add, n: int, seed: int) -> None:
         add(f"mutant_{i}", bytes(buf), suffix, "either")
 
 
-def run_case(case: Case) -> tuple[str, str]:
-    """Load one case the way the app does: ("load", ""), ("refused", message) or ("traceback", text)."""
+def run_case(case: Case, engine: str = "memory") -> tuple[str, str]:
+    """Load one case the way the app does: ("load", ""), ("refused", message) or ("traceback", text). A table
+    is read by `engine`: "memory" (the reader) or "duckdb" (the large-table engine, `open_large`); a project is
+    read and its table loaded, as the window does."""
     import traceback
 
     import pandas as pd
 
     from ppdp_gui.engine.errors import PpdpError
     try:
-        if case.kind == "table":
+        if case.kind == "table" and engine == "duckdb":
+            from ppdp_gui.engine.bigdata.source import open_large
+            open_large(case.path, hashes=False).table.close()
+        elif case.kind == "table":
             from ppdp_gui.engine.data import read_table
             read_table(case.path)
         elif case.kind == "taxonomy":
@@ -437,7 +530,14 @@ def run_case(case: Case) -> tuple[str, str]:
             check_coverage(tax, data.frame[case.column])
         else:
             from ppdp_gui.engine.persistence.project import read_recipe
-            read_recipe(case.path)
+            recipe = read_recipe(case.path)
+            if case.name == "proj_fifo_source":
+                from ppdp_gui.engine.pipeline.load import load
+                try:
+                    load(recipe)
+                except PpdpError as exc:
+                    return ("load", "") if "FIFO" in str(exc) else ("refused", str(exc))
+                return "refused", "the FIFO source was read"
     except PpdpError as exc:
         return "refused", str(exc)
     except Exception:  # noqa: BLE001 - the point: any other exception is a bug
@@ -445,18 +545,20 @@ def run_case(case: Case) -> tuple[str, str]:
     return "load", ""
 
 
-def verdict(case: Case, outcome: str, message: str) -> str | None:
-    """What is wrong with `outcome` for `case`, or None when it is right."""
+def verdict(case: Case, outcome: str, message: str, engine: str = "memory") -> str | None:
+    """What is wrong with `outcome` for `case` (read by `engine`), or None when it is right."""
+    expect = case.duckdb if engine == "duckdb" else case.expect
     if outcome == "traceback":
         return f"traceback:\n{message}"
-    if case.expect == "load" and outcome != "load":
+    if expect == "load" and outcome != "load":
         return f"expected a load, got: {message}"
-    if case.expect == "refuse" and outcome != "refused":
+    if expect == "refuse" and outcome != "refused":
         return "expected a refusal, but it loaded"
     if outcome == "refused":
         if case.path.name not in message:
             return f"the message does not name the file: {message}"
-        missing = [w for w in case.words if w.lower() not in message.lower()]
+        words = () if engine == "duckdb" and case.name in DUCKDB_OWN_WORDS else case.words
+        missing = [w for w in words if w.lower() not in message.lower()]
         if missing:
             return f"the message lacks {missing}: {message}"
     return None

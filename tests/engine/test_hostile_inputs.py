@@ -39,11 +39,27 @@ def cases(tmp_path_factory):
 
 
 def test_every_hostile_file_is_refused_clearly_or_loaded(cases):
-    assert len(cases) >= 200
+    assert len(cases) >= 300
+    groups = {case.group for case in cases}
+    assert {"special files", "small file, big memory", "hierarchies", "projects"} <= groups
     problems = []
     for case in cases:
         outcome, message = corpus.run_case(case)
         wrong = corpus.verdict(case, outcome, message)
+        if wrong:
+            problems.append(f"{case.path.name}: {wrong}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_hostile_table_is_refused_clearly_or_loaded_by_the_large_table_engine(cases):
+    """The same corpus through `--engine duckdb` (bigdata/source.py): the same pre-read checks (data/prechecks.py),
+    so a gzip bomb, a NUL byte, a FIFO or a ragged line is refused there too."""
+    run = [case for case in cases if case.duckdb is not None]
+    assert len(run) >= 100
+    problems = []
+    for case in run:
+        outcome, message = corpus.run_case(case, engine="duckdb")
+        wrong = corpus.verdict(case, outcome, message, engine="duckdb")
         if wrong:
             problems.append(f"{case.path.name}: {wrong}")
     assert not problems, "\n".join(problems)

@@ -181,7 +181,8 @@ def test_flat_taxonomy_is_data_and_diffgen_asks_for_public_values(loaded_window,
     w.go_to(w.taxonomy_view)
     tv = w.taxonomy_view
     tv.select("race")
-    qtbot.mouseClick(tv.flat_button, Qt.LeftButton)
+    tv.choose_builder("flat")
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
     assert w.session.dataset.spec("race").taxonomy.origin == "data"
     assert "built from the table's values" in tv.columns.currentItem().text()
     assert "— (taxonomy built from the table)" == w.data_view.domain_item("race").text()

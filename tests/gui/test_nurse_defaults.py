@@ -50,7 +50,8 @@ def test_dates_button_builds_a_date_taxonomy(make_window, qtbot, tmp_path):
     tv = w.taxonomy_view
     w.go_to(tv)
     tv.select("admission_date")
-    tv.dates_button.click()
+    tv.choose_builder("dates")
+    tv.build_button.click()
     tax = w.session.dataset.spec("admission_date").taxonomy
     assert tax is not None and tax.height == 4
     assert tax.generalise(pd.Series(["07/03/2024"]), tax.nodes_at_level(2)).tolist() == ["2024"]
@@ -96,9 +97,9 @@ def test_intervals_for_an_age_read_as_text_because_of_90_plus(make_window, qtbot
     tv = w.taxonomy_view
     w.go_to(tv)
     tv.select("age")
-    assert tv.intervals_button.isEnabled()  # it was disabled: the column is text
-    tv.width_box.setValue(10)
-    tv.intervals_button.click()
+    tv.choose_builder("intervals", width=10)
+    assert tv.build_button.isEnabled()  # it was disabled: the column is text
+    tv.build_button.click()
     tax = w.session.dataset.spec("age").taxonomy
     assert tax is not None and tax.generalise(pd.Series(["90+", "18"]), tax.nodes_at_level(1)).tolist() == \
         ["[90, 100)", "[10, 20)"]

@@ -31,7 +31,8 @@ def test_arx_files_beside_the_table_are_attached(make_window, qtbot, shared_data
     assert "test2_hierarchy_ZIPCode.csv was not attached to ZIPCode" in summary
     # once the user replaces it, it is no longer called automatic
     w.taxonomy_view.select("Age")
-    w.taxonomy_view.flat_button.click()
+    w.taxonomy_view.choose_builder("flat")
+    w.taxonomy_view.build_button.click()
     assert w.session.auto_attached("Age") is None
     assert "automatically" not in w.taxonomy_view.column_status("Age")
 

@@ -117,8 +117,6 @@ def test_walkthrough_keeps_at_least_95_percent_of_the_rows(make_window, qtbot, t
     assert w.session.dataset.source.n_rows_dropped <= 0.05 * N
 
 
-@pytest.mark.xfail(strict=True, reason="needs winparity's per-table reset (the earlier table's k = 25 is kept "
-                                       "for the next table today)")
 def test_walkthrough_starts_from_the_defaults_after_an_earlier_table(make_window, qtbot, tmp_path):
     w = make_window()
     earlier_table(w, qtbot)

@@ -64,7 +64,9 @@ def text_sql(name: str, type_name: str, csv: bool, whole_float: bool = False) ->
         return f"(CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END)"
     if t in FLOAT_TYPES:
         shown = f"CAST(CAST({c} AS BIGINT) AS VARCHAR)" if whole_float else f"CAST({c} AS VARCHAR)"
-        return f"(CASE WHEN isnan({c}) THEN NULL ELSE {shown} END)"
+        # an infinite value stays text ('inf'): it has no integer to be cast to (a whole-number column with one
+        # refused to load)
+        return f"(CASE WHEN isnan({c}) THEN NULL WHEN NOT isfinite({c}) THEN CAST({c} AS VARCHAR) ELSE {shown} END)"
     if t == "DATE":
         return f"strftime({c}, '%Y-%m-%d')"
     if t.startswith("TIMESTAMP"):

@@ -31,7 +31,9 @@ import pyarrow as pa
 from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
                                              literal, missing_counts, missing_sql, quote, text_sql)
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
+from ppdp_gui.engine.data.guards import Limits
 from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
+from ppdp_gui.engine.data.prechecks import check_parquet, check_regular, scan_text_file
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo
 from ppdp_gui.engine.data.writer import file_sha256
 from ppdp_gui.engine.errors import DataError
@@ -42,6 +44,10 @@ SCHEMA_ROWS = 50_000
 #: DuckDB's memory limit; it spills sorts and large aggregations to disk beyond it
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
+NO_SIZE_CAP = 1 << 62
+#: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
+#: aside 16 times this for a gzipped file)
+MAX_LINE = 8 << 20
 
 
 def duckdb_error(exc: Exception, path) -> DataError:
@@ -57,14 +63,24 @@ def duckdb_error(exc: Exception, path) -> DataError:
                      line=int(found.group(1)) if found else None)
 
 
-def _sniff(path: Path) -> str:
-    """The delimiter by the reader's own rule on the first MiB (gzip-compressed files too)."""
-    import gzip
+def pre_read_checks(path: Path) -> Limits:
+    """The in-memory reader's pre-read checks (data/prechecks.py) for a file DuckDB will read: only a regular file
+    (a FIFO would hang DuckDB too), not empty; the limits on what it may expand to, scaled to its size on disk like
+    the reader's (no cap on the table's own size: that is what this engine is for)."""
+    st = check_regular(path, "table file")
+    if st.st_size == 0:
+        raise DataError("the file is empty (0 bytes)", path=str(path), line=1)
+    return Limits(st.st_size, max_bytes=NO_SIZE_CAP)
 
-    from ppdp_gui.engine.data.delimited import head_text, sniff_delimiter
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return sniff_delimiter(head_text(f.read(1 << 20)))
+
+def check_parquet_file(path: Path, limits: Limits) -> None:
+    """The reader's footer checks (`prechecks.check_parquet`) on a Parquet file, before DuckDB reads a page."""
+    import pyarrow.parquet as pq
+    try:
+        pf = pq.ParquetFile(str(path))
+    except Exception as exc:  # pyarrow raises several types for damaged files
+        raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=str(path)) from None
+    check_parquet(pf, str(path), limits, in_memory=False)
 
 
 class TableSource:
@@ -80,8 +96,7 @@ class TableSource:
         import duckdb
         self.given_roles = dict(roles or {})
         self.path = Path(os.path.expanduser(str(path)))
-        if not self.path.is_file():
-            raise DataError("no such file", path=str(self.path))
+        limits = pre_read_checks(self.path)
         if na_policy.action not in ("drop", "category"):
             raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
         self.na_policy = na_policy
@@ -91,12 +106,20 @@ class TableSource:
                                           "preserve_insertion_order": False})
         self.con.execute("SET enable_progress_bar = false")  # a long query must not draw on the terminal
         name = self.path.name.lower()
+        if name.endswith((".xlsx", ".xlsm", ".xls")):
+            raise DataError("is an Excel workbook; the large-table engine reads CSV, TSV and Parquet files: save the "
+                            "sheet as CSV, or open the workbook without --engine duckdb", path=str(self.path))
         self.file_format = "parquet" if name.endswith((".parquet", ".pq")) else "csv"
         if self.file_format == "parquet":
+            check_parquet_file(self.path, limits)
             raw = f"read_parquet({literal(str(self.path))})"
-        else:
-            delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else _sniff(self.path))
-            opts = f"header=true, all_varchar=true, delim={literal(delim)}, quote='\"', escape='\"'"
+        else:  # the whole text streamed once: NUL bytes, UTF-8, a gzip's expansion, the header (as in memory)
+            delim, header_line, names = scan_text_file(self.path, limits, delimiter)
+            opts = (f"header=true, all_varchar=true, delim={literal(delim)}, quote='\"', escape='\"', "
+                    f"max_line_size={MAX_LINE}")
+            if all(names):  # the reader's header, and every line held to its width (DuckDB's guess dropped rows)
+                columns = ", ".join(f"{literal(n)}: 'VARCHAR'" for n in names)
+                opts += f", auto_detect=false, columns={{{columns}}}, skip={header_line - 1}"
             raw = f"read_csv({literal(str(self.path))}, {opts})"
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
@@ -308,6 +331,8 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     if unknown:
         raise DataError(f"no column named {unknown[0]!r} (columns: {', '.join(source.raw_columns)})",
                         path=str(source.path), column=unknown[0])
+    if not source.n_rows_read:  # as the reader: a header without rows is not a table
+        raise DataError("has a header but no data rows", path=str(source.path), line=2)
     if na_policy.action == "drop" and source.columns and source.n_rows_read and not source.n_rows:
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}

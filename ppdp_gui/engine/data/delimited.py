@@ -29,31 +29,33 @@ def delimiter_name(delimiter: str) -> str:
 
 
 def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
-    """UTF-8 bytes without BOM; the input must be UTF-8 unless the user chose an encoding (never a silent guess)."""
+    """UTF-8 bytes without BOM; the input must be UTF-8 unless the user chose an encoding (never a silent guess).
+    UTF-8 text is checked by `prechecks.TextScan`, the check the large-table engine makes on the same file."""
+    from ppdp_gui.engine.data.prechecks import TextScan
+    enc = encoding or "utf-8"
+    utf8 = enc.lower().replace("_", "-") in ("utf-8", "utf8")
+    if utf8:
+        scan = TextScan(path)
+        block = 1 << 24  # one block's text at a time, not up to four times the file
+        for start in range(0, max(len(data), 1), block):
+            scan.feed(data[start:start + block], final=start + block >= len(data))
+        return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     nul = data.find(b"\x00")
     if nul >= 0:
         line, col = _line_col_of_byte(data, nul)
         raise DataError(f"contains a NUL byte at byte offset {nul}: this looks like a binary file or UTF-16 text, "
                         "not a CSV/TSV file; save it as a UTF-8 CSV", path=path, line=line, column=col)
-    enc = encoding or "utf-8"
-    utf8 = enc.lower().replace("_", "-") in ("utf-8", "utf8")
     try:
-        if utf8:
-            _validate_utf8(data)
-        else:
-            text = data.decode(enc)
+        text = data.decode(enc)
     except UnicodeDecodeError as exc:
         line, col = _line_col_of_byte(data, exc.start)
         bad = data[exc.start:exc.start + 1].hex()
-        shown = "UTF-8" if utf8 else enc
-        raise DataError(f"byte 0x{bad} at byte offset {exc.start} is not valid {shown}; save the file as UTF-8, "
+        raise DataError(f"byte 0x{bad} at byte offset {exc.start} is not valid {enc}; save the file as UTF-8, "
                         "or choose its encoding (e.g. latin-1) when opening it", path=path, line=line,
                         column=col) from None
     except LookupError:
         raise DataError(f"unknown text encoding {encoding!r}", path=path) from None
-    if not utf8:
-        return text.encode("utf-8")
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    return text.encode("utf-8")
 
 
 def _validate_utf8(data: bytes, block: int = 1 << 24) -> None:

@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-import pandas as pd
+import pandas as pd  # the window's stand-in until a table is read (gui/lazy_pandas.py)
 
 from ppdp_gui.engine.errors import DataError
 
@@ -103,8 +102,50 @@ class Domain:
                    origin=obj.get("origin", "public"))
 
 
+#: public code systems whose list ships with the package: name (as in `--domain diag_1=icd9`) -> words
+CODE_SYSTEMS = {"icd9": "ICD-9-CM diagnosis categories", "icd10": "ICD-10 (WHO) diagnosis categories"}
+
+
+def code_system_domain(name: str) -> Domain:
+    """The public list of a code system shipped with the package (ppdp_gui/taxonomies/icd/): every 3-character
+    category of ICD-9-CM (001 … V91, E000 … E999) or ICD-10 (A00 … Z99). It is the classification's own list, so
+    it reveals nothing of the table; the ICD builder's public tree (`icd9:categories`) holds the same values."""
+    key = str(name).strip().lower().replace("-", "")
+    if key not in CODE_SYSTEMS:
+        raise DataError(f"unknown code system {name!r}; the lists shipped are {', '.join(CODE_SYSTEMS)}")
+    from ppdp_gui.engine.taxonomy.icd import icd_categories
+    return Domain(categories=tuple(icd_categories(key).leaf_values()), origin="public")
+
+
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def spelled_outside(seen, categories, at_most: int = 5) -> str:
+    """The table's values a category list lacks, each spelled exactly as the list must write it, with the near
+    miss it probably meant: "'1.0' (the list has '1'), '(missing)'". For the custodian's eyes only (it names
+    values of the table): problems and errors before a run, never a release note."""
+    listed = [str(c) for c in categories]
+    known = set(listed)
+    numbers: dict[float, str] = {}
+    for c in listed:
+        try:
+            numbers.setdefault(float(c), c)
+        except ValueError:
+            pass
+    lowered = {c.strip().lower(): c for c in listed}
+    out = []
+    stray = [v for v in dict.fromkeys(str(s) for s in seen) if v not in known]
+    for v in stray[:at_most]:
+        near = lowered.get(v.strip().lower())
+        if near is None:
+            try:
+                near = numbers.get(float(v))
+            except ValueError:
+                near = None
+        out.append(f"'{v}'" + (f" (the list has '{near}')" if near is not None else ""))
+    more = f" and {len(stray) - at_most} more" if len(stray) > at_most else ""
+    return ", ".join(out) + more
 
 
 # ---- where a mechanism gets a domain ----------------------------------------------------------------------------
@@ -189,6 +230,7 @@ def need_status(data: "Dataset", need: DomainNeed) -> str:
 def domain_from_data(series: pd.Series, what: str) -> Domain:
     """The domain the records themselves show (min/max, or the distinct values), marked origin="data"."""
     if what == "bounds":
+        import numpy as np  # here, not at the top: the window imports this module before it shows (bench_start)
         x = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
         x = x[np.isfinite(x)]
         if not x.size:

@@ -18,6 +18,7 @@ Two kinds of harm, two kinds of check:
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -38,6 +39,23 @@ EXPAND_RATIO = 12
 MAX_ZIP_MEMBERS = 10_000
 
 
+#: the environment variables that raise (or lower) the limits above, for a custodian whose real files pass them;
+#: every refusal names its variable
+CELLS_VARIABLE = "PPDP_MAX_CELLS"
+EXPAND_VARIABLE = "PPDP_MAX_EXPANDED_MB"
+
+
+def configured(variable: str, default: int, scale: int = 1) -> int:
+    """`default`, or the whole number set in the environment variable `variable` (times `scale`), read at each
+    call so that a limit can be raised without restarting anything but the command."""
+    text = os.environ.get(variable, "").strip().replace("_", "").replace(",", "")
+    if not text:
+        return default
+    if not text.isdigit() or int(text) <= 0:
+        raise DataError(f"the environment variable {variable} is set to {text!r}; it must be a whole number above 0")
+    return int(text) * scale
+
+
 @dataclass(frozen=True)
 class Limits:
     """What a file of `disk_bytes` may expand to (see the module docstring), never more than `max_bytes` (the
@@ -50,18 +68,20 @@ class Limits:
 
     @property
     def cells(self) -> int:
-        return _UNLIMITED if self.trusted else max(MAX_CELLS, 2 * self.disk_bytes)
+        return _UNLIMITED if self.trusted else max(configured(CELLS_VARIABLE, MAX_CELLS), 2 * self.disk_bytes)
 
     @property
     def expanded(self) -> int:
         if self.trusted:
             return _UNLIMITED
-        return min(self.max_bytes, max(EXPAND_FLOOR, EXPAND_RATIO * self.disk_bytes))
+        floor = configured(EXPAND_VARIABLE, EXPAND_FLOOR, 1 << 20)
+        return min(self.max_bytes, max(floor, EXPAND_RATIO * self.disk_bytes))
 
     def too_big(self, what: str) -> str:
         return (f"{what} to more than {_mb(self.expanded)}: a small file that stands for a huge table is how "
                 "'decompression bombs' look, so it was not expanded. If the table really is that large, save it "
-                "as a plain (uncompressed) CSV and open that")
+                f"as a plain (uncompressed) CSV and open that, or raise the limit (environment variable "
+                f"{EXPAND_VARIABLE}, in MB)")
 
 
 _UNLIMITED = 1 << 62
@@ -84,7 +104,8 @@ def check_cells(n_rows: int, n_cols: int, limits: Limits, path: str | None, what
     if n_rows * n_cols > limits.cells:
         raise DataError(f"{what} has {n_rows:,} rows x {n_cols:,} columns = {n_rows * n_cols:,} cells, more than "
                         f"the {limits.cells:,} this app reads from a file of this size; save the table as a plain "
-                        "CSV (or select fewer columns)", path=path)
+                        f"CSV (or select fewer columns), or raise the limit (environment variable {CELLS_VARIABLE})",
+                        path=path)
 
 
 # ---- column names ------------------------------------------------------------------------------------------

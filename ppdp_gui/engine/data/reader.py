@@ -27,6 +27,7 @@ from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_deli
 from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
 from ppdp_gui.engine.data.missing import (MissingReport, check_leave_out, every_row_missing, left_out_columns,
                                           never_released)
+from ppdp_gui.engine.data.prechecks import check_parquet, read_regular
 from ppdp_gui.engine.data.roles import guess_roles_with_reasons
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
@@ -146,27 +147,11 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
 
 # ---- files -------------------------------------------------------------------------------------------------
 def _read_bytes(p: Path, max_bytes: int) -> bytes:
-    where = str(p)
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise DataError("no such file", path=where) from None
-    except OSError as exc:
-        raise DataError(f"cannot be opened: {exc.strerror or exc}", path=where) from None
-    if p.is_dir():
-        raise DataError("is a folder, not a file; choose a table file inside it", path=where)
-    if st.st_size > max_bytes:
-        raise DataError(f"is {st.st_size / 2**20:,.0f} MB, more than the limit of {max_bytes / 2**20:,.0f} MB; "
-                        "raise the limit or load a smaller extract", path=where)
-    try:
-        with open(p, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise DataError(f"cannot be read: {exc.strerror or exc}", path=where) from None
-    if len(raw) > max_bytes:
-        raise DataError(f"is larger than the limit of {max_bytes / 2**20:,.0f} MB", path=where)
+    """The file's bytes: only a regular file (`prechecks.read_regular`: a FIFO, device or folder is refused
+    before it is opened for reading), at most `max_bytes`."""
+    raw = read_regular(p, max_bytes, raise_hint="; raise the limit or load a smaller extract")
     if not raw:
-        raise DataError("the file is empty (0 bytes)", path=where, line=1)
+        raise DataError("the file is empty (0 bytes)", path=str(p), line=1)
     return raw
 
 
@@ -224,8 +209,9 @@ def _gunzip(raw: bytes, where: str, limits: Limits) -> bytes:
 
 
 def _read_parquet(raw: bytes, where: str, limits: Limits) -> pd.DataFrame:
-    """A Parquet file's columns, after its declared shape and decoded size are checked (it is not expanded
-    first): nested columns are refused, binary ones must hold UTF-8 text, each naming the column."""
+    """A Parquet file's columns, after its footer is checked (`prechecks.check_parquet`: nested columns, shape,
+    declared sizes) and with the decoded size of what is read counted row group by row group, so a file that
+    understates its sizes is stopped one row group after the limit; binary columns must hold UTF-8 text."""
     import pyarrow.parquet as pq
 
     try:
@@ -233,42 +219,63 @@ def _read_parquet(raw: bytes, where: str, limits: Limits) -> pd.DataFrame:
         meta, schema = pf.metadata, pf.schema_arrow
     except Exception as exc:  # pyarrow raises several types for damaged files
         raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
-    if len(schema) == 0:
-        raise DataError("the Parquet file has no columns", path=where)
-    check_columns(len(schema), where)
-    check_cells(meta.num_rows, len(schema), limits, where)
+    check_parquet(pf, where, limits)
     if meta.num_rows == 0:
         raise DataError("the Parquet file has columns but no rows", path=where)
     text_like = []
-    for pos, fld in enumerate(schema, start=1):
+    for fld in schema:
         t = fld.type.value_type if pa.types.is_dictionary(fld.type) else fld.type
-        if pa.types.is_nested(t) or pa.types.is_union(t):
-            raise DataError(f"column {fld.name!r} holds {t} values (lists or records inside a cell); this app reads "
-                            "flat tables: flatten or drop that column", path=where, column=pos)
         if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or \
                 pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
             text_like.append(fld.name)
+    parts, decoded = [], 0
     try:  # text stays dictionary-encoded until its decoded size is known
-        table = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text_like).read(use_pandas_metadata=True)
+        reader = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text_like)
+        for i in range(meta.num_row_groups):
+            part = reader.read_row_group(i, use_pandas_metadata=True)
+            for pos, name in enumerate(part.column_names):
+                if name in text_like:
+                    col = _as_dictionary(part.column(pos).combine_chunks())
+                    part = part.set_column(pos, pa.field(name, col.type), col)
+                    decoded += _decoded_size(col)
+                else:
+                    decoded += part.column(pos).nbytes
+            if decoded > limits.expanded:
+                raise DataError(limits.too_big("its text columns expand"), path=where)
+            parts.append(part)
+        table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    except DataError:
+        raise
     except Exception as exc:
         raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
-    decoded = 0
-    for name in text_like:
-        col = table.column(name).combine_chunks()
-        lengths = pc.binary_length(col.dictionary).fill_null(0).to_numpy(zero_copy_only=False)
-        decoded += int(lengths[col.indices.fill_null(0).to_numpy(zero_copy_only=False)].sum()) if len(lengths) else 0
-        if decoded > limits.expanded:
-            raise DataError(limits.too_big("its text columns expand"), path=where)
+    del parts
     for pos, name in enumerate(table.column_names, start=1):
         if name in text_like:
             i = table.column_names.index(name)
-            text = _parquet_text(table.column(i).combine_chunks(), name, pos, where)
+            text = _parquet_text(_as_dictionary(table.column(i).combine_chunks()), name, pos, where)
             table = table.set_column(i, pa.field(name, text.type), text)
     try:
         frame = table.to_pandas()
     except Exception as exc:  # an extension or timestamp pandas cannot hold
         raise DataError(f"cannot be read as a Parquet file ({type(exc).__name__}: {exc})", path=where) from None
     return frame.reset_index(drop=True)
+
+
+def _as_dictionary(col: pa.Array) -> pa.DictionaryArray:
+    """A text-like column as a dictionary array (a fixed-size binary column is never read as one)."""
+    if isinstance(col, pa.DictionaryArray):
+        return col
+    if pa.types.is_fixed_size_binary(col.type):
+        col = col.cast(pa.binary())
+    return col.dictionary_encode()
+
+
+def _decoded_size(col: pa.DictionaryArray) -> int:
+    """Bytes of text the column holds once each cell has its own copy of its value."""
+    if not len(col.dictionary):
+        return 0
+    lengths = pc.binary_length(col.dictionary).fill_null(0).to_numpy(zero_copy_only=False)
+    return int(lengths[col.indices.fill_null(0).to_numpy(zero_copy_only=False)].sum())
 
 
 def _parquet_text(col: pa.DictionaryArray, name: str, pos: int, where: str) -> pa.Array:

@@ -283,8 +283,12 @@ def _date_texts(texts: pa.Array, span: np.ndarray, epoch_1904: bool) -> pa.Array
 
 
 def _typed_values(raw: pa.Array, types: np.ndarray, styles: np.ndarray, shared: pa.Array, date_style: np.ndarray,
-                  span_style: np.ndarray, epoch_1904: bool, where: str) -> pa.Array:
-    """Every stored cell value as the text a user sees, per type, vectorised (Python only per distinct value)."""
+                  span_style: np.ndarray, epoch_1904: bool, where: str, book: _Book) -> pa.Array:
+    """Every stored cell value as the text a user sees, per type, vectorised (Python only per distinct value).
+
+    A shared string is stored once and used by any number of cells, each of which gets its own copy: the text
+    those copies add up to is counted, against the same limit as the expanded XML, before any is made (a 16 KB
+    workbook whose one 2 MB string fills 1,500 cells would otherwise ask for 3 GB)."""
     parts: list[tuple[np.ndarray, pa.Array]] = []
     if (types == _SHARED).any():
         pos = np.flatnonzero(types == _SHARED)
@@ -296,6 +300,11 @@ def _typed_values(raw: pa.Array, types: np.ndarray, styles: np.ndarray, shared: 
         if len(ints) and (ints.min() < 0 or ints.max() >= len(shared)):
             raise DataError("cannot be read as an Excel workbook: a cell points at a shared string that does not "
                             "exist (damaged file)", path=where)
+        lengths = pc.binary_length(shared).fill_null(0).to_numpy(zero_copy_only=False)
+        copies = int(lengths[ints].sum()) if len(ints) else 0
+        if book.expanded + copies > book.limits.expanded:
+            raise DataError(book.limits.too_big("its shared strings, copied into the cells that use them, expand"),
+                            path=where)
         parts.append((pos, shared.take(pa.array(ints))))
     numeric = types == _NUMBER
     safe_styles = np.clip(styles, 0, len(date_style) - 1)
@@ -355,7 +364,7 @@ def read_xlsx(raw: bytes, where: str, sheet: str | int | None, limits: Limits) -
     cells = Cells(book, where)
     cells.scan(target, f"sheet {title!r}")
     rows, cols, types, styles, raw_values = cells.arrays()
-    values = _typed_values(raw_values, types, styles, shared, date_style, span_style, epoch_1904, where)
+    values = _typed_values(raw_values, types, styles, shared, date_style, span_style, epoch_1904, where, book)
     del raw_values
     out = _assemble(rows, cols, values, title, where, book.limits)
     if sheet is None and len(names) > 1:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
-from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
+from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
@@ -151,8 +151,9 @@ def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[
             axis = Axis(col, tuple(found.values), None, found.source if found.is_public else "data")
             unknown = set(series.astype(str).unique()) - set(axis.labels)
             if unknown:
-                raise _refuse(col, f"column {col!r} has {len(unknown)} value(s) outside its domain; add them to "
-                                   "the domain (or to its taxonomy)")
+                raise _refuse(col, f"column {col!r} has {len(unknown)} value(s) outside its domain: "
+                                   f"{spelled_outside(sorted(unknown), axis.labels)}; add them to the domain, "
+                                   "spelled exactly so (or to its taxonomy)")
         axes.append(axis)
     return axes, problems
 

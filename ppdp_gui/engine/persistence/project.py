@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from fractions import Fraction
@@ -56,6 +57,8 @@ class Recipe:
     #: nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     publish_as_is: tuple[str, ...] = ()
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
+    #: the release context of the governance (engine/governance/context.py): optional, checked there
+    context: dict = field(default_factory=dict)
 
 
 # ---- parsing helpers: every failure names the field -----------------------------------------------------------
@@ -246,6 +249,7 @@ def recipe_to_json(recipe: Recipe) -> dict:
                       "allow_data_domains": bool(recipe.allow_data_domains),
                       "publish_as_is": sorted(recipe.publish_as_is)},
         "releases": list(recipe.releases),
+        **({"context": dict(recipe.context)} if recipe.context else {}),
     }
 
 
@@ -289,21 +293,30 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
                   roles=roles, taxonomies=_taxonomies_from(obj.get("taxonomies")), taxonomy_files=files,
                   bundled=bundled, domains=_domains_from(obj.get("domains")), mechanism=name, params=params,
                   allow_data_domains=bool(mech.get("allow_data_domains", False)), publish_as_is=tuple(as_is),
-                  releases=list(releases))
+                  releases=list(releases), context=_context_from(obj.get("context")))
+
+
+def _context_from(obj) -> dict:
+    """The optional `context` section, checked by the governance package (absent in older projects)."""
+    from ppdp_gui.engine.governance.context import context_from_json
+    return context_from_json(obj).to_json() if obj else {}
 
 
 def read_recipe(path) -> Recipe:
     """The project at `path` as a Recipe, or one DataError saying what is wrong (with line and column for bad
     JSON, the field otherwise)."""
     p = Path(path)
+    from ppdp_gui.engine.data.prechecks import read_regular
+    raw = read_regular(p, MAX_BYTES, "project file", raise_hint="; a project file is far smaller")
     try:
-        if p.stat().st_size > MAX_BYTES:
-            raise DataError(f"is {p.stat().st_size / 2**20:,.0f} MB; a project file is far smaller", path=str(p))
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read the project: {exc.strerror or exc}", path=str(p)) from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise DataError("not a project file (not UTF-8 text)", path=str(p)) from None
+    del raw
+    depth = _nesting(text)
+    if depth > MAX_DEPTH + 1:  # checked before parsing: a deep file is never built (the top object is level 1)
+        raise DataError(f"is nested {depth:,} levels deep, more than the {MAX_DEPTH + 1} a project file has; "
+                        "not a project file", path=str(p))
     try:
         obj = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -315,6 +328,22 @@ def read_recipe(path) -> Recipe:
         return recipe_from_json(obj, base=p.resolve().parent)
     except DataError as exc:
         raise DataError(exc.reason, path=str(p)) from None
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of JSON arrays and objects in `text`, outside strings, found without parsing it (two
+    linear regular-expression passes and one running sum over the brackets alone)."""
+    import numpy as np
+    brackets = _NOT_BRACKET.sub("", _STRING.sub('""', text)).encode("ascii")
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int32)
+    return int(np.cumsum(steps, dtype=np.int32).max())
 
 
 def _bounded_int(text: str) -> int:
@@ -336,11 +365,13 @@ def source_changed(recipe: Recipe) -> bool:
     """True when the table file's content is not what the recipe was saved with (False when unknown)."""
     if not recipe.source_sha256:
         return False
+    from ppdp_gui.engine.data.prechecks import open_regular
     h = hashlib.sha256()
     try:
-        with open(recipe.source, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
+        handle, _st = open_regular(recipe.source)  # a FIFO put where the table was is refused, not waited on
+        with handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
                 h.update(block)
-    except OSError:
+    except (OSError, PpdpError):
         return True
     return h.hexdigest() != recipe.source_sha256

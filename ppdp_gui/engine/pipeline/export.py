@@ -5,8 +5,9 @@
 2. Each table is written to a temporary file beside its target (formulas neutralised, injectively), read back
    with the reader as text, and every claim about it is recounted on what was read (`engine.checks`). If any
    recount fails, every temporary file is removed and nothing is published (CheckError).
-3. Only then are the files renamed into place; the release note (which lists each file's sha256) and the
-   custodian record (ledger folder, plus a copy where the custodian asks) are written atomically after them.
+3. Only then is the release note (which lists each staged file's sha256) written, atomically, and the files
+   renamed into place after it: a kill between the two never leaves a table without its note (a failed rename
+   takes the note back). The custodian record (ledger folder, plus a copy where the custodian asks) follows.
 
 A caller may follow the stages (`progress(fraction, message)`) and veto the renaming (`before_commit()`, called
 once just before the first rename; raising there — e.g. `Cancelled` — removes every temporary file and writes
@@ -213,27 +214,24 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
                              + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
         if before_commit is not None:
             before_commit()
+        # the note names each staged file's sha256, known before the rename: it is put in place first, so a kill
+        # between the two leaves at worst a note without its table, never a table without its note
+        files = [{"table": name, "file": st.target.name, "sha256": st.sha256, "rows": _rows(published, name),
+                  "columns": [str(c) for c in published.release.tables()[name].columns]}
+                 for name, st in staged.items()]
+        note = release_note(published, files)
+        note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table,
+                                                "ok": c.ok} for c in checks]
+        note_written, kept = _put_note(note, note_path, keep_note, guard, pdf)
         say(0.9, "Putting the checked files in place…")
-        written = [commit(staged[name], source=published.source, protected=guard) for name in staged]
+        try:
+            written = [commit(staged[name], source=published.source, protected=guard) for name in staged]
+        except BaseException:
+            _take_note_back(note_written, kept, pdf)
+            raise
     finally:
         for st in staged.values():
             st.discard()  # a no-op for committed files (their temporary name is gone)
-    files = [{"table": name, "file": st.target.name, "sha256": st.sha256,
-              "rows": _rows(published, name),
-              "columns": [str(c) for c in published.release.tables()[name].columns]} for name, st in staged.items()]
-    note = release_note(published, files)
-    note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table, "ok": c.ok}
-                                           for c in checks]
-    note_written = None
-    kept: list[Path] = []
-    if note_path:
-        if keep_note is not None:  # the earlier release's note stays, under its release id
-            os.replace(Path(note_path).expanduser(), keep_note)
-            kept.append(keep_note)
-        note_written = write_text_atomic(json_text(note), note_path, protected=guard)
-        if pdf:
-            from ppdp_gui.engine.persistence.pdf import note_pdf, write_pdf
-            write_pdf(note_pdf(note), Path(note_path).with_suffix(".pdf"), protected=guard)
     exports = [{"file": str(p), "sha256": f["sha256"]} for p, f in zip(written, files)]
     if note_written is not None:
         exports.append({"file": str(note_written), "release note": True})
@@ -248,6 +246,33 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
+
+
+def _put_note(note: dict, note_path, keep_note: Path | None, guard, pdf: bool) -> tuple[Path | None, list[Path]]:
+    """Write the release note (and its PDF) atomically; an earlier release's note found there is kept under its
+    release id first. Returns (note written or None, notes kept)."""
+    if not note_path:
+        return None, []
+    kept: list[Path] = []
+    if keep_note is not None:  # the earlier release's note stays, under its release id
+        os.replace(Path(note_path).expanduser(), keep_note)
+        kept.append(keep_note)
+    written = write_text_atomic(json_text(note), note_path, protected=guard)
+    if pdf:
+        from ppdp_gui.engine.persistence.pdf import note_pdf, write_pdf
+        write_pdf(note_pdf(note), Path(note_path).with_suffix(".pdf"), protected=guard)
+    return written, kept
+
+
+def _take_note_back(note: Path | None, kept: list[Path], pdf: bool) -> None:
+    """The tables could not be put in place: remove the note just written and put back the one it replaced."""
+    if note is None:
+        return
+    note.unlink(missing_ok=True)
+    if pdf:
+        note.with_suffix(".pdf").unlink(missing_ok=True)
+    if kept:
+        os.replace(kept[0], note)
 
 
 def _rows(published: Published, name: str) -> int:

@@ -51,10 +51,11 @@ def choose_engine(path, mechanism, *, max_rows: int = AUTO_ROWS, max_bytes: int 
         return "memory"
     if mech is None or not getattr(mech, "large_tables", False):
         return "memory"
+    from ppdp_gui.engine.data.prechecks import check_regular
     p = Path(path).expanduser()
     try:
-        size = p.stat().st_size
-    except OSError:
+        size = check_regular(p).st_size  # a FIFO's footer would be waited for: the reader says why it is refused
+    except PpdpError:
         return "memory"
     if size > (DEFAULT_MAX_BYTES if max_bytes is None else max_bytes):
         return "duckdb"
@@ -102,13 +103,20 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
             _known(data, col, "a taxonomy file")
             data = data.with_column(col, taxonomy=read_arx_hierarchy(file, column=col))
     if recipe.taxonomy_builds:
-        from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy
+        from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy, recoded_values
         for col, spec in list(recipe.taxonomy_builds.items()):
             _known(data, col, "a taxonomy to build")
+            data = _recoded(data, col, lambda values, c=col, s=spec: recoded_values(c, values, s, keep=_keep(data)),
+                            out)
             recipe.taxonomies[col] = build_taxonomy(col, column_values(data, col), spec)
             del recipe.taxonomy_builds[col]
     for col, tax in recipe.taxonomies.items():
         _known(data, col, "a taxonomy")
+        from ppdp_gui.engine.taxonomy.icd import categories_version, to_categories
+        version = categories_version(tax)
+        if version is not None:  # the public ICD tree of categories: the column is written at that level
+            data = _recoded(data, col, lambda values, c=col, v=version: to_categories(c, values, v, keep=_keep(data)),
+                            out)
         data = data.with_column(col, taxonomy=tax)
     for col, domain in recipe.domains.items():
         _known(data, col, "a domain")
@@ -118,6 +126,39 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         data = data.with_column(col, domain=domain)
     out.dataset = data
     return out
+
+
+def _keep(data: Dataset) -> tuple[str, ...]:
+    """Labels a recoding leaves alone: the missing-value category."""
+    label = getattr(data.source.na_policy, "category_label", None)
+    return (label,) if label else ()
+
+
+def _recoded(data: Dataset, column: str, recode, out: Loaded) -> Dataset:
+    """`data` with `column`'s values written as `recode(values)` gives them (None: unchanged), and a note."""
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data):
+        recoded = recode(column_values(data, column).astype(str))
+        if recoded is not None and not recoded.equals(column_values(data, column).astype(str).astype(object)):
+            raise DataError(f"column {column!r} would have to be written at the ICD category level, which a table "
+                            "left on disk cannot be; load it in memory (--engine memory)", column=column)
+        return data
+    values = data.frame[column]
+    recoded = recode(values)
+    if recoded is None:
+        return data
+    if data.spec(column).kind != "categorical":
+        raise DataError(f"column {column!r} is read as numbers; for ICD codes set its kind to categorical (Data "
+                        f"step, or --kind {column}=categorical) before building its tree", column=column)
+    present = values.notna()
+    changed = int((recoded[present].astype(str) != values[present].astype(str)).sum())
+    if not changed:
+        return data
+    frame = data.frame.copy()
+    frame[column] = recoded
+    out.notes.append(f"{column}: codes written as their 3-character category (250.83 → 250), the level of the "
+                     "public ICD list its tree holds; the release shows categories, never full codes.")
+    return data.with_frame(frame, data.schema)
 
 
 def _known(data: Dataset, column: str, what: str) -> None:

@@ -1,17 +1,31 @@
-"""Taxonomy trees: model, ARX hierarchy CSV in/out, auto-builders, coverage and generalisation."""
+"""Taxonomy trees: model, ARX hierarchy CSV in/out, auto-builders, coverage and generalisation.
 
-from ppdp_gui.engine.taxonomy.arx_io import ArxFormat, read_arx_hierarchy, write_arx_hierarchy
-from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, grouped, masking, numeric_intervals,
-                                               ordered_intervals)
-from ppdp_gui.engine.taxonomy.bundled import bundled_adult_taxonomies, taxonomies_dir
-from ppdp_gui.engine.taxonomy.coverage import Coverage, check_coverage
-from ppdp_gui.engine.taxonomy.dates import date_hierarchy
-from ppdp_gui.engine.taxonomy.icd import icd_categories, icd_taxonomy
-from ppdp_gui.engine.taxonomy.order import natural_key, natural_sorted
-from ppdp_gui.engine.taxonomy.tree import Taxonomy
+The names below are imported on first use (PEP 562), so that importing one light module of the package (the
+builders' registry) does not pull in numpy and the builders before the window is on screen (bench_start.py)."""
 
-__all__ = [
-    "ArxFormat", "Coverage", "DEFAULT_INTERVAL_WIDTH", "Taxonomy", "bundled_adult_taxonomies", "check_coverage",
-    "date_hierarchy", "grouped", "icd_categories", "icd_taxonomy", "masking", "natural_key", "natural_sorted",
-    "numeric_intervals", "ordered_intervals", "read_arx_hierarchy", "taxonomies_dir", "write_arx_hierarchy",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # seen by static analysis (type checkers, the bundler's import graph); not run
+    from ppdp_gui.engine.taxonomy import arx_io, builders, bundled, coverage, dates, icd, order, tree  # noqa: F401
+
+_WHERE = {
+    "ArxFormat": "arx_io", "read_arx_hierarchy": "arx_io", "write_arx_hierarchy": "arx_io",
+    "DEFAULT_INTERVAL_WIDTH": "builders", "grouped": "builders", "masking": "builders",
+    "numeric_intervals": "builders", "ordered_intervals": "builders",
+    "bundled_adult_taxonomies": "bundled", "taxonomies_dir": "bundled",
+    "Coverage": "coverage", "check_coverage": "coverage",
+    "date_hierarchy": "dates",
+    "icd_categories": "icd", "icd_taxonomy": "icd",
+    "natural_key": "order", "natural_sorted": "order",
+    "Taxonomy": "tree",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

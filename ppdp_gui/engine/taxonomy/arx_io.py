@@ -23,6 +23,14 @@ from ppdp_gui.engine.taxonomy.tree import Taxonomy
 _ENCODINGS = ("utf-8", "cp1252", "latin-1")
 #: a hierarchy file (and what a .gz one unpacks to) may be at most this big: ARX's largest real ones are ~1 MB
 MAX_HIERARCHY_BYTES = 64 << 20
+#: levels (columns) of a hierarchy: real ones have a handful (dates: 4, ICD: 4, intervals joined two by two: ~20);
+#: every level is a step of every search over the tree, so a file of 200,000 levels is refused before it is built
+MAX_HIERARCHY_LEVELS = 1_000
+LEVELS_VARIABLE = "PPDP_MAX_HIERARCHY_LEVELS"
+#: labels (rows x levels) of a hierarchy: ~150 bytes of memory each once built, so 5 M labels stay under 1 GB;
+#: ICD-10 has ~70,000, a ZIP-code hierarchy ~250,000
+MAX_HIERARCHY_CELLS = 5_000_000
+CELLS_VARIABLE = "PPDP_MAX_HIERARCHY_CELLS"
 
 
 @dataclass(frozen=True)
@@ -65,7 +73,34 @@ def _sniff_layout(text: str) -> tuple[str, bool]:
     return newline, text.endswith(("\n", "\r"))
 
 
+def check_shape(n_rows: int, width: int, where: str) -> None:
+    """Refuse a hierarchy deeper than MAX_HIERARCHY_LEVELS or with more than MAX_HIERARCHY_CELLS labels (each
+    raisable by its environment variable), before any tree is built."""
+    from ppdp_gui.engine.data.guards import configured
+    try:
+        levels = configured(LEVELS_VARIABLE, MAX_HIERARCHY_LEVELS)
+        cells = configured(CELLS_VARIABLE, MAX_HIERARCHY_CELLS)
+    except DataError as exc:
+        raise TaxonomyError(f"{where}: {exc}") from None
+    if width > levels:
+        raise TaxonomyError(f"{where}: the hierarchy has {width:,} levels, more than the {levels:,} this app reads "
+                            f"(a real one has a handful); if it is right, raise the limit with the environment "
+                            f"variable {LEVELS_VARIABLE}")
+    if n_rows * width > cells:
+        raise TaxonomyError(f"{where}: the hierarchy has {n_rows:,} rows x {width:,} levels = {n_rows * width:,} "
+                            f"labels, more than the {cells:,} this app reads; if it is right, raise the limit with "
+                            f"the environment variable {CELLS_VARIABLE}")
+
+
+def _first_line_width(text: str, delimiter: str) -> int:
+    """Delimiters on the first line + 1: the width a hierarchy declares before any row is parsed."""
+    end = re.search(r"[\r\n]", text)
+    return text.count(delimiter, 0, end.start() if end else len(text)) + 1
+
+
 def _parse_rows(text: str, delimiter: str, path: Path) -> list[list[str]]:
+    lines = text.count("\n") + 1
+    check_shape(lines, _first_line_width(text, delimiter), str(path))
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"', strict=True)
         rows = [row for row in reader]
@@ -88,6 +123,7 @@ def validate_rows(rows: list[list[str]], where: str) -> None:
     if not rows:
         raise TaxonomyError(f"{where}: the hierarchy has no rows")
     width = len(rows[0])
+    check_shape(len(rows), width, where)
     if width < 2:
         raise TaxonomyError(f"{where}, row 1: a hierarchy row needs the value and at least the root "
                             f"(found {width} column; is the delimiter ';'?)")
@@ -130,13 +166,12 @@ def taxonomy_from_rows(column: str, rows: list[list[str]], where: str = "hierarc
 def read_arx_hierarchy(path, column: str | None = None) -> Taxonomy:
     """Read an ARX hierarchy (.csv or .csv.gz). `column` defaults to the name in 'x_hierarchy_<column>.csv'."""
     path = Path(path)
-    try:
-        if path.stat().st_size > MAX_HIERARCHY_BYTES:
-            raise TaxonomyError(f"{path}: {path.stat().st_size / 2**20:,.0f} MB is too large for a hierarchy file "
-                                f"(at most {MAX_HIERARCHY_BYTES >> 20} MB)")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TaxonomyError(f"cannot read {path}: {exc.strerror or exc}") from None
+    from ppdp_gui.engine.data.prechecks import read_regular
+    try:  # only a regular file (a FIFO would wait forever), and at most MAX_HIERARCHY_BYTES
+        data = read_regular(path, MAX_HIERARCHY_BYTES, "hierarchy file",
+                            raise_hint=" for a hierarchy file (a real one is at most a few MB)")
+    except DataError as exc:
+        raise TaxonomyError(f"cannot read {path}: {exc.reason}") from None
     if data[:2] == b"\x1f\x8b":
         try:  # streamed and capped: a small gzip is never expanded past the limit (a decompression bomb)
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:

@@ -41,7 +41,15 @@ class Rename:
     label: str
 
 
-Op = Add | Remove | Move | Rename
+@dataclass(frozen=True)
+class SetOrigin:
+    """Where the tree's values come from ("public" or "data"): values read from the records added to a public
+    tree make it data-derived (no public domain for ε-DP any more); undoing the addition makes it public again."""
+    origin: str
+    node: int = 0  # the root: every op names a node
+
+
+Op = Add | Remove | Move | Rename | SetOrigin
 
 
 class EditTree:
@@ -204,4 +212,7 @@ class EditTree:
             old = self.labels[op.node]
             self.labels[op.node] = op.label
             return Rename(op.node, old)
+        if isinstance(op, SetOrigin):
+            old, self.origin = self.origin, op.origin
+            return SetOrigin(old)
         raise TypeError(op)

@@ -1,5 +1,7 @@
 """One call that builds a column's taxonomy by name — the same call for the window's buttons and `ppdp run`.
 
+Which builders exist, their words and parameters: taxonomy/registry.py (the list both enumerate).
+
 A *build spec* names a builder and its few public choices, spelled as on the command line:
 
     intervals[:WIDTH]          numeric intervals (builders.numeric_intervals); WIDTH defaults to the width the
@@ -10,12 +12,16 @@ A *build spec* names a builder and its few public choices, spelled as on the com
                                from the values when not given (dates.date_format_of), never guessed
     mask[:PAD]                 codes masked from the right, 47677 → 4767* → … (builders.masking); PAD (e.g. 0)
                                pads shorter codes on the left
-    icd9 | icd10               code → category → block → chapter (icd.icd_taxonomy)
+    icd9 | icd10[:LEVEL]       code → category → block → chapter (icd.icd_taxonomy); LEVEL "categories": every
+                               3-character category of the classification as the leaves (icd.icd_categories),
+                               public, with the public domain icd9 / icd10; the column's codes are then written
+                               as their category (`recoded_values`; the loader and the Taxonomies step do it)
     flat                       every value found directly under * (Taxonomy.flat)
 
 Origin follows the builder: a tree whose leaves are the column's own values (flat, intervals, dates, mask, icd)
 is ``origin="data"`` — a differentially private release must not treat its values as public unless the
-custodian allows data domains — and `bands`, built only from the stated bounds, is ``origin="public"``.
+custodian allows data domains — and `bands` (built only from the stated bounds) and `icd9:categories` /
+`icd10:categories` (the classification's shipped list) are ``origin="public"``.
 A spec that is not understood, or values a builder refuses, is one TaxonomyError naming the column (and an
 example value when values are at fault), never a traceback.
 """
@@ -32,17 +38,12 @@ from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, as_number
                                                numeric_intervals, ordered_intervals)
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
-#: builder names and how each is spelled, for help texts and error messages
-BUILDERS = {
-    "intervals": "intervals[:WIDTH]",
-    "bands": "bands:LOW:HIGH[:WIDTH[:STEP]]",
-    "dates": "dates[:FORMAT]",
-    "mask": "mask[:PAD]",
-    "icd9": "icd9",
-    "icd10": "icd10",
-    "flat": "flat",
-}
-SPEC_HELP = " | ".join(BUILDERS.values())
+from ppdp_gui.engine.taxonomy.registry import BUILDERS as _REGISTRY
+from ppdp_gui.engine.taxonomy.registry import spec_help
+
+#: builder names and how each is spelled (from the one registry the window and `ppdp` enumerate)
+BUILDERS = {b.name: b.spelling for b in _REGISTRY}
+SPEC_HELP = spec_help()
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class BuildSpec:
     step: float | None = None
     date_format: str | None = None
     pad: str | None = None
+    level: str | None = None  # icd9 / icd10: "codes" (the table's, default) or "categories" (the public list)
 
 
 def _number(column: str, text: str, what: str, spec: str) -> float:
@@ -103,6 +105,10 @@ def parse_spec(column: str, text: str) -> BuildSpec:
             raise TaxonomyError(f"column {column!r}: {spec!r} — write mask, or mask:PAD with one padding "
                                 "character (e.g. mask:0 for ZIP codes)")
         return BuildSpec(kind, pad=args[0] if args else None)
+    if kind in ("icd9", "icd10") and args:
+        if len(args) > 1 or args[0].lower() not in ("codes", "categories"):
+            raise TaxonomyError(f"column {column!r}: {spec!r} — write {kind}, {kind}:codes or {kind}:categories")
+        return BuildSpec(kind, level=args[0].lower())
     if args:
         raise TaxonomyError(f"column {column!r}: {kind} takes no options, got {spec!r}")
     return BuildSpec(kind)
@@ -115,6 +121,19 @@ def interval_width_for(values) -> float:
     if not len(numbers):
         return float(DEFAULT_INTERVAL_WIDTH)
     return default_width(float(numbers.min()), float(numbers.max()))
+
+
+def recoded_values(column: str, values, spec: BuildSpec | str, keep=()):
+    """The column's values as the tree `spec` builds expects them, when that tree is at a coarser level than the
+    values: `icd9:categories` / `icd10:categories` write each code as its category (a public rule, see
+    icd.to_categories); None when the values are used as they are (every other builder). `keep`: labels left
+    unchanged (the missing-value category)."""
+    if isinstance(spec, str):
+        spec = parse_spec(column, spec)
+    if spec.kind in ("icd9", "icd10") and spec.level == "categories":
+        from ppdp_gui.engine.taxonomy.icd import to_categories
+        return to_categories(column, values, spec.kind, keep=keep)
+    return None
 
 
 def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
@@ -139,6 +158,11 @@ def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
         return date_hierarchy(column, values, date_format=fmt)
     if spec.kind == "mask":
         return masking(column, values, pad=spec.pad)
+    if spec.kind in ("icd9", "icd10") and spec.level == "categories":
+        from ppdp_gui.engine.taxonomy.icd import icd_categories
+        tax = Taxonomy.from_paths(column, icd_categories(spec.kind).to_paths())
+        tax.origin = "public"  # the classification's own list: nothing read from the table
+        return tax
     if spec.kind in ("icd9", "icd10"):
         from ppdp_gui.engine.taxonomy.icd import icd_taxonomy
         return icd_taxonomy(column, values, version=spec.kind)

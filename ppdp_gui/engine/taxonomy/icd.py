@@ -124,6 +124,39 @@ def code_category(code, version: str = "icd9") -> str | None:
     return m.group(1) if m else None
 
 
+def to_categories(column: str, values, version: str = "icd9", keep=()) -> pd.Series:
+    """Each code written as its 3-character category ('250.83' → '250', 'V45.81' → 'V45'): the level of the
+    public list (`icd_categories`), so that the classification's public tree covers the column. A public rule
+    applied value by value; missing values and the labels in `keep` (the missing-value category) stay as they
+    are; a value that is no code of `version` is refused by name, as `icd_taxonomy` refuses it."""
+    series = pd.Series(values)
+    texts = series.dropna().astype(str)
+    rows = {r[0] for r in category_rows(version)}
+    kept = {str(k) for k in keep}
+    mapping = {c: (c if c in kept else code_category(c, version)) for c in texts.unique()}
+    bad = sorted((c for c, cat in mapping.items() if cat is None or (cat not in rows and c not in kept)),
+                 key=natural_key)
+    if bad:
+        name = "ICD-9-CM" if version == "icd9" else "ICD-10"
+        raise TaxonomyError(f"column {column!r}: {len(bad):,} value(s) in {int(texts.isin(bad).sum()):,} row(s) are "
+                            f"not {name} codes (e.g. {', '.join(repr(b) for b in bad[:5])}); correct them, treat them "
+                            "as missing, or choose the other ICD version")
+    out = series.astype(object).copy()
+    present = series.notna()
+    out[present] = texts.map(mapping).to_numpy()
+    return out
+
+
+def categories_version(tax) -> str | None:
+    """'icd9' / 'icd10' when `tax` holds exactly the shipped list of categories (the public tree built by
+    `icd9:categories`), else None: a project reopened with such a tree gets its column written as categories."""
+    leaves = tax.leaf_values()
+    for version in VERSIONS:
+        if len(leaves) == len(category_rows(version)) and set(leaves) == {r[0] for r in category_rows(version)}:
+            return version
+    return None
+
+
 def icd_taxonomy(column: str, values, version: str = "icd9", root_label: str = "*") -> Taxonomy:
     """Leaves = the column's codes (as written), then category, block, chapter, root; invalid codes refused."""
     rows = {r[0]: r[1:] for r in category_rows(version)}

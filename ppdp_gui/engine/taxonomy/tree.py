@@ -61,21 +61,24 @@ class Taxonomy:
         if len(roots) != 1:
             raise TaxonomyError(f"taxonomy of {column!r}: rows end in different roots {sorted(roots)[:5]}")
         tax = cls(column, root_label=roots.pop())
-        index: dict[tuple[str, ...], int] = {(): 0}
+        # a node is found by (its parent's id, its label): building costs one look-up per label, so a deep tree
+        # is built in time and memory linear in its size (keys holding the whole path grew with the depth squared)
+        index: dict[tuple[int, str], int] = {}
         where = [(1, len(paths[0]))]  # (row, column) where each node first appears, for messages
         for row_no, path in enumerate(paths, start=1):
             if any(cell == "" for cell in path):
                 raise TaxonomyError(f"taxonomy of {column!r}, row {row_no}: empty label")
             top_down = list(reversed(path))[1:]
-            key: tuple[str, ...] = ()
+            node = 0
             for depth, label in enumerate(top_down):
-                parent = index[key]
-                key = key + (label,)
-                if key not in index:
-                    index[key] = tax.add_node(label, parent)
+                key = (node, label)
+                found = index.get(key)
+                if found is None:
+                    found = index[key] = tax.add_node(label, node)
                     where.append((row_no, len(path) - 1 - depth))
-                elif depth == len(top_down) - 1 and tax._children[index[key]]:
+                elif depth == len(top_down) - 1 and tax._children[found]:
                     raise TaxonomyError(f"taxonomy of {column!r}, row {row_no}: {label!r} is both a value and a group")
+                node = found
         tax.check_labels(where)
         tax._register_leaves()
         return tax

@@ -10,7 +10,7 @@ from typing import Callable
 
 from PySide6 import QtGui
 
-from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename
+from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename, SetOrigin
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
 
 Plan = Callable[[Callable[[Op], None]], None]
@@ -170,8 +170,9 @@ def plan_delete(tree: EditTree, nodes: list[int]) -> Plan:
     return plan
 
 
-def plan_add_values(tree: EditTree, values: list[str], parent: int = 0) -> Plan:
-    """Put values the tree lacks (e.g. found in the data) under `parent`."""
+def plan_add_values(tree: EditTree, values: list[str], parent: int = 0, from_data: bool = False) -> Plan:
+    """Put values the tree lacks under `parent`. `from_data`: some were read from the records (not from a public
+    list), so the tree becomes data-derived (origin "data": no public domain for ε-DP); undo restores it."""
     present = set(tree.value_labels())
     new = [v for v in dict.fromkeys(values) if v not in present]
     if not new:
@@ -180,4 +181,6 @@ def plan_add_values(tree: EditTree, values: list[str], parent: int = 0) -> Plan:
     def plan(apply):
         for value in new:
             apply(Add(tree.next_id, value, parent, len(tree.kids[parent]), False))
+        if from_data and tree.origin != "data":
+            apply(SetOrigin("data"))
     return plan

@@ -15,6 +15,7 @@ class CoveragePanel(QtWidgets.QGroupBox):
         super().__init__("Coverage of the data", parent)
         self.setAccessibleName("Coverage of the data by the taxonomy")
         self.coverage = None
+        self.public_missing: list[str] = []  # values of the column's public list the tree lacks
         self.summary_label = QtWidgets.QLabel("No data loaded: coverage not checked.")
         self.summary_label.setWordWrap(True)
         self.summary_label.setAccessibleName("Coverage summary")
@@ -30,8 +31,14 @@ class CoveragePanel(QtWidgets.QGroupBox):
         layout.addWidget(self.list)
         layout.addWidget(self.add_button, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
 
-    def update_coverage(self, taxonomy, values: pd.Series | None) -> None:
+    def update_coverage(self, taxonomy, values: pd.Series | None, public_values=None) -> None:
+        """`public_values`: the column's public list (domain); its values the tree lacks are listed too (a
+        differentially private release needs the tree to hold exactly that list)."""
         self.list.clear()
+        self.public_missing = []
+        if taxonomy is not None and public_values:
+            leaves = set(taxonomy.leaf_values())
+            self.public_missing = [v for v in public_values if v not in leaves]
         if taxonomy is None or values is None:
             self.coverage = None
             self.summary_label.setText("No data loaded: coverage not checked." if values is None
@@ -55,24 +62,32 @@ class CoveragePanel(QtWidgets.QGroupBox):
             item = QtWidgets.QListWidgetItem(warn, f"In the data, not in the tree: {value}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, ("missing", value))
             self.list.addItem(item)
+        for value in self.public_missing[:SHOWN]:
+            item = QtWidgets.QListWidgetItem(warn, f"In the public list of values, not in the tree: {value}")
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, ("public", value))
+            self.list.addItem(item)
         for value in list(cov.unused)[:SHOWN]:
             item = QtWidgets.QListWidgetItem(info, f"In the tree, not in the data: {value}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, ("unused", value))
             item.setForeground(QtGui.QBrush(QtGui.QColor("#555555")))
             self.list.addItem(item)
-        n_missing, n_unused = len(cov.missing), len(cov.unused)
-        if not n_missing and not n_unused:
+        n_missing, n_unused, n_public = len(cov.missing), len(cov.unused), len(self.public_missing)
+        if not n_missing and not n_unused and not n_public:
             text = "Every value in the data is in the tree, and every value of the tree occurs in the data."
         else:
             parts = []
             if n_missing:
                 parts.append(f"⚠ {n_missing} value{'s' if n_missing != 1 else ''} of the data "
                              f"{'are' if n_missing != 1 else 'is'} not in the tree: add them before a release.")
+            if n_public:
+                parts.append(f"⚠ {n_public} value{'s' if n_public != 1 else ''} of the column's public list "
+                             f"{'are' if n_public != 1 else 'is'} not in the tree: add them (Add missing values) "
+                             "so a differentially private release can use the list.")
             if n_unused:
                 parts.append(f"{n_unused} value{'s' if n_unused != 1 else ''} of the tree "
                              f"{'do' if n_unused != 1 else 'does'} not occur in the data.")
             text = " ".join(parts)
         self.summary_label.setText(text)
-        self.summary_label.setStyleSheet("color: #a33a00;" if n_missing else "")
-        self.list.setVisible(bool(n_missing or n_unused))
-        self.add_button.setVisible(bool(n_missing))
+        self.summary_label.setStyleSheet("color: #a33a00;" if n_missing or n_public else "")
+        self.list.setVisible(bool(n_missing or n_unused or n_public))
+        self.add_button.setVisible(bool(n_missing or n_public))

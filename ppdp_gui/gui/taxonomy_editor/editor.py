@@ -50,6 +50,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self._column = ""
         self._base: Taxonomy | None = None  # as loaded: returned unchanged (ARX rows kept) while nothing is edited
         self._values: pd.Series | None = None
+        self._public: tuple[str, ...] | None = None  # the column's public list of values (its domain), if stated
         self._clipboard: list[int] = []
         self._loading = False
         self._built: tuple[EditTree, int, Taxonomy] | None = None  # last tree -> Taxonomy conversion
@@ -188,8 +189,11 @@ class TaxonomyEditor(QtWidgets.QWidget):
     def column(self) -> str:
         return self._column
 
-    def set_column(self, column: str, taxonomy: Taxonomy | None = None, values: pd.Series | None = None) -> None:
-        """Show `column`'s taxonomy (a flat one from `values` if it has none); forgets the undo history."""
+    def set_column(self, column: str, taxonomy: Taxonomy | None = None, values: pd.Series | None = None,
+                   public_values=None) -> None:
+        """Show `column`'s taxonomy (a flat one from `values` if it has none); forgets the undo history.
+        `public_values`: the column's public list (its domain): values it names that the tree lacks are offered
+        by "Add missing values" too, and adding them keeps a public tree public."""
         if taxonomy is None:
             if values is None:
                 raise ValueError("set_column needs a taxonomy or the column's values")
@@ -199,6 +203,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
             self._column = column
             self._base = taxonomy
             self._values = values
+            self._public = None if public_values is None else tuple(str(v) for v in public_values)
             self.undo_stack.clear()
             self.model.set_tree(EditTree.from_taxonomy(taxonomy))
             self.undo_stack.setClean()
@@ -211,6 +216,23 @@ class TaxonomyEditor(QtWidgets.QWidget):
         numeric = self._numeric(numbers)
         self.builder.setVisible(numeric)  # intervals only make sense for numbers
         self.builder.set_values(column, numbers if numeric else [])
+
+    def clear(self) -> None:
+        """Show nothing: no column, no tree, no data values, no undo history (another table was opened, so
+        nothing of the last one may be shown, offered by "Add missing values" or sent back to the session)."""
+        self._loading = True
+        try:
+            self._column, self._base, self._values, self._clipboard, self._built = "", None, None, [], None
+            self._public = None
+            self.undo_stack.clear()
+            self.model.set_tree(EditTree())
+            self.undo_stack.setClean()
+        finally:
+            self._loading = False
+        self._say("")
+        self._refresh_views()
+        self.builder.setVisible(False)
+        self.builder.set_values("", [])
 
     def taxonomy(self) -> Taxonomy:
         """The taxonomy as edited (the loaded, imported or built object itself while it is unchanged)."""
@@ -317,11 +339,28 @@ class TaxonomyEditor(QtWidgets.QWidget):
             return True
         return False
 
+    def set_public_values(self, public_values) -> None:
+        """The column's public list changed (its domain was stated or removed): coverage follows."""
+        public = None if public_values is None else tuple(str(v) for v in public_values)
+        if public != self._public:
+            self._public = public
+            self._refresh_views()
+
     def add_missing_values(self) -> bool:
+        """Add the data's values and the public list's values that the tree lacks. Values read only from the
+        data make the tree data-derived (say so); those of the public list keep a public tree public."""
         cov = self.coverage_panel.coverage
-        missing = list(cov.missing) if cov is not None else []
-        plan = self._plan_or_say(lambda: cmd.plan_add_values(self.tree(), missing))
-        return plan is not None and self._push(cmd.EditCommand(self.model, "Add missing values", plan))
+        data_missing = list(cov.missing) if cov is not None else []
+        public_missing = list(self.coverage_panel.public_missing)
+        public = set(self._public or ())
+        from_data = [v for v in data_missing if v not in public]
+        values = public_missing + [v for v in data_missing if v not in set(public_missing)]
+        plan = self._plan_or_say(lambda: cmd.plan_add_values(self.tree(), values, from_data=bool(from_data)))
+        ok = plan is not None and self._push(cmd.EditCommand(self.model, "Add missing values", plan))
+        if ok and from_data and self._base is not None and getattr(self._base, "origin", "public") == "public":
+            self._say(f"{len(from_data)} value(s) read from your table were added: the tree is now built from the "
+                      "table's values, so a differentially private release cannot treat it as public.")
+        return ok
 
     def replace_taxonomy(self, taxonomy: Taxonomy, text: str = "Replace taxonomy") -> bool:
         tree = EditTree.from_taxonomy(taxonomy)
@@ -412,7 +451,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
             taxonomy = self.taxonomy()
         except PpdpError:
             taxonomy = None
-        self.coverage_panel.update_coverage(taxonomy, self._values)
+        self.coverage_panel.update_coverage(taxonomy, self._values, self._public)
         self.model.set_data_values(None if self._values is None else
                                    set(self._values.dropna().astype(str).unique()))
         self.view.viewport().update()

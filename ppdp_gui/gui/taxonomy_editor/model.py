@@ -13,7 +13,7 @@ from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename
+from ppdp_gui.engine.taxonomy.editing import Add, EditTree, Move, Op, Remove, Rename, SetOrigin
 
 MIME = "application/x-ppdp-taxonomy-nodes"
 Qt = QtCore.Qt
@@ -117,6 +117,9 @@ class TaxonomyModel(QtCore.QAbstractItemModel):
             inverse = tree.apply(op)
             index = self.index_of(op.node)
             self.dataChanged.emit(index, index)
+            touched = []
+        elif isinstance(op, SetOrigin):
+            inverse = tree.apply(op)
             touched = []
         else:
             raise TypeError(op)

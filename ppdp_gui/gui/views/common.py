@@ -27,9 +27,14 @@ class StepView(QWidget):
         self.session = session
         self.runner = runner
         self.setAccessibleName(f"{self.title} step")
+        session.table_opened.connect(self.forget_table)
 
     def state(self) -> tuple[str, str]:
         return TODO, ""
+
+    def forget_table(self) -> None:
+        """Another table was opened (`Session.table_opened`, before its `dataset_changed`): forget whatever this
+        view keeps that was derived from, typed for or offered about the table before. Views override it."""
 
 
 class _Turns(QObject):

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.outputs import default_record_path
 from ppdp_gui.engine.privacy.records import units_note
 from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
@@ -111,6 +112,13 @@ class ExportView(StepView):
         self.report_check.setChecked(True)
         self.report_check.setToolTip("The release note says what the file is and what its guarantee means. It holds "
                                      "nothing computed from your data except through the mechanism's noise.")
+        self.record_check = QCheckBox("Also save a &copy of the custodian record (JSON) next to it — for you, do "
+                                      "not publish it")
+        self.record_check.setToolTip("The custodian record holds exact counts and figures measured on your data. "
+                                     "A copy always stays in the ledger's folder; this saves one more beside the "
+                                     "released file.")
+        self.pdf_check = QCheckBox("Also write &PDF copies of the release note and the custodian record")
+        self.pdf_check.setToolTip("The same documents as PDF, for reading and printing; written beside their JSON.")
         self.record_note = note(object_name="record_note")
         self.export_button = QPushButton("E&xport")
         self.export_button.setObjectName("export_button")
@@ -156,6 +164,11 @@ class ExportView(StepView):
         form.addRow("&Format:", self.format_combo)
         form.addRow("&File:", path_holder)
         form.addRow("", self.report_check)
+        form.addRow("", self.record_check)
+        form.addRow("", self.pdf_check)
+        # every output of engine.pipeline.outputs (what `ppdp run` offers), with its control here
+        self.output_controls = {"table": self.path_edit, "note": self.report_check, "record": self.record_check,
+                                "pdf": self.pdf_check}
         for field in (self.release_combo, self.format_combo, path_holder):
             label = form.labelForField(field)
             if label is not None:
@@ -218,7 +231,7 @@ class ExportView(StepView):
         record = self.record
         has = record is not None
         for w in (self.export_button, self.path_edit, self.browse_button, self.format_combo, self.release_combo,
-                  self.report_check):
+                  self.report_check, self.record_check, self.pdf_check):
             w.setEnabled(has and not self._busy)
         if has:
             if record is not self._path_record or not self.path_edit.text().strip():
@@ -255,8 +268,14 @@ class ExportView(StepView):
         text = self.path_edit.text().strip()
         if record is None or ds is None or not text or self._busy:
             return
+        from ppdp_gui.gui.governance_menu import gate_for_export  # the release context's risk threshold
+        gated = gate_for_export(self, record)
+        if gated is None:
+            return
         path = Path(text).expanduser()
         note_to = note_path(path) if self.report_check.isChecked() else None
+        record_to = default_record_path(path) if self.record_check.isChecked() else None
+        pdf = self.pdf_check.isChecked()  # the note's and the record's (the record: also the ledger folder's copy)
         ledger = None
         if record.ledger_path or record.cost.is_dp:
             try:
@@ -265,7 +284,7 @@ class ExportView(StepView):
                 ledger = None
         folder = tempfile.mkdtemp(prefix="ppdp_export_")  # private: the latch lives here
         self._latch = CommitLatch(Path(folder) / "decision")
-        self._targets = export_targets(record, path, note_to)
+        self._targets = export_targets(record, path, note_to, record_to, pdf)
         self._busy = True
         self._started = time.time()
         self._release_chosen()
@@ -277,9 +296,9 @@ class ExportView(StepView):
         self._show_stage()
         self._ticker.start()
         # the release travels to the worker without the closure some mechanisms attach for their own figures
-        travelling = dataclasses.replace(record, release=dataclasses.replace(record.release, apply_to=None))
+        travelling = dataclasses.replace(gated, release=dataclasses.replace(record.release, apply_to=None))
         self._job = self.runner.start_process(
-            self.task, (travelling, path, note_to, ledger, str(self._latch.path)),
+            self.task, (travelling, path, note_to, ledger, str(self._latch.path), record_to, pdf),
             on_done=lambda exported: self._done(record, exported), on_error=self._failed,
             on_progress=self._progress, on_cancelled=self._cancelled)
         self._folder = folder
@@ -327,6 +346,7 @@ class ExportView(StepView):
         self._end()
         self.stage.setText("")
         written = list(exported.files) + ([exported.note] if exported.note else [])
+        pdfs = [Path(p).with_suffix(".pdf") for p in (exported.note, exported.record) if p] if exported.pdf else []
         self.exported = [Path(p) for p in written]
         self.session.add_exports(record, written)
         self._release_chosen()
@@ -342,6 +362,8 @@ class ExportView(StepView):
                          f"kept as {kept}, so each release keeps its own note.")
         if exported.record:
             lines.append(f"Custodian record (keep it here, do not publish): {exported.record}")
+        if pdfs:
+            lines.append("PDF copies: " + ", ".join(str(p) for p in pdfs))
         self.result.setText("<br>".join(lines))
         self.exported_files.emit([str(p) for p in written])
 

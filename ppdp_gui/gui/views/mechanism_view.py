@@ -69,7 +69,6 @@ class MechanismView(StepView):
                                         "(give it its own budget; recorded in the ledger)")
         self.separate_check.setObjectName("separate_check")
         self.separate_check.setVisible(False)
-        self._memory: dict[str, dict] = {}
         self._preview = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -123,7 +122,7 @@ class MechanismView(StepView):
         if not name:
             return
         if self.session.mechanism_name and self.panel is not None:
-            self._memory[self.session.mechanism_name] = self.panel.values()
+            self.session.table.param_memory[self.session.mechanism_name] = self.panel.values()
         try:
             cls = registry.get(name)
         except Exception as exc:  # noqa: BLE001 - a broken or half-installed mechanism must not break the window
@@ -134,7 +133,7 @@ class MechanismView(StepView):
             return
         self.about.setText(f"<b>{cls.guarantee}</b>. {cls.summary}")
         self.panel = ParamPanel(cls.params, self.session.dataset)
-        self.panel.set_values(self._memory.get(name, {}))
+        self.panel.set_values(self.session.table.param_memory.get(name, {}))  # typed for this table before
         self.panel.changed.connect(lambda: self.session.set_params(self.panel.values()))
         self.scroll.setWidget(self.panel)
         self.session.set_mechanism(name, self.panel.values())
@@ -177,6 +176,14 @@ class MechanismView(StepView):
         if params is not None and self.panel is not None:
             self.panel.set_values(params)
             self.session.set_params(self.panel.values())
+
+    def forget_table(self) -> None:
+        """A new table: the parameters typed or applied from advice for the last one go back to their defaults
+        (the session has forgotten them too; the same file read again keeps them, see Session.set_dataset)."""
+        if self.panel is not None:
+            self.panel.blockSignals(True)
+            self.panel.set_values(self.session.params)
+            self.panel.blockSignals(False)
 
     def _dataset_changed(self) -> None:
         ds = self.session.dataset

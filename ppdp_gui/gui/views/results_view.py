@@ -99,6 +99,12 @@ class ResultsView(StepView):
         self.sweep.state_changed.connect(self.state_changed)  # the step list counts simulations at once
         self._releases_changed()
 
+    def forget_table(self) -> None:
+        """A new table: its releases and simulations start empty (the session's TableState); the risk tab's
+        population size and the simulation's applied-advice line were about the table before."""
+        self.risk.population_mode.setCurrentIndex(0)
+        self.sweep.applied.setText("")
+
     def _releases_changed(self) -> None:
         records = self.session.releases
         self.release_combo.blockSignals(True)

@@ -166,12 +166,14 @@ class RiskPanel(QWidget):
         ab.addWidget(self.attribute_note)
         ab.addWidget(self.attribute_table, 1)
 
-        self.chart = None
-        try:
-            from ppdp_gui.gui.charts import RiskChart
-            self.chart = RiskChart()
-        except ImportError:  # pragma: no cover - pyqtgraph is a dependency; the figures stand without it
-            pass
+        # the chart (pyqtgraph) is built on first use, not with the window: importing it took ~0.5-0.9 s of the
+        # window's start (benchmarks/bench_start.py)
+        self._chart = None
+        self._chart_failed = False
+        self._histograms = (None, None)  # what the chart shows, kept until it is built
+        self._chart_holder = QWidget()
+        self._chart_layout = QVBoxLayout(self._chart_holder)
+        self._chart_layout.setContentsMargins(0, 0, 0, 0)
 
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -182,8 +184,7 @@ class RiskPanel(QWidget):
         lv.addWidget(self.harbor_box, 1)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
-        if self.chart is not None:
-            split.addWidget(self.chart)
+        split.addWidget(self._chart_holder)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
@@ -247,7 +248,29 @@ class RiskPanel(QWidget):
         super().resizeEvent(event)
         self._fit_table()  # titles wrap differently at another width
 
+    @property
+    def chart(self):
+        """The rows-by-risk chart, built (and pyqtgraph imported) on first use; None without pyqtgraph."""
+        if self._chart is None and not self._chart_failed:
+            try:
+                from ppdp_gui.gui.charts import RiskChart
+                self._chart = RiskChart()
+                self._chart_layout.addWidget(self._chart)
+                self._chart.set_histograms(*self._histograms)
+            except ImportError:  # pragma: no cover - pyqtgraph is a dependency; the figures stand without it
+                self._chart_failed = True
+        return self._chart
+
+    def _set_histograms(self, before, after) -> None:
+        """Draw them now if the chart exists (or the tab is shown), else when it is built."""
+        self._histograms = (before, after)
+        if self._chart is not None or self.isVisible():
+            chart = self.chart
+            if chart is not None:
+                chart.set_histograms(before, after)
+
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.chart  # noqa: B018 - the chart appears with the tab
         super().showEvent(event)
         if self._stale:
             self.recompute()
@@ -299,8 +322,7 @@ class RiskPanel(QWidget):
         self._show_attributes(comparison)
         if comparison is None:
             self.harbor_summary.setText("")
-            if self.chart is not None:
-                self.chart.set_histograms(None, None)
+            self._set_histograms(None, None)
             return
         if not comparison.qis:
             self.status.setText("No column is a quasi-identifier, so nobody can be picked out through them; set "
@@ -334,9 +356,8 @@ class RiskPanel(QWidget):
             self.not_measured.setText(comparison.not_measured)
             self.not_measured.setVisible(bool(comparison.not_measured))
         self._show_harbor(comparison)
-        if self.chart is not None:
-            self.chart.set_histograms(comparison.input.histogram if comparison.input else None,
-                                      comparison.release.histogram if comparison.release else None)
+        self._set_histograms(comparison.input.histogram if comparison.input else None,
+                             comparison.release.histogram if comparison.release else None)
 
     def _show_attributes(self, comparison) -> None:
         rows = attribute_rows(comparison) if comparison is not None else []

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, Q
                                QPushButton, QSpinBox, QVBoxLayout)
 
 from ppdp_gui.engine.data.schema import Role
-from ppdp_gui.engine.errors import PpdpError
+from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError, TaxonomyError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note, soon
 from ppdp_gui.engine.explain import plan_sentences
@@ -296,6 +296,10 @@ class RunView(StepView):
         s = self.session
         if self.running or s.dataset is None or not s.mechanism_name:
             return
+        s.invalidate_preview()  # the plan again, now: a problem found before the run is listed here, not run into
+        if s.preview().errors:
+            self.refresh()
+            return
         name, data, params = s.mechanism_name, s.dataset, dict(s.params)
         try:
             ledger = str(s.ledger.path)  # the worker process opens the same ledger file
@@ -354,6 +358,13 @@ class RunView(StepView):
 
     def _failed(self, exc: BaseException, details: str) -> None:
         self._failed_text = str(exc)
+        if isinstance(exc, (TaxonomyError, ParameterError, DataError)):
+            # a problem with the table, its taxonomies or the settings, found before anything was released: it is
+            # listed with the step's other problems, in the words of the step that fixes it
+            self.message.setText(f"Not run: {exc}")
+            self.log.addItem(f"Problem found before anything was released: {exc}")
+            self._finish()
+            return
         self.message.setText("The run failed: nothing was released.")
         self.log.addItem(f"Failed: {exc}")
         self._finish()

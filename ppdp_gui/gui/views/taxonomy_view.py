@@ -1,9 +1,11 @@
 """Taxonomies step: which quasi-identifiers have a generalisation tree, and the editor for the chosen one.
 
 The list says per column what is there ("5 levels, 100 values", "no taxonomy", "3 data values not in the tree").
-Bulk actions (ARX import, a folder of ARX files, flat trees, numeric intervals, dates) sit under the list; the
-builders are called through engine.taxonomy.from_spec, as `ppdp run --build-taxonomy` calls them; the tree
-editor (gui/taxonomy_editor) edits the selected column and reports each change back to the session.
+Under the list: ARX import (one file, or a folder), and "Build a tree", which offers every builder of the engine's
+registry (engine/taxonomy/registry.py: the list `ppdp --build-taxonomy` offers too) with its fields; what is typed
+becomes the command line's spelling and is built by engine.taxonomy.from_spec, as `ppdp run --build-taxonomy`
+builds it. The tree editor (gui/taxonomy_editor) edits the selected column and reports each change back to the
+session; a column's public list of values (its domain) is handed to it, so values the domain needs can be added.
 """
 
 from __future__ import annotations
@@ -13,14 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDoubleSpinBox, QFileDialog, QGridLayout, QListWidget,
-                               QListWidgetItem, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QLineEdit,
+                               QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QStackedWidget,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.taxonomy import DEFAULT_INTERVAL_WIDTH
-from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
-from ppdp_gui.engine.taxonomy.from_spec import BuildSpec, build_taxonomy, interval_width_for
+from ppdp_gui.engine.taxonomy import registry as builders
 from ppdp_gui.gui.coverage_cache import cached_missing_values, missing_values  # noqa: F401 - re-exported
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
@@ -29,6 +29,22 @@ try:  # the tree editor is built alongside; until it is there the step shows a r
     from ppdp_gui.gui.taxonomy_editor.editor import TaxonomyEditor
 except ImportError:  # pragma: no cover - depends on what has landed
     TaxonomyEditor = None
+
+
+def numbers_with_top_codes(values) -> bool:
+    """engine.taxonomy.builders' rule, imported when a table is there (numpy stays out of the window's start)."""
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes as rule
+    return rule(values)
+
+
+def build_taxonomy(column: str, values, spec):
+    from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy as build
+    return build(column, values, spec)
+
+
+def interval_width_for(values) -> float:
+    from ppdp_gui.engine.taxonomy.from_spec import interval_width_for as width
+    return width(values)
 
 
 def describe_taxonomy(tax, frame: pd.DataFrame, column: str) -> str:
@@ -55,42 +71,24 @@ class TaxonomyView(StepView):
                                       "for the selected column.")
         self.folder_button = QPushButton("Import an ARX &folder…")
         self.folder_button.setToolTip("Match files named like <column>.csv or *_hierarchy_<column>.csv to columns.")
-        self.flat_button = QPushButton("&Flat taxonomy")
-        self.flat_button.setToolTip("A one-level tree for the selected column: every value found in the table "
-                                    "directly under *. It is built from the data, so a differentially private "
-                                    "release cannot treat its values as public.")
         self.flat_all_button = QPushButton("Flat for all &without one")
         self.flat_all_button.setToolTip("A one-level tree for every quasi-identifier that has none yet.")
-        self._width_column = None  # the numeric column the width box was last set for
-        self.width_box = QDoubleSpinBox()
-        self.width_box.setRange(0.0001, 1e9)
-        self.width_box.setValue(DEFAULT_INTERVAL_WIDTH)
-        self.width_box.setMinimumWidth(self.fontMetrics().horizontalAdvance("0" * 9))
-        self.width_box.setAccessibleName("Interval width")
-        self.width_box.setToolTip("Width of the smallest intervals; each level above joins two of them.")
-        self.intervals_button = QPushButton("Numeric &intervals")
-        self.intervals_button.setToolTip("Build intervals of the given width for the selected numeric column.")
-        self.dates_button = QPushButton("&Dates: month → year → decade")
-        self.dates_button.setToolTip("For a column of dates (2020-03-07, or 07/03/2020 when some day is above 12): "
-                                     "each date under its month, year and decade. Built from the table's dates, "
-                                     "so a differentially private release cannot treat them as public.")
         self.remove_button = QPushButton("&Remove taxonomy")
         self.summary = note(object_name="taxonomy_summary")
+        self._width_column = None  # (column, its domain) the builders' fields were last filled for
+        build_box = self._builder_box()
 
         buttons = QGridLayout()
-        buttons.addWidget(self.import_button, 0, 0, 1, 2)
-        buttons.addWidget(self.folder_button, 1, 0, 1, 2)
-        buttons.addWidget(self.flat_button, 2, 0, 1, 2)
-        buttons.addWidget(self.flat_all_button, 3, 0, 1, 2)
-        buttons.addWidget(self.width_box, 4, 0)
-        buttons.addWidget(self.intervals_button, 4, 1)
-        buttons.addWidget(self.dates_button, 5, 0, 1, 2)
-        buttons.addWidget(self.remove_button, 6, 0, 1, 2)
+        buttons.addWidget(self.import_button, 0, 0)
+        buttons.addWidget(self.folder_button, 0, 1)
+        buttons.addWidget(self.flat_all_button, 1, 0)
+        buttons.addWidget(self.remove_button, 1, 1)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.summary)
         lv.addWidget(self.columns, 1)
+        lv.addWidget(build_box)
         lv.addLayout(buttons)
 
         if TaxonomyEditor is not None:
@@ -116,13 +114,12 @@ class TaxonomyView(StepView):
         self.columns.currentItemChanged.connect(lambda _c, _p: self._show_selected())
         self.import_button.clicked.connect(self._import_one)
         self.folder_button.clicked.connect(self._import_folder)
-        self.flat_button.clicked.connect(lambda: self._flat([self.selected_column()]))
         self.flat_all_button.clicked.connect(lambda: self._flat(self.session.qi_without_taxonomy()))
-        self.intervals_button.clicked.connect(self._intervals)
-        self.dates_button.clicked.connect(self.build_dates)
+        self.build_button.clicked.connect(self.build_selected)
         self.remove_button.clicked.connect(lambda: self._set(self.selected_column(), None))
         session.dataset_changed.connect(self._refresh)
         self._shown_column: str | None = None
+        self._shown_frame = None  # the table the editor's column was loaded from
         self._editor_stale = False
         self._refresh()
 
@@ -130,6 +127,152 @@ class TaxonomyView(StepView):
         super().showEvent(event)
         if self._editor_stale:
             self._show_selected()
+
+    def _builder_box(self) -> QGroupBox:
+        """'Build a tree': every builder of the engine's registry, its help and its fields (one page each)."""
+        box = QGroupBox("Build a tree for the selected column")
+        self.builder_box = box
+        self.builder_combo = QComboBox()
+        self.builder_combo.setAccessibleName("Taxonomy builder")
+        self.builder_help = note(object_name="builder_help")
+        self.builder_pages = QStackedWidget()
+        self.builder_fields: dict[str, dict[str, QLineEdit | QComboBox]] = {}
+        for b in builders.BUILDERS:
+            self.builder_combo.addItem(b.label, b.name)
+            self.builder_combo.setItemData(self.builder_combo.count() - 1, b.help, Qt.ToolTipRole)
+            page = QWidget()
+            form = QFormLayout(page)
+            form.setContentsMargins(0, 0, 0, 0)
+            self.builder_fields[b.name] = {}
+            for p in b.params:
+                if p.choices:
+                    field = QComboBox()
+                    field.addItems(list(p.choices))
+                else:
+                    field = QLineEdit()
+                    field.setPlaceholderText(p.placeholder)
+                field.setToolTip(p.help)
+                field.setAccessibleName(f"{b.label}: {p.label}")
+                form.addRow(p.label + ":", field)
+                self.builder_fields[b.name][p.name] = field
+            self.builder_pages.addWidget(page)
+        self.build_button = QPushButton("&Build")
+        self.build_button.setToolTip("Replace the selected column's tree with the one built (undo in the editor "
+                                     "with Ctrl+Z)")
+        self.builder_combo.currentIndexChanged.connect(self._builder_chosen)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.builder_combo)
+        layout.addWidget(self.builder_help)
+        layout.addWidget(self.builder_pages)
+        layout.addWidget(self.build_button)
+        self._builder_chosen()
+        return box
+
+    def builder_name(self) -> str:
+        return self.builder_combo.currentData()
+
+    def choose_builder(self, name: str, **fields: str) -> None:
+        """Select builder `name` and type `fields` ({param: text}) into its fields (tests, scripts)."""
+        self.builder_combo.setCurrentIndex(self.builder_combo.findData(name))
+        for param, text in fields.items():
+            field = self.builder_fields[name][param]
+            field.setCurrentText(str(text)) if isinstance(field, QComboBox) else field.setText(str(text))
+
+    def _builder_chosen(self, *_args) -> None:
+        b = builders.builder(self.builder_name())
+        current = self.builder_combo.currentIndex()
+        for i in range(self.builder_pages.count()):  # the box as tall as the chosen builder's fields, no more
+            self.builder_pages.widget(i).setSizePolicy(QSizePolicy.Preferred if i == current else QSizePolicy.Ignored,
+                                                       QSizePolicy.Preferred if i == current else QSizePolicy.Ignored)
+        self.builder_pages.setCurrentIndex(current)
+        self.builder_pages.adjustSize()
+        self._enable_build()
+
+    def _column_is_numbers(self, name: str | None) -> bool:
+        ds = self.session.dataset
+        return name is not None and ds is not None and (
+            ds.spec(name).kind == "numeric" or numbers_with_top_codes(ds.frame[name].dropna().unique()))
+
+    def _enable_build(self) -> None:
+        name = self.selected_column()
+        numbers = self._column_is_numbers(name)
+        b = builders.builder(self.builder_name())
+        fits = name is not None and (numbers or not b.numbers)
+        self.build_button.setEnabled(fits)
+        self.builder_box.setTitle(f"Build a tree for {name}" if name else "Build a tree for the selected column")
+        why = (f" {name} holds text, not numbers: choose another builder." if name is not None and not fits else "")
+        self.builder_help.setText(b.help + (" Public: it does not read the table's values." if b.public else "")
+                                  + (f"<br><span style='color:#a33a00'>{html.escape(why.strip())}</span>" if why
+                                     else ""))
+        self.build_button.setText(f"&Build for {name}" if name else "&Build")
+
+    def _fill_builder_fields(self, name: str | None) -> None:
+        """The fields' starting values for a column: the one default interval width (unless absurd for its
+        range, '90+' read as 90, as `ppdp` does) and, for bands, the column's public range if stated, else a
+        standard one read from its name alone (0-120 for an age), never from its values."""
+        from ppdp_gui.gui.widgets.domain_dialog import fmt_number, suggest_bounds
+        ds = self.session.dataset
+        fields = self.builder_fields
+        if name is None or ds is None:
+            return
+        values = ds.frame[name]
+        numeric = ds.spec(name).kind == "numeric" or numbers_with_top_codes(values.dropna().unique())
+        fields["intervals"]["width"].setText(fmt_number(interval_width_for(values)) if numeric else "")
+        dom = ds.spec(name).domain
+        low = high = ""
+        if dom is not None and dom.is_numeric and dom.is_public:
+            low, high = fmt_number(dom.low), fmt_number(dom.high)
+        elif (s := suggest_bounds(name)) is not None:
+            low, high = fmt_number(s.low), fmt_number(s.high)
+        fields["bands"]["low"].setText(low)
+        fields["bands"]["high"].setText(high)
+
+    def build_selected(self) -> None:
+        """Build the chosen builder's tree for the selected column: the fields become the command line's
+        spelling (registry.spec_text) and engine.taxonomy.from_spec builds it, exactly as `ppdp` would."""
+        column, name = self.selected_column(), self.builder_name()
+        if column is None or self.session.dataset is None:
+            return
+        typed = {p: f.currentText() if isinstance(f, QComboBox) else f.text()
+                 for p, f in self.builder_fields[name].items()}
+        ds = self.session.dataset
+        try:
+            spec = builders.spec_text(name, typed)
+            recoded = self._recoded(column, spec)
+            tax = build_taxonomy(column, ds.frame[column] if recoded is None else recoded, spec)
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build the {builders.builder(name).label.lower()} tree "
+                                          f"for {column}.")
+            return
+        if recoded is not None:  # codes written at the level of the public list the tree holds (a public rule)
+            frame = ds.frame.copy()
+            frame[column] = recoded
+            self.session.auto_notes.append(f"{column}: codes written as their 3-character category (250.83 → 250), "
+                                           "the level of the public ICD list; open the table again to undo.")
+            self.session.update_dataset(ds.with_frame(frame, ds.schema))
+        self._set(column, tax)
+
+    def _recoded(self, column: str, spec: str):
+        """The column's values as the tree `spec` holds them, when it is at a coarser level (ICD categories), and
+        only if that changes a value; else None."""
+        from ppdp_gui.engine.taxonomy.from_spec import recoded_values
+        ds = self.session.dataset
+        label = getattr(ds.source.na_policy, "category_label", None)
+        recoded = recoded_values(column, ds.frame[column], spec, keep=(label,) if label else ())
+        if recoded is None:
+            return None
+        if ds.spec(column).kind != "categorical":
+            raise PpdpError(f"{column} is read as numbers; set its kind to categorical in the Data step first")
+        present = ds.frame[column].notna()
+        same = (recoded[present].astype(str) == ds.frame[column][present].astype(str)).all()
+        return None if same else recoded
+
+    def forget_table(self) -> None:
+        """A new table: the editor's tree, its data values and coverage, and the width box belonged to the last
+        one (a column of the same name in the next table must be loaded afresh, never shown the old values)."""
+        self._shown_column = self._width_column = None
+        if self.editor is not None:
+            self.editor.clear()
 
     # -- list -------------------------------------------------------------------------------------------------
     def qi_columns(self) -> list[str]:
@@ -172,8 +315,7 @@ class TaxonomyView(StepView):
             self.columns.setCurrentRow(names.index(keep) if keep in names else 0)
         self.summary.setText(self.summary_text())
         enabled = self.columns.count() > 0
-        for b in (self.import_button, self.flat_button, self.flat_all_button, self.intervals_button,
-                  self.remove_button, self.folder_button):
+        for b in (self.import_button, self.flat_all_button, self.remove_button, self.folder_button):
             b.setEnabled(enabled)
         self._show_selected()
         self.state_changed.emit()
@@ -203,23 +345,33 @@ class TaxonomyView(StepView):
             # only reload the editor when another column (or another taxonomy object) is to be shown, so the
             # editor's own edits, which come back through the session, keep their undo history
             tax = ds.spec(name).taxonomy if name else None
-            if name is not None and (name != self._shown_column or (tax is not None and tax is not self._editor_tax())):
-                self._shown_column = name
-                self.editor.set_column(name, tax, ds.frame[name])
+            if name is not None and (name != self._shown_column or self._shown_frame is not ds.frame
+                                     or (tax is not None and tax is not self._editor_tax())):
+                self._shown_column, self._shown_frame = name, ds.frame
+                self.editor.set_column(name, tax, ds.frame[name], public_values=self._public_values(name))
+            elif name is not None:
+                self.editor.set_public_values(self._public_values(name))
             if name is None:
-                self._shown_column = None
+                self._shown_column = self._shown_frame = None
+                self.editor.clear()
         elif self.preview is not None:  # pragma: no cover
             self.preview.clear()
             tax = ds.spec(name).taxonomy if name else None
             if tax is not None:
                 self._fill_preview(tax)
-        numeric = name is not None and (ds.spec(name).kind == "numeric"
-                                         or numbers_with_top_codes(ds.frame[name].dropna().unique()))
-        self.intervals_button.setEnabled(numeric)
-        self.width_box.setEnabled(numeric)
-        if numeric and name != self._width_column:  # the one default width, unless absurd for this range
-            self.width_box.setValue(interval_width_for(ds.frame[name]))  # '90+' read as 90, as `ppdp` does
-        self._width_column = name if numeric else None
+        key = (name, ds.spec(name).domain if name is not None else None)  # refilled when its public range changes
+        if key != self._width_column:
+            self._fill_builder_fields(name)
+            if name is not None and name != (self._width_column or (None,))[0] \
+                    and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
+                self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text
+        self._enable_build()
+        self._width_column = key
+
+    def _public_values(self, name: str):
+        """The column's stated public list of values (its domain), which the editor offers to add."""
+        dom = self.session.dataset.spec(name).domain
+        return dom.categories if dom is not None and dom.is_public and dom.categories is not None else None
 
     def _editor_tax(self):
         try:
@@ -294,30 +446,9 @@ class TaxonomyView(StepView):
         ds = self.session.dataset
         for column in [c for c in columns if c]:
             # built from the table's own values (origin "data"): it cannot serve as a public domain for ε-DP
-            self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], BuildSpec("flat")))
+            self.session.set_taxonomy(column, build_taxonomy(column, ds.frame[column], "flat"))
         self._shown_column = None
         self._refresh()
-
-    def _intervals(self) -> None:
-        column = self.selected_column()
-        if column is None:
-            return
-        try:
-            values = self.session.dataset.frame[column]
-            self._set(column, build_taxonomy(column, values, BuildSpec("intervals", width=self.width_box.value())))
-        except PpdpError as exc:
-            show_error(self, exc, context=f"Could not build intervals for {column}.")
-
-    def build_dates(self) -> None:
-        """A date taxonomy (day → month → year → decade) for the selected column; its spelling is read from the
-        values (engine.taxonomy.dates.date_format_of), and a column that is not dates says why."""
-        column = self.selected_column()
-        if column is None:
-            return
-        try:
-            self._set(column, build_taxonomy(column, self.session.dataset.frame[column], BuildSpec("dates")))
-        except PpdpError as exc:
-            show_error(self, exc, context=f"Could not build a date taxonomy for {column}.")
 
     # -- step state ---------------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:

@@ -24,7 +24,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLayout, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
-from ppdp_gui.engine.data.domains import Domain, category_set, numeric_bounds
+from ppdp_gui.engine.data.domains import (CODE_SYSTEMS, Domain, category_set, code_system_domain, numeric_bounds,
+                                          spelled_outside)
 from ppdp_gui.engine.errors import DataError
 
 WHY = ("A differentially private release must not learn its categories or bounds from your table: a value held "
@@ -104,11 +105,12 @@ def parse_values(text: str) -> tuple[tuple[str, ...], int, int]:
 def read_values_file(path: str, column: str = "") -> list[str]:
     """The values of a code-list file: the first column of a .csv/.tsv (comma, semicolon or tab separated; a first
     line equal to the column's name is a heading and skipped), else one value per line."""
+    from ppdp_gui.engine.data.prechecks import read_regular
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DataError(f"Could not read {p.name}: {exc.strerror or exc}.") from None
+    try:  # only a regular file (a FIFO would hang the window), and a list's size
+        raw = read_regular(p, 64 << 20, "file")
+    except DataError as exc:
+        raise DataError(f"Could not read {p.name}: {exc.reason}.") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -167,6 +169,7 @@ class DomainDialog(QDialog):
     def __init__(self, session, column: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.session, self.column = session, column
+        self._seen: list[str] | None = None
         spec = session.dataset.spec(column)
         self.numeric = spec.kind == "numeric"
         self.setObjectName("domain_dialog")
@@ -339,10 +342,31 @@ class DomainDialog(QDialog):
             self.taxonomy_button.clicked.connect(self.use_taxonomy)
             row.addWidget(self.taxonomy_button)
         row.addStretch(1)
+        # a public code system's list, shipped with ppdp: one click states it (nothing is read from the table)
+        codes_row = QHBoxLayout()
+        self.code_buttons: dict[str, QPushButton] = {}
+        for name, words in CODE_SYSTEMS.items():
+            button = QPushButton(f"Use the {words.split(' diagnosis')[0]} list")
+            button.setAutoDefault(False)
+            button.setToolTip(f"State the public list of {words} shipped with ppdp as this column's domain (every "
+                              "3-character category; the Taxonomies step's ICD builder, leaves 'categories', "
+                              "builds the matching public tree). In ppdp: --domain "
+                              f"{self.column}={name}")
+            button.clicked.connect(lambda _c=False, n=name: self.use_code_system(n))
+            codes_row.addWidget(button)
+            self.code_buttons[name] = button
+        codes_row.addStretch(1)
+        self.spelling_label = QLabel()
+        self.spelling_label.setObjectName("domain_spelling")
+        self.spelling_label.setWordWrap(True)
+        self.spelling_label.setStyleSheet("color: #a33a00;")
+        self.spelling_label.setVisible(False)
         v.addWidget(label)
         v.addWidget(self.values_edit, 1)
         v.addWidget(self.count_label)
+        v.addWidget(self.spelling_label)
         v.addLayout(row)
+        v.addLayout(codes_row)
 
         d = spec.domain
         if d is not None and d.categories is not None and d.is_public:
@@ -353,8 +377,31 @@ class DomainDialog(QDialog):
         self._count()
         return box
 
+    def use_code_system(self, name: str) -> None:
+        """One click: the code system's public list becomes the column's domain (the dialog closes)."""
+        try:
+            domain = code_system_domain(name)
+        except DataError as exc:
+            self._show(str(exc))
+            return
+        self.session.set_domain(self.column, domain)
+        self.accept()
+
+    def table_values(self) -> list[str]:
+        """The column's distinct values as the table spells them ('(missing)' for a missing value kept as a
+        category): only to point out, before OK, which the typed list lacks — never to fill the list."""
+        if self._seen is None:
+            series = self.session.dataset.frame[self.column]
+            self._seen = sorted(series.dropna().astype(str).unique())
+        return self._seen
+
     def _count(self) -> None:
         values, repeated, blank = parse_values(self.values_edit.toPlainText())
+        lacking = spelled_outside(self.table_values(), values) if values else ""
+        self.spelling_label.setText(f"Your table also holds {lacking}: a value spelled otherwise than in the "
+                                    "table does not match it. Add them as the table writes them, or leave them "
+                                    "out on purpose (such rows cannot be released)." if lacking else "")
+        self.spelling_label.setVisible(bool(lacking))
         text = f"{len(values)} value{'s' if len(values) != 1 else ''}"
         dropped = []
         if repeated:
@@ -402,7 +449,8 @@ class DomainDialog(QDialog):
         """The editor's inputs in reading order (the tab order)."""
         if self.numeric:
             return [self.low_edit, self.high_edit, self.whole_check, self.step_edit, self.suggest_button]
-        return [self.values_edit, self.file_button] + ([self.taxonomy_button] if self.taxonomy_button else [])
+        return ([self.values_edit, self.file_button] + ([self.taxonomy_button] if self.taxonomy_button else [])
+                + list(self.code_buttons.values()))
 
     def _current_text(self, spec) -> str:
         d = spec.domain

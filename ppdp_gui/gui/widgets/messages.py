@@ -5,11 +5,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ppdp_gui.engine.errors import BudgetError, Cancelled, CheckError, DataError, ParameterError, PpdpError
+from ppdp_gui.engine.errors import (BudgetError, Cancelled, CheckError, DataError, ParameterError, PpdpError,
+                                   TaxonomyError)
 
 _TITLES = {
     DataError: "The file or table cannot be used",
     ParameterError: "A setting needs changing",
+    TaxonomyError: "A taxonomy needs changing (Taxonomies step)",
     BudgetError: "Not enough privacy budget left",
     CheckError: "The release failed its safety check and must not be published",
     Cancelled: "Cancelled",

@@ -155,7 +155,8 @@ class CommitLatch:
             return None
 
 
-def export_job(published, path, note_path, ledger_path, latch_path=None) -> Iterator[Any]:
+def export_job(published, path, note_path, ledger_path, latch_path=None, record_path=None,
+               pdf: bool = False) -> Iterator[Any]:
     """The engine's export (stage → read back and recount → rename; note; record), its stages as Progress, then
     the Exported. Before renaming it claims the latch; if the window cancelled first it stops with `Cancelled`
     and the engine removes every temporary file. The export runs in a thread of the worker process so that its
@@ -179,6 +180,7 @@ def export_job(published, path, note_path, ledger_path, latch_path=None) -> Iter
                 from ppdp_gui.engine.privacy.ledger import Ledger
                 ledger = Ledger(ledger_path)
             outcome["result"] = export(published, path, note_path=note_path, ledger=ledger,
+                                       record_path=record_path, pdf=pdf,
                                        progress=lambda f, m: messages.put(Progress(f, m)),
                                        before_commit=before_commit)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the generator, which reports it
@@ -196,10 +198,14 @@ def export_job(published, path, note_path, ledger_path, latch_path=None) -> Iter
     yield outcome["result"]
 
 
-def export_targets(published, path, note_path=None) -> list:
-    """Every file an export of `published` to `path` may create (tables, note)."""
+def export_targets(published, path, note_path=None, record_path=None, pdf: bool = False) -> list:
+    """Every file an export of `published` to `path` may create (tables, note, record, their PDFs)."""
+    from pathlib import Path
+
     from ppdp_gui.engine.pipeline.export import table_paths
-    return list(table_paths(published, path).values()) + ([note_path] if note_path else [])
+    documents = [Path(p) for p in (note_path, record_path) if p]
+    return (list(table_paths(published, path).values()) + documents
+            + ([p.with_suffix(".pdf") for p in documents] if pdf else []))
 
 
 def discard_temporaries(targets, since: float) -> list:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
-from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
+from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
@@ -97,8 +97,10 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
         if leaves != set(public_values):
             extra, lacking = sorted(leaves - set(public_values)), sorted(set(public_values) - leaves)
             exc = TaxonomyError(f"the taxonomy of {col!r} does not hold exactly the values of its domain"
-                                + (f"; not in the domain: {len(extra)} value(s)" if extra else "")
-                                + (f"; missing from the taxonomy: {lacking[:5]}" if lacking else ""))
+                                + (f"; not in the domain: {len(extra)} value(s): {spelled_outside(extra, public_values)}"
+                                   if extra else "")
+                                + (f"; missing from the taxonomy: {lacking[:5]} (in the window: Taxonomies step, "
+                                   "select the column, Add missing values)" if lacking else ""))
             exc.column = col  # the window offers to set this column's domain
             raise exc
         if getattr(tax, "origin", "public") == "data" and dom.origin == "public":
@@ -119,7 +121,11 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         from ppdp_gui.engine.bigdata.diffgen import plan_checks
     seen = distinct_typed(data, cls) if large else data.frame[cls]
     if not set(seen.astype(str).unique()) <= set(classes):
-        raise ParameterError(f"class column {cls!r} has values outside its list of classes; add them to its domain")
+        stray = spelled_outside(sorted(set(seen.astype(str).unique()) - set(classes)), classes)
+        exc = ParameterError(f"class column {cls!r} has values outside its list of classes: {stray}; add them to "
+                             "its domain, spelled exactly so")
+        exc.column = cls  # the window offers to set this column's domain
+        raise exc
     if len(classes) < 2:
         raise ParameterError(f"class column {cls!r} needs at least two classes")
     columns = predictor_columns(data, cls)
