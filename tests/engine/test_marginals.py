@@ -150,3 +150,13 @@ def test_the_audit_fails_when_the_noise_is_halved():
     from ppdp_gui.engine.verify import run_verification
     verdict = run_verification("Marginal synthesizer", size="quick", only=["one patient added"], noise_factor=0.5)
     assert not verdict.passed
+
+
+def test_error_bars_only_beside_published_tables():
+    data = table()
+    run = lambda **kw: run_to_release(MarginalSynthesizer().run(data, rng=NoiseSource.for_tests(0), epsilon=1.0, **kw))
+    from ppdp_gui.engine.noise.intervals import half_width
+    rel = run(publish_tables=True)
+    scale = Fraction(rel.note["noise scale (exact)"])
+    assert rel.note["95 % interval of each count"] == f"± {half_width(scale)}"
+    assert "95 % interval of each count" not in run().note

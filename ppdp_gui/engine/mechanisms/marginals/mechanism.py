@@ -212,10 +212,6 @@ class MarginalSynthesizer(Mechanism):
         labels = {c.name: c.axis.labels for c in columns if not c.numeric}
         cost = self.privacy_cost(**params)
         claims = [DifferentialPrivacy(cost.epsilon, cost.delta), PublicSchema(tuple(names), labels)]
-        extra = {}
-        if params["publish_tables"]:
-            extra[TABLES] = tables_frame(measured, noisy, by_name)
-            claims.append(PublicSchema(("table", "cell", "noisy count"), table=TABLES))
         note = {
             "columns": list(names), "class_column": cls or "", "structure": structure,
             "measured tables": [list(cols) for cols in measured],
@@ -224,11 +220,16 @@ class MarginalSynthesizer(Mechanism):
             "epsilon measure": str(split["epsilon measure"]), "selection rounds": split["rounds"],
             "selection score sensitivity": SENSITIVITY,
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
-            "noise scale": float(scale), "noise scale (exact)": str(scale), **note_entry(scale),
+            "noise scale": float(scale), "noise scale (exact)": str(scale),
             "noisy total": round(model.total), "records drawn": n,
             "accounting": "pure ε-DP (δ = 0), sequential composition of the selection rounds and the tables",
             "neighbouring": "one record added or removed",
         }
+        extra = {}
+        if params["publish_tables"]:
+            extra[TABLES] = tables_frame(measured, noisy, by_name)
+            note.update(note_entry(scale))  # the error bars of the published noisy counts
+            claims.append(PublicSchema(("table", "cell", "noisy count"), table=TABLES))
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
                       note=note, extra_tables=extra, record={"class_column": cls or "", "columns": list(names)})
