@@ -154,6 +154,8 @@ class MarginalSynthesizer(Mechanism):
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
         eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
+        if params.get("structure", TAN) == STAR:
+            return PrivacyCost(epsilon=eps, note="pure ε-DP: the measured tables get discrete Laplace noise")
         return PrivacyCost(epsilon=eps, note="pure ε-DP: ε/10 selects the tree (exponential mechanism), the rest "
                                              "noises the measured tables (discrete Laplace)")
 
