@@ -160,3 +160,18 @@ def test_error_bars_only_beside_published_tables():
     scale = Fraction(rel.note["noise scale (exact)"])
     assert rel.note["95 % interval of each count"] == f"± {half_width(scale)}"
     assert "95 % interval of each count" not in run().note
+
+
+def test_a_person_with_c_rows_costs_epsilon_by_group_privacy():
+    """With a Person column and c = 2 rows per person, every table and selection round runs at ε/2 per row."""
+    data = table(200)
+    frame = data.frame.assign(patient=np.repeat(np.arange(100), 2))
+    data = Dataset(frame, data.schema + (ColumnSpec("patient", "categorical", Role.PERSON),))
+    rng = Recording()
+    rel = run_to_release(MarginalSynthesizer().run(data, rng=rng, epsilon=0.5, max_rows_per_person=2))
+    tables = 2 * 5 - 3
+    assert rng.scales == [Fraction(tables) / (Fraction(1, 4) * Fraction(9, 10))] * tables
+    assert sum(e for e, _ in rng.choices) == Fraction(1, 40)
+    assert "patient" not in rel.table.columns and rel.cost.epsilon == Fraction(1, 2)
+    c = MarginalSynthesizer().count_noise_per_epsilon(data, MarginalSynthesizer.resolve_params(max_rows_per_person=2))
+    assert c == Fraction(tables) / Fraction(9, 10) * 2

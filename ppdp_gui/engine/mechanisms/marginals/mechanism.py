@@ -14,7 +14,9 @@ Miklau & Sheldon 2021), in numpy and pure ε-DP.
 
 Accounting: pure ε-DP, δ = 0, for one record added or removed — the exponential-mechanism rounds and the noisy
 tables compose sequentially: ε = ε_select + ε_measure exactly (the note lists the shares). No zCDP conversion:
-integer noise on counts needs none, and the ledger adds ε as for every other ε-DP release.
+integer noise on counts needs none, and the ledger adds ε as for every other ε-DP release. Per person (a column
+marked Person): at most c rows of each person are used (engine/mechanisms/contribution.py) and the whole run is
+at ε/c per row (group privacy), so one person's rows together cost ε.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.claims import PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
-                                             ReleaseShape)
+from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
+from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
+                                                     bound_warnings)
 from ppdp_gui.engine.mechanisms.marginals.domain import build_columns
 from ppdp_gui.engine.mechanisms.marginals.model import Clique, estimate, sample, true_table
 from ppdp_gui.engine.mechanisms.marginals.structure import SENSITIVITY, orient, pair_scores, private_tree
@@ -87,9 +90,11 @@ def budget(epsilon, structure: str, n_columns: int) -> dict[str, Any]:
             "rounds": max((n_columns - (2 if structure == TAN else 1)), 0) if select else 0}
 
 
-class MarginalSynthesizer(Mechanism):
+class MarginalSynthesizer(DPMechanism):
     name = "Marginal synthesizer"
-    guarantee = "ε-DP"
+    per_person = GROUP_PRIVACY  # with a person column: everything runs at ε/c per row
+    cost_note = ("pure ε-DP (δ = 0): ε/10 chooses the tree of a 'tree' structure (exponential mechanism), the rest "
+                 "noises the measured tables (discrete Laplace)")
     summary = ("Synthetic records drawn from noisy tables of two or three columns at a time (MST-style): the "
                "pairs to measure are chosen at random with a tenth of ε, each table gets integer Laplace noise.")
     params = (
@@ -115,6 +120,7 @@ class MarginalSynthesizer(Mechanism):
         ParamSpec("publish_tables", "Also publish the noisy tables", "bool", default=False,
                   help="Export the measured noisy counts beside the records (no extra privacy cost: they are what "
                        "the records are drawn from), so a data user can check them against the error bars."),
+        MAX_ROWS,
     )
 
     # -- plan ------------------------------------------------------------------------------------------------
@@ -138,7 +144,7 @@ class MarginalSynthesizer(Mechanism):
         if biggest > MAX_TABLE_CELLS:
             return [Problem(f"a measured table could have {biggest:,} cells: use fewer bins or coarser taxonomies",
                             param="bins")]
-        return []
+        return self.contribution_problems(data, params)
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list[DomainNeed]:
         """Every synthesised column's domain: bounds for numbers, the list of values for categories."""
@@ -152,18 +158,11 @@ class MarginalSynthesizer(Mechanism):
             "are not the people of your table, and only combinations of the measured tables are kept faithful.",
             "Numbers are drawn uniformly inside their range of the public bounds."))
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
-        if params.get("structure", TAN) == STAR:
-            return PrivacyCost(epsilon=eps, note="pure ε-DP: the measured tables get discrete Laplace noise")
-        return PrivacyCost(epsilon=eps, note="pure ε-DP: ε/10 selects the tree (exponential mechanism), the rest "
-                                             "noises the measured tables (discrete Laplace)")
-
     def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
         """Each measured table's counts: scale K/ε_measure = K/(share · ε) (the published noisy tables)."""
         params = self.resolve_params(**{k: v for k, v in params.items() if k != "epsilon"})
         split = budget(1, params["structure"], len(synth_columns(data, params)))
-        return split["noise scale"]
+        return split["noise scale"] * self.unit(data, params).max_rows
 
     # -- run -------------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
@@ -174,8 +173,9 @@ class MarginalSynthesizer(Mechanism):
         columns = build_columns(data, names, params["bins"])
         by_name = {c.name: c for c in columns}
         sizes = {c.name: c.size for c in columns}
-        codes = {c.name: c.codes(data.frame[c.name]) for c in columns}
-        split = budget(params["epsilon"], structure, len(names))
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person (none without a person column)
+        codes = {c.name: c.codes(bounded.data.frame[c.name]) for c in columns}
+        split = budget(self.row_epsilon(params, unit), structure, len(names))  # ε/c per row: group privacy
         others = [c for c in names if c != cls]
         yield Progress(0.2, "choosing which tables to measure")
         if structure == STAR:
@@ -212,8 +212,8 @@ class MarginalSynthesizer(Mechanism):
         drawn = sample(model, sizes, n, rng)
         table = pd.DataFrame({c: by_name[c].values(drawn[c], rng) for c in names})
         labels = {c.name: c.axis.labels for c in columns if not c.numeric}
-        cost = self.privacy_cost(**params)
-        claims = [DifferentialPrivacy(cost.epsilon, cost.delta), PublicSchema(tuple(names), labels)]
+        cost = self.declared_cost(data, params)
+        claims = [*self.declared_claims(data, params), PublicSchema(tuple(names), labels)]
         note = {
             "columns": list(names), "class_column": cls or "", "structure": structure,
             "measured tables": [list(cols) for cols in measured],
@@ -225,7 +225,7 @@ class MarginalSynthesizer(Mechanism):
             "noise scale": float(scale), "noise scale (exact)": str(scale),
             "noisy total": round(model.total), "records drawn": n,
             "accounting": "pure ε-DP (δ = 0), sequential composition of the selection rounds and the tables",
-            "neighbouring": "one record added or removed",
+            **self.unit_note(data, params),
         }
         extra = {}
         if params["publish_tables"]:
@@ -234,7 +234,8 @@ class MarginalSynthesizer(Mechanism):
             claims.append(PublicSchema(("table", "cell", "noisy count"), table=TABLES))
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
-                      note=note, extra_tables=extra, record={"class_column": cls or "", "columns": list(names)})
+                      note=note, extra_tables=extra, warnings=bound_warnings(bounded, unit),
+                      record={"class_column": cls or "", "columns": list(names), **bound_record(bounded)})
 
     # -- figures for the custodian (computed from the records: never in the release note) ----------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
