@@ -22,7 +22,7 @@ from ppdp_gui.engine.taxonomy import Taxonomy
 
 NOTE_KEYS = {"document", "note_version", "release_id", "created", "software", "mechanism", "guarantee",
              "privacy cost", "parameters", "output sha256", "files", "details", "checked on the written file",
-             "what this means", "seeded for a test"}
+             "what this means", "seeded for a test", "missing values"}
 
 
 def patients(n=400, seed=0, path="/secret/ward7/patients.csv") -> Dataset:
@@ -115,7 +115,7 @@ def test_public_domains_let_the_same_release_hold(tmp_path):
             .with_column("outcome", domain=Domain(categories=("home", "readmitted", "died"))))
     published = publish(data, "DiffGen", {"epsilon": 1, "h": 4})
     assert published.holds and published.dp.epsilon == 1
-    assert set(published.table["sex"].astype(str)) <= {"F", "M", "X", "*"}
+    assert set(published.table["sex"].astype(str)) <= {"F", "M", "X", "(missing)", "*"}
     assert "died" in published.release.note["classes"]  # a public class with no record still has a count
 
 
@@ -226,3 +226,16 @@ def test_release_note_is_stable_json():
     doc = release_note(published)
     assert json.loads(json.dumps(doc)) == doc and doc["guarantee"]["holds"]
     assert Path("/secret/ward7/patients.csv").name not in json.dumps(doc)
+
+
+def test_the_custodian_record_never_holds_the_keyed_row_hashes(tmp_path):
+    """The ledger identity's keyed hashes (one per distinct row), cell sketches and person ids stay in memory: the
+    custodian record lists the identity's shown fields only (found by the governance review)."""
+    import dataclasses
+    from ppdp_gui.engine.pipeline.published import _identity_fields
+    from ppdp_gui.engine.privacy.records import DatasetIdentity
+    import numpy as np
+    ident = DatasetIdentity("f", "f", False, None, None, keyed=np.arange(5, dtype=np.uint64), n_rows=5)
+    shown = _identity_fields(ident)
+    assert "keyed" not in shown and "cells" not in shown and "persons" not in shown and shown["n_rows"] == 5
+    assert set(shown) == {f.name for f in dataclasses.fields(DatasetIdentity) if f.repr}

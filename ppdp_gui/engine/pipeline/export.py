@@ -7,7 +7,9 @@
    recount fails, every temporary file is removed and nothing is published (CheckError).
 3. Only then is the release note (which lists each staged file's sha256) written, atomically, and the files
    renamed into place after it: a kill between the two never leaves a table without its note (a failed rename
-   takes the note back). The custodian record (ledger folder, plus a copy where the custodian asks) follows.
+   takes the note back). Then the ledger entry of a DP release gets the release's hash (not before: an entry
+   without one means "no output"). The custodian record (ledger folder, plus a copy where the custodian asks)
+   follows.
 
 A caller may follow the stages (`progress(fraction, message)`) and veto the renaming (`before_commit()`, called
 once just before the first rename; raising there — e.g. `Cancelled` — removes every temporary file and writes
@@ -26,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
+from ppdp_gui.engine.data.outputs import OutputPlan, safe_release_id
 from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
@@ -95,8 +98,8 @@ def check_note_target(note_path, release_id: str | None) -> Path | None:
     if not isinstance(doc, dict) or doc.get("document") != "release note":
         raise DataError("already exists and is not a release note; the export will not replace it. Choose "
                         "another name for the release note", path=str(p))
-    old = str(doc.get("release_id") or "unknown")
-    if release_id is None or old == release_id:
+    old = safe_release_id(doc.get("release_id"))  # read from a file: anything ('/', a NUL, 10,000 characters)
+    if release_id is None or old == safe_release_id(release_id):
         return None
     stem = p.name[: -len(".json")] if p.name.endswith(".json") else p.name
     keep = p.with_name(f"{stem}.{old}.json")
@@ -121,17 +124,26 @@ def protected_paths(published: Published, ledger=None) -> list[Path]:
     return _protected(published.source.path, ledger, published.ledger_path)
 
 
-def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger=None, protected=()) -> None:
-    """Refuse, before anything is run or charged, outputs that would replace the source table, the ledger (or
-    its key or journal), or each other — the same checks the export repeats when it writes."""
+def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger=None, protected=(), inputs=(),
+                  overwrite: bool = False, pdf: bool = False) -> OutputPlan:
+    """Refuse, before anything is run or charged, outputs that would replace the source table, an input named on
+    the command line or in the recipe (`inputs`: hierarchies, the project), the ledger (or its key or journal),
+    an existing file (unless `overwrite`), or each other (data/outputs.py). The export repeats the source and
+    ledger checks when it writes. Returns the plan, whose `guard` the writers get."""
     from ppdp_gui.engine.data.writer import _target
-    guard = _protected(getattr(source, "path", None), ledger) + [Path(p) for p in protected]
+    plan = OutputPlan(source=source, inputs=inputs, ledger=ledger, overwrite=overwrite, protected=protected)
     table_format(path)
-    outputs = [Path(path).expanduser()] + [Path(p).expanduser() for p in (note_path, record_path) if p]
-    _distinct(outputs)
-    for p in outputs:
-        _target(p, source, guard)
+    plan.add(path, "the released table")
+    plan.add(note_path, "the release note", replaceable=True)
+    plan.add(record_path, "the custodian record")
+    for doc, what in ((note_path, "the release note's PDF"), (record_path, "the custodian record's PDF")):
+        if pdf and doc:
+            plan.add(Path(doc).with_suffix(".pdf"), what, replaceable=doc is note_path)
+    plan.check()
+    for p, _what, _r in plan.outputs:
+        _target(p, source, plan.guard)
     check_note_target(note_path, None)
+    return plan
 
 
 def read_back(staged: Staged, columns) -> pd.DataFrame:
@@ -232,6 +244,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     finally:
         for st in staged.values():
             st.discard()  # a no-op for committed files (their temporary name is gone)
+    published = _output_recorded(published, ledger)  # the file exists now
     exports = [{"file": str(p), "sha256": f["sha256"]} for p, f in zip(written, files)]
     if note_written is not None:
         exports.append({"file": str(note_written), "release note": True})
@@ -246,6 +259,17 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
+
+
+def _output_recorded(published: Published, ledger) -> Published:
+    """The ledger entry of a DP release gets the release's hash once its file exists (run_release leaves the
+    entry without one: "no output" until then). Exporting the same release again records nothing new."""
+    entry = published.ledger_entry
+    if ledger is None or entry is None or getattr(entry, "output_hash", None) == published.output_hash:
+        return published
+    ledger.complete(entry.id, published.output_hash)
+    fresh = ledger.entry(entry.id) if hasattr(ledger, "entry") else None
+    return dataclasses.replace(published, ledger_entry=fresh if fresh is not None else entry)
 
 
 def _put_note(note: dict, note_path, keep_note: Path | None, guard, pdf: bool) -> tuple[Path | None, list[Path]]:
@@ -296,7 +320,8 @@ def _write_record_doc(published: Published, record: dict, ledger, guard) -> Path
     if folder is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
-    return write_text_atomic(json_text(record), folder / f"{published.release_id}.json", protected=guard)
+    name = f"{safe_release_id(published.release_id)}.json"
+    return write_text_atomic(json_text(record), folder / name, protected=guard)
 
 
 def write_record(published: Published, ledger) -> Published:

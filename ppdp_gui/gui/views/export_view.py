@@ -22,6 +22,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.outputs import default_record_path
 from ppdp_gui.engine.privacy.records import units_note
@@ -53,9 +54,10 @@ def short_hash(text: str | None) -> str:
     return "(none)" if not text else f"{text[:12]}…{text[-6:]}" if len(text) > 24 else text
 
 
-def describe_entry(record) -> str:
+def describe_entry(record, exported: bool = False) -> str:
     """What the budget ledger recorded for a release, in plain words (the exact fingerprints are kept in full
-    where an auditor needs them: the release note and the custodian record)."""
+    where an auditor needs them: the release note and the custodian record). `exported`: a file of it was put in
+    place, so the ledger now holds its fingerprint (the entry in memory is the one from before the export)."""
     entry, budget = record.ledger_entry, record.budget
     fingerprint = (f"The release's fingerprint is {short_hash(record.output_hash)} (the release note lists it in "
                    "full as “output sha256”, so this entry can be matched to the file that was published).")
@@ -77,8 +79,9 @@ def describe_entry(record) -> str:
         lines.append("This table is a near copy of one released before, so it shares that table's budget.")
     lines.append(f"The table is recognised by its rows (fingerprint {short_hash(entry.fingerprint)}), not by its "
                  "file name: a copy or an edited version is charged to the same budget.")
-    lines.append(fingerprint if entry.output_hash else
-                 "The release did not finish, so the entry has no fingerprint; the ε stays spent.")
+    lines.append(fingerprint if (entry.output_hash or exported) else
+                 "No file of this release has been put in place yet, so the entry records no output (its "
+                 "fingerprint is added when you export it); the ε stays spent.")
     params = dict(entry.params or {})
     caveats = params.pop("not ε-DP because", None)
     if params:
@@ -237,8 +240,8 @@ class ExportView(StepView):
             if record is not self._path_record or not self.path_edit.text().strip():
                 self._path_record = record
                 self.path_edit.setText(str(self.suggested_path()))
-            self.entry_text.setPlainText(describe_entry(record))
             done = self.session.exported(record)
+            self.entry_text.setPlainText(describe_entry(record, exported=bool(done)))
             self.result.setText("Exported to: " + ", ".join(done) if done else "")
             self.record_note.setText(
                 "The <b>custodian record</b> (source file, exact row counts, figures measured against your data, "
@@ -276,6 +279,14 @@ class ExportView(StepView):
         note_to = note_path(path) if self.report_check.isChecked() else None
         record_to = default_record_path(path) if self.record_check.isChecked() else None
         pdf = self.pdf_check.isChecked()  # the note's and the record's (the record: also the ledger folder's copy)
+        try:  # the one output guard (data/outputs.py), here where the window knows its inputs
+            from ppdp_gui.engine.pipeline.export import check_outputs
+            check_outputs(path, note_path=note_to, record_path=record_to, source=ds.source,
+                          ledger=self.session.ledger, inputs=list(self.session.recipe().taxonomy_files.values()),
+                          overwrite=True, pdf=pdf)
+        except (PpdpError, OSError) as exc:  # shown to the custodian, nothing is written
+            show_error(self, exc, context="The release was not exported.")
+            return
         ledger = None
         if record.ledger_path or record.cost.is_dp:
             try:

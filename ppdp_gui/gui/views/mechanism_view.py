@@ -244,7 +244,7 @@ class MechanismView(StepView):
         self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
         self.cap_button.setEnabled(p.is_dp)
         self.target_button.setEnabled(p.is_dp and self.panel is not None and "epsilon" in self.panel.values())
-        needs_opt_in = p.is_dp and bool(p.data_domain_columns)
+        needs_opt_in = p.is_dp and bool(p.data_domain_columns or p.unconfirmed_columns)
         self.data_domains_check.setVisible(needs_opt_in or self.session.allow_data_domains)
         self._set_checked(self.data_domains_check, self.session.allow_data_domains)
         near = getattr(p.identity, "near_copy_of", None) if p.identity is not None else None
@@ -300,9 +300,14 @@ class MechanismView(StepView):
         current = float(p.budget.cap) if p.budget is not None and p.budget.cap is not None else 1.0
         value, ok = QInputDialog.getDouble(self, "Budget cap", "Total ε that may ever be spent on this table:",
                                            current, 0.001, 1000.0, 3)
+        reason = None
+        if ok and p.budget is not None and not p.budget.default_cap_applied and value > current:
+            # raising a cap is a deliberate act, recorded with a reason (privacy/ledger.py set_cap)
+            reason, ok = QInputDialog.getText(self, "Raise the budget cap", "Raising the cap lets more be learned "
+                                              "about the same people. Why (recorded with your name and the date):")
         if ok:
             try:
-                self.session.ledger.set_cap(p.identity, Fraction(str(value)))
+                self.session.ledger.set_cap(p.identity, Fraction(str(value)), reason=reason)
             except PpdpError as exc:
                 show_error(self, exc)
             self.refresh_preview(fresh=True)
