@@ -298,6 +298,10 @@ def cmd_builders(args) -> int:
 
 
 def cmd_run(args) -> int:
+    if args.target_error is not None:
+        return plan_epsilon(args)
+    if not args.output:
+        raise ParameterError("--output is required (or --target-error, which only proposes ε)")
     if args.mechanism:
         args_mech = args.mechanism
     else:
@@ -330,6 +334,21 @@ def cmd_run(args) -> int:
     for kept in exported.kept_notes:
         _say(f"  the release note of an earlier release found there was kept as {kept}")
     return 0
+
+
+def plan_epsilon(args) -> int:
+    """--target-error: propose the smallest ε meeting the error, without running or charging anything."""
+    from ppdp_gui.engine.mechanisms import registry
+    from ppdp_gui.engine.mechanisms.target_error import propose_epsilon
+    recipe, loaded = load_dataset(args)
+    mech = registry.create(args.mechanism or recipe.mechanism)
+    params = mech.resolve_params(**recipe.params)
+    proposal = propose_epsilon(mech, loaded.dataset, params, args.target_error)
+    _say(proposal.words)
+    if proposal.epsilon is not None:
+        _say(f"to release with it: the same command with -p epsilon={float(proposal.epsilon):g} and --output "
+             "(in the window: type it into 'Privacy budget ε' in the Mechanism step)")
+    return 0 if proposal.epsilon is not None else 1
 
 
 def cmd_ledger(args) -> int:
@@ -573,7 +592,10 @@ def build_parser() -> argparse.ArgumentParser:
     _data_options(p, input_required=False)
     p.add_argument("--recipe", help="a project file (*.ppdp.json) saved by the window: table, roles, taxonomies, "
                                     "domains, mechanism and parameters; other options apply on top")
-    p.add_argument("--output", "-o", required=True, help="released table (.csv .tsv .xlsx .parquet)")
+    p.add_argument("--output", "-o", help="released table (.csv .tsv .xlsx .parquet); required unless --target-error")
+    p.add_argument("--target-error", type=float, metavar="E",
+                   help="only plan: print the smallest ε whose counts are within ±E of the truth 95 %% of the time "
+                        "(the mechanism's public error model); nothing is run or charged")
     p.add_argument("--report", help="write the release note (JSON) here: it goes out with the file")
     p.add_argument("--record", help="also write the custodian record (JSON) here: it stays with you (a copy is "
                                     "always kept in the ledger's folder)")

@@ -58,7 +58,7 @@ def params_for(name: str, c: int) -> dict:
 # ---- the guarantee typed once -----------------------------------------------------------------------------------
 def test_every_dp_mechanism_states_its_relation_and_unit_as_types():
     assert set(DP_MECHANISMS) == {"Laplace histogram", "DiffGen", "DP-PCA", "DP-LDA", "Laplace on records",
-                                  "Exponential on records"}
+                                  "Exponential on records", "Marginal synthesizer"}
     for name in DP_MECHANISMS:
         mech = registry.create(name)
         assert isinstance(mech, DPMechanism), name

@@ -300,6 +300,12 @@ class Mechanism:
         mechanisms that publish only noisy counts or generalised values; record-level mechanisms override it."""
         return []
 
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        """c such that each released count carries discrete Laplace noise of scale c/ε — the public error model
+        that "ε from accuracy" inverts (engine/mechanisms/target_error.py) and the note's error bars use. From
+        public facts only (sensitivity, budget shares, number of tables); None when the mechanism has none."""
+        return None
+
     def run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         """Validate, then delegate to `_run`. Refuses to start if validation finds an error."""
         problems = [p for p in self.validate(data, **params) if p.level == "error"]

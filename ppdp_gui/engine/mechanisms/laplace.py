@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Iterator
 
 import numpy as np
@@ -35,6 +36,7 @@ from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
 from ppdp_gui.engine.mechanisms.contribution import (MAX_ROWS, SCALED_SENSITIVITY, DPMechanism, bound_record,
                                                      bound_warnings)
+from ppdp_gui.engine.noise.intervals import count_note
 
 SENSITIVITY = 1  # add/remove one row changes one cell by one (one person's c rows: c)
 MAX_CELLS = 10_000_000  # a larger domain would not fit a desktop's memory as a table
@@ -304,6 +306,9 @@ class LaplaceHistogram(DPMechanism):
                 needs.append(DomainNeed(col, "categories"))
         return needs
 
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        return Fraction(SENSITIVITY * self.unit(data, params).max_rows)  # every count: scale c·Δ/ε
+
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """Every cell of the public domain gets noise of scale c/ε (c = 1 without a person column): the cells are
         known exactly before the run."""
@@ -367,6 +372,8 @@ class LaplaceHistogram(DPMechanism):
             + ("; rescaled to the noisy total" if params["consistency"] == KEEP_TOTAL else ""),
             "count column": count_name,
         }
+        if params["consistency"] != KEEP_TOTAL:  # rescaling to the total moves counts beyond the noise's interval
+            note.update(count_note(params["epsilon"], sensitivity))
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
                       note=note, record={"count column": count_name, **bound_record(bounded)},

@@ -29,6 +29,7 @@ _ENTRIES: dict[str, str] = {
     "DP-PCA": "ppdp_gui.engine.mechanisms.dp_pca:DPPCA", "DP-LDA": "ppdp_gui.engine.mechanisms.dp_pca:DPLDA",
     "Laplace on records": "ppdp_gui.engine.mechanisms.dp_pca:LaplaceRecords",
     "Exponential on records": "ppdp_gui.engine.mechanisms.dp_pca:ExponentialRecords",
+    "Marginal synthesizer": "ppdp_gui.engine.mechanisms.marginals:MarginalSynthesizer",
 }
 
 

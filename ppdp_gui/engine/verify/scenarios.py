@@ -210,7 +210,13 @@ def _builders() -> dict[str, Callable[[], list[Scenario]]]:
     from ppdp_gui.engine.verify import scenarios_records as rec
     return {**BUILDERS, "DP-PCA": rec.dp_pca_scenarios, "DP-LDA": rec.dp_lda_scenarios,
             "Laplace on records": rec.record_baseline_scenarios,
-            "Exponential on records": rec.record_baseline_scenarios}
+            "Exponential on records": rec.record_baseline_scenarios,
+            "Marginal synthesizer": _marginal_scenarios}
+
+
+def _marginal_scenarios() -> list[Scenario]:
+    from ppdp_gui.engine.verify.scenarios_marginals import marginal_scenarios
+    return marginal_scenarios()
 
 
 def scenarios_for(name: str) -> list[Scenario]:

@@ -59,6 +59,11 @@ class MechanismView(StepView):
         self.cap_button = QPushButton("Set a budget &cap for this table…")
         self.cap_button.setToolTip("The ledger refuses any release that would take the total ε spent on this "
                                    "table above the cap.")
+        self.target_button = QPushButton("Choose ε from the &error you accept…")
+        self.target_button.setObjectName("target_button")
+        self.target_button.setToolTip("The smallest ε whose counts are within the error you type, 95 % of the time, "
+                                      "from the mechanism's public noise model: nothing is run or charged.")
+        self.target_button.clicked.connect(self._ask_target_error)
         self.data_domains_check = QCheckBox("Take the missing domains from the data — the release will then "
                                             "NOT be ε-differentially private, and will say so")
         self.data_domains_check.setObjectName("data_domains_check")
@@ -82,6 +87,7 @@ class MechanismView(StepView):
             label.setBuddy(self.combo)
         cost_box = QHBoxLayout()
         cost_box.addWidget(self.cost_label, 1)
+        cost_box.addWidget(self.target_button)
         cost_box.addWidget(self.cap_button)
         layout = QVBoxLayout(self)
         layout.addWidget(heading("3. Mechanism"))
@@ -237,6 +243,7 @@ class MechanismView(StepView):
         self.budget_label.setText(p.budget_text())
         self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
         self.cap_button.setEnabled(p.is_dp)
+        self.target_button.setEnabled(p.is_dp and self.panel is not None and "epsilon" in self.panel.values())
         needs_opt_in = p.is_dp and bool(p.data_domain_columns or p.unconfirmed_columns)
         self.data_domains_check.setVisible(needs_opt_in or self.session.allow_data_domains)
         self._set_checked(self.data_domains_check, self.session.allow_data_domains)
@@ -304,6 +311,28 @@ class MechanismView(StepView):
             except PpdpError as exc:
                 show_error(self, exc)
             self.refresh_preview(fresh=True)
+
+    def _ask_target_error(self) -> None:
+        """ε from accuracy (engine/mechanisms/target_error.py): propose, and put the proposal into the ε field."""
+        from PySide6.QtWidgets import QMessageBox
+        from ppdp_gui.engine.mechanisms.target_error import propose_epsilon
+        if self.session.dataset is None or self.panel is None or not self.session.mechanism_name:
+            return
+        target, ok = QInputDialog.getDouble(self, "Error you accept", "Largest error of a released count you "
+                                            "accept, in records (95 % of the counts are at least this close):",
+                                            10.0, 0.0, 1e9, 0)
+        if not ok:
+            return
+        try:
+            mech = registry.create(self.session.mechanism_name)
+            proposal = propose_epsilon(mech, self.session.dataset, mech.resolve_params(**self.panel.values()), target)
+        except PpdpError as exc:
+            show_error(self, exc)
+            return
+        if proposal.epsilon is not None:
+            self.panel.set_values({**self.panel.values(), "epsilon": float(proposal.epsilon)})
+            self.session.set_params(self.panel.values())
+        QMessageBox.information(self, "ε from the error you accept", proposal.words)
 
     def state(self) -> tuple[str, str]:
         if self.session.dataset is None:

@@ -46,6 +46,7 @@ from ppdp_gui.engine.mechanisms.diffgen.grid import grid_step
 from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, NumericAttr, check_values_in_taxonomy,
                                                           numeric_values)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
+from ppdp_gui.engine.noise.intervals import count_note
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
@@ -276,6 +277,11 @@ class DiffGen(DPMechanism):
             needs.append(DomainNeed(col, "bounds" if data.spec(col).kind == "numeric" else "categories"))
         return needs
 
+    def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
+        """The counts get ε/(2c) (ε/2 of the ε/c per row; c = 1 without a person column): scale 2c/ε. The cut's
+        error has no such model."""
+        return Fraction(2 * self.unit(data, params).max_rows)
+
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
         public plan only — taxonomies, bounds, classes, h, ε; with a person column ε/c per row)."""
@@ -365,6 +371,7 @@ class DiffGen(DPMechanism):
             "expected records from noise (at most)": spurious,
             "expected records per empty group": positive_noise_mean(scale),
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly", "noise scale": scale,
+            **count_note(eps, 1, Fraction(1, 2)),  # the counts get ε/2 of the ε per row
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
             **self.unit_note(source, params),
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),

@@ -1,0 +1,162 @@
+"""Noisy marginals, a consistent tree model from them, and records drawn from the model.
+
+Measurement: each clique's table of counts (every cell of its public domain) gets discrete Laplace noise of
+scale K/ε_measure (K tables; one record is in one cell of each, so the K tables together have L1 sensitivity K).
+
+Estimation (post-processing of the noisy tables only):
+- the first column of the order (the class column, or the tree's root) gets its counts from every table that
+  holds it, each summed over its other columns and weighted by 1/(cells summed) (inverse variance);
+- each following table (parents…, child) is made non-negative and consistent with the model built so far: every
+  row (one combination of the parents) is projected, in least squares, onto the non-negative counts whose sum is
+  the model's count of that combination (a Euclidean projection onto a scaled simplex, Duchi et al. 2008).
+The model is then a tree-structured distribution whose marginals agree on every shared column by construction.
+
+Sampling: the first column from its counts, then each child given its parents' drawn cells, with uniform draws
+from the NoiseSource (post-processing, no budget).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SHRINK = 4.0  # a row of the three-column tables keeps T / (T + SHRINK · cells · scale) of its own distribution
+
+
+@dataclass(frozen=True)
+class Clique:
+    """A measured table: `parents` (already in the model) then `child`."""
+
+    parents: tuple[str, ...]
+    child: str
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.parents + (self.child,)
+
+
+def true_table(codes: dict[str, np.ndarray], sizes: dict[str, int], columns: tuple[str, ...]) -> np.ndarray:
+    shape = tuple(sizes[c] for c in columns)
+    flat = np.ravel_multi_index(tuple(codes[c] for c in columns), shape) if len(columns) > 1 else codes[columns[0]]
+    return np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape).astype(np.int64)
+
+
+def project_rows(noisy: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Each row of `noisy` (last axis) projected onto {x ≥ 0, Σx = total} in least squares, vectorised."""
+    shape = noisy.shape
+    v = noisy.reshape(-1, shape[-1]).astype(float)
+    t = np.maximum(np.asarray(totals, dtype=float).reshape(-1), 0.0)
+    u = -np.sort(-v, axis=1)
+    css = np.cumsum(u, axis=1) - t[:, None]
+    k = np.arange(1, v.shape[1] + 1)
+    rho = (u - css / k > 0).sum(axis=1)  # ≥ 1 whenever t ≥ 0
+    theta = css[np.arange(len(v)), np.maximum(rho, 1) - 1] / np.maximum(rho, 1)
+    return np.maximum(v - theta[:, None], 0.0).reshape(shape)
+
+
+def first_marginal(first: str, cliques: list[Clique], noisy: list[np.ndarray]) -> np.ndarray:
+    """Counts of the first column from every table that holds it (inverse-variance weighted), non-negative."""
+    acc, weight = 0.0, 0.0
+    for clique, table in zip(cliques, noisy):
+        if first in clique.columns:
+            axis = clique.columns.index(first)
+            summed = table.size // table.shape[axis]
+            other = tuple(i for i in range(table.ndim) if i != axis)
+            acc = acc + np.asarray(table.sum(axis=other), float) / summed
+            weight += 1.0 / summed
+    est = acc / weight
+    return project_rows(est[None, :], np.array([max(est.sum(), 0.0)]))[0]
+
+
+@dataclass
+class TreeModel:
+    """The first column's counts and, per clique, the child's conditional distribution given its parents."""
+
+    first: str
+    first_counts: np.ndarray
+    cliques: list[Clique]
+    conditionals: list[np.ndarray]
+
+    @property
+    def total(self) -> float:
+        return float(self.first_counts.sum())
+
+
+def normalise(counts: np.ndarray) -> np.ndarray:
+    """Rows of counts as distributions (a row with no mass: uniform)."""
+    sums = counts.sum(axis=-1, keepdims=True)
+    return np.where(sums > 0, counts / np.where(sums > 0, sums, 1), 1.0 / counts.shape[-1])
+
+
+def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float,
+                       prior: np.ndarray | None = None) -> np.ndarray:
+    """P(child | parents), each row pulled towards a less noisy P(child | the other parents) by how little it holds.
+
+    A row whose count T is small beside the noise it carries (cells · scale) says little: its distribution is
+    blended with `prior` (P(child | class) from its own measured pair table), or else with the table summed
+    over the last parent, with weight T / (T + cells · scale) on its own. Reads only noisy counts and the public
+    scale: post-processing."""
+    own = normalise(fitted)
+    if noisy.ndim < 2:
+        return own
+    if prior is None:
+        pooled = noisy.sum(axis=-2)
+        prior = normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0)))
+    prior = np.expand_dims(prior, axis=-2)
+    total = fitted.sum(axis=-1, keepdims=True)
+    w = total / (total + SHRINK * noisy.shape[-1] * float(scale))
+    return w * own + (1 - w) * prior
+
+
+def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_column: str | None,
+             scale: float = 0.0, pairs: dict[str, np.ndarray] | None = None) -> TreeModel:
+    """Fit the tree model; `joint[c]` holds the model's counts over (class, c) (or (c,) without a class).
+
+    `pairs`: measured (class, column) tables besides the cliques' (the star under a class tree): they count
+    towards the class's counts and are the priors of the three-column tables."""
+    pairs = pairs or {}
+    extra = [Clique((class_column,), c) for c in pairs]
+    base = first_marginal(first, cliques + extra, noisy + list(pairs.values()))
+    joint = {first: base}
+    priors = {c: normalise(project_rows(t, base)) for c, t in pairs.items()}
+    conditionals = []
+    for clique, table in zip(cliques, noisy):
+        if len(clique.parents) == 2:  # (class, parent, child)
+            totals = joint[clique.parents[1]]
+        else:
+            totals = joint[clique.parents[0]] if clique.parents else np.array(base.sum())
+        fitted = project_rows(table, totals)
+        conditionals.append(shrunk_conditional(table, fitted, scale, priors.get(clique.child)
+                                               if len(clique.parents) == 2 else None))
+        if len(clique.parents) == 2:
+            joint[clique.child] = fitted.sum(axis=1)
+        elif clique.parents and clique.parents[0] == class_column:
+            joint[clique.child] = fitted
+        else:
+            joint[clique.child] = fitted.sum(axis=0)
+    return TreeModel(first, base, cliques, conditionals)
+
+
+def draw_codes(probabilities: np.ndarray, parent_index: np.ndarray, rng) -> np.ndarray:
+    """One child cell per record: inverse CDF of its parents' row, with uniform draws (vectorised)."""
+    cdf = np.cumsum(probabilities, axis=-1)
+    cdf = cdf / np.where(cdf[..., -1:] > 0, cdf[..., -1:], 1.0)
+    rows = cdf.reshape(-1, probabilities.shape[-1])[parent_index]
+    u = rng.uniform(0.0, 1.0, size=len(parent_index))
+    return np.minimum((u[:, None] >= rows).sum(axis=1), probabilities.shape[-1] - 1)
+
+
+def sample(model: TreeModel, sizes: dict[str, int], n: int, rng) -> dict[str, np.ndarray]:
+    """`n` records' cell codes, column by column along the model's order."""
+    p = model.first_counts / model.total if model.total > 0 else np.full(len(model.first_counts),
+                                                                         1 / len(model.first_counts))
+    out = {model.first: draw_codes(p, np.zeros(n, dtype=np.int64), rng)}
+    for clique, cond in zip(model.cliques, model.conditionals):
+        if clique.parents:
+            shape = tuple(sizes[c] for c in clique.parents)
+            idx = np.ravel_multi_index(tuple(out[c] for c in clique.parents), shape)
+        else:
+            idx = np.zeros(n, dtype=np.int64)
+        out[clique.child] = draw_codes(cond, idx, rng)
+    return out
