@@ -1,0 +1,106 @@
+"""The nurse's walk (issue 26, "Done when"): an emergency-department extract the window was not tuned on
+(tests/engine/ed_shaped.py: several visits per patient, a name, arrival dates, ZIP codes, triage, full ICD-10
+codes, blanks, a free-text note) taken to a truly ε-differentially private DiffGen release with public domains,
+through the window only: roles in the Data step, the domain dialog (a typed list, the Suggest button, the ICD-10
+list), the Taxonomies step's builders, Run, Export. What it found is tested here, each where it was seen."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from ppdp_gui.engine.data.schema import Role
+from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.gui.widgets.domain_dialog import DomainDialog
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+from ed_shaped import ed_shaped  # noqa: E402
+
+pytestmark = pytest.mark.skipif("DiffGen" not in registry.names(), reason="DiffGen is not registered")
+
+
+def open_ed(w, qtbot, tmp_path, n: int = 1500):
+    path = tmp_path / "ed_visits.csv"
+    ed_shaped(n).to_csv(path, index=False)
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    return path
+
+
+def set_role(w, column: str, role: Role) -> None:
+    combo = w.data_view.role_combo(column)
+    combo.setCurrentIndex(combo.findData(role))
+
+
+def typed_domain(w, qtbot, column: str, values: list[str]) -> None:
+    dialog = DomainDialog(w.session, column, w)
+    qtbot.addWidget(dialog)
+    dialog.values_edit.setPlainText("\n".join(values))
+    qtbot.mouseClick(dialog.ok_button, Qt.LeftButton)
+
+
+def dp_walk(w, qtbot, tmp_path):
+    """The clicks of the guide's differentially private walk on the emergency table."""
+    open_ed(w, qtbot, tmp_path)
+    assert w.session.dataset.person_column == "patient_id"
+    set_role(w, "disposition", Role.CLASS)           # the outcome the counts should predict
+    set_role(w, "arrival_date", Role.INSENSITIVE)    # a date has no public list of values: left out
+    set_role(w, "zip", Role.INSENSITIVE)
+    set_role(w, "diagnosis", Role.QUASI_IDENTIFIER)
+    m = w.mechanism_view
+    w.go_to(m)
+    i = m.combo.findText("DiffGen")                  # as a click in the list does
+    m.combo.setCurrentIndex(i)
+    m.combo.activated.emit(i)
+    typed_domain(w, qtbot, "disposition", ["discharged", "admitted", "transferred"])
+    typed_domain(w, qtbot, "sex", ["F", "M"])
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("diagnosis")                           # the public ICD-10 tree: its leaves are the public list
+    tv.choose_builder("icd10", level="categories")
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
+    tv.select("age")                                 # bands over 0-120, filled in from the column's name
+    tv.choose_builder("bands")
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    return run
+
+
+def test_a_dp_release_with_public_domains_from_the_window_only(make_window, qtbot, tmp_path):
+    w = make_window()
+    run = dp_walk(w, qtbot, tmp_path)
+    p = w.session.preview()
+    assert not p.errors, [e.message for e in p.errors]
+    assert all(n.status == "public" for n in p.needs), p.needs
+    assert not p.caveats and run.run_button.isEnabled()
+    before = len(w.session.releases)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and len(w.session.releases) > before, timeout=120000)
+    view = w.export_view
+    w.go_to(view)
+    target = tmp_path / "ed_dp.csv"
+    view.path_edit.setText(str(target))
+    qtbot.mouseClick(view.export_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not view._busy, timeout=60000)
+    note = json.loads((tmp_path / "ed_dp.csv.release-note.json").read_text())
+    claim = note["guarantee"]["claims"][0]
+    assert claim["claim"] == "differential privacy" and claim["holds"] and not note["guarantee"]["caveats"]
+    text = target.read_text()
+    assert "Smith" not in text and "J18.9" not in text  # no name, no full code (written as its category)
+
+
+def test_run_step_says_epsilon_protects_a_row_when_a_patient_has_several(make_window, qtbot, tmp_path):
+    """Seen on the walk: with patient_id as the person column, Mondrian's Run step says k counts patients, but
+    DiffGen's said only "a smaller ε hides each person better" — while a patient with 5 visits is protected by
+    5·ε. The Run and Mechanism steps now say so, and how to get ε per person."""
+    w = make_window()
+    run = dp_walk(w, qtbot, tmp_path)
+    text = run.summary.text()
+    assert "ε protects one row, not one person" in text and "m·ε" in text and "patient_id" in text
+    assert "m·ε" in w.mechanism_view.cost_label.text()
