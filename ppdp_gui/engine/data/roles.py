@@ -55,7 +55,7 @@ CLASS_WORDS = frozenset({
     "mortality", "survival", "survived", "income", "salary",
 })
 #: whole names that are a class (a word inside a longer name would match too often: 'y_coordinate')
-CLASS_NAMES = frozenset({"y"})
+CLASS_NAMES = frozenset({"y", "disposition"})  # an emergency visit's outcome: admitted, discharged …
 #: several words together that name an outcome ('vital status')
 CLASS_PHRASES = (frozenset({"vital", "status"}), frozenset({"discharge", "status"}))
 SENSITIVE_WORDS = frozenset({

@@ -76,7 +76,9 @@ class Plan:
 def _class_column(data: Dataset, params: dict[str, Any]) -> str:
     cls = params.get("class_column") or data.class_column
     if not cls:
-        raise ParameterError("DiffGen needs a class column: mark one column's role as Class or choose it")
+        raise ParameterError("DiffGen needs a class column (the outcome the counts should predict, e.g. "
+                             "readmitted): choose it under Class column above, or set that column's role to Class "
+                             "in the Data step")
     if cls not in data.frame.columns:
         raise ParameterError(f"Class column: no column named {cls!r}")
     return cls
