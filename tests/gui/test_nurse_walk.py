@@ -104,3 +104,16 @@ def test_run_step_says_epsilon_protects_a_row_when_a_patient_has_several(make_wi
     text = run.summary.text()
     assert "ε protects one row, not one person" in text and "m·ε" in text and "patient_id" in text
     assert "m·ε" in w.mechanism_view.cost_label.text()
+
+
+def test_linkable_columns_are_named_beside_the_tables_own_quasi_identifiers(make_window, qtbot, tmp_path):
+    """The Run step said a diagnosis "can single out a patient together with age and gender" on a table whose
+    quasi-identifiers are age, sex and zip (there is no gender column)."""
+    w = make_window()
+    open_ed(w, qtbot, tmp_path)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    assert "diagnosis" in run.make_qi_buttons
+    texts = " ".join(label.text() for label in run.linkable_box.findChildren(type(run.summary)))
+    assert "gender" not in texts and "age, sex" in texts

@@ -65,6 +65,16 @@ def _known_by(column: str, series: pd.Series) -> tuple[str, str] | None:
     return None
 
 
+def known_columns(dataset: Dataset) -> str:
+    """The table's own quasi-identifiers in words ('age, sex, zip'), not a fixed 'age and gender': the
+    emergency extract of the nurse's walk has sex, not gender."""
+    qis = list(dataset.quasi_identifiers)
+    if not qis:
+        return "the other columns"
+    shown = ", ".join(qis[:4]) + (" …" if len(qis) > 4 else "")
+    return f"the quasi-identifiers ({shown})"
+
+
 def linkable_column(dataset: Dataset, column: str) -> Linkable | None:
     """Why `column` is a quasi-identifying candidate, or None. Columns already protected or never released
     (quasi-identifiers, identifiers, the person column) and the class are not candidates."""
@@ -80,7 +90,7 @@ def linkable_column(dataset: Dataset, column: str) -> Linkable | None:
     if known is not None:
         what, who = known
         reason = (f"{column} holds {what}, which {who} can know; it has {distinct:,} different values. Published "
-                  "unchanged, it can single out a patient together with age and gender.")
+                  f"unchanged, it can single out a patient together with {known_columns(dataset)}.")
     else:
         what = "many different values"
         reason = (f"{column} has {distinct:,} different values: published unchanged, a rare value can single out a "
