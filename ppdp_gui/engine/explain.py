@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema
+from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema, unit_words
 
 NOISE_SENTENCE = ("The counts carry random noise on purpose. They do not add up exactly to your table's rows, and "
                   "combinations nobody in your table has can get a count — for example ages below your youngest "
@@ -138,7 +138,8 @@ def published_sentences(published) -> list[str]:
     for claim in published.claims:
         if isinstance(claim, KAnonymity):
             where = "" if claim.table == MAIN_TABLE else f" in {claim.table}"
-            lines.append(f"Every combination of {_names(claim.columns)}{where} is shared by at least {claim.k} rows "
+            lines.append(f"Every combination of {_names(claim.columns)}{where} is shared by at least {claim.k} "
+                         f"{'different ' if claim.person else ''}{unit_words(claim.person, claim.k)} "
                          "(recounted on the table).")
     return lines
 

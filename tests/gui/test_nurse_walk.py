@@ -117,3 +117,20 @@ def test_linkable_columns_are_named_beside_the_tables_own_quasi_identifiers(make
     assert "diagnosis" in run.make_qi_buttons
     texts = " ".join(label.text() for label in run.linkable_box.findChildren(type(run.summary)))
     assert "gender" not in texts and "age, sex" in texts
+
+
+def test_figures_say_k_counts_patients_as_the_guarantee_does(make_window, qtbot, tmp_path):
+    """Figures → "What this release is" said every combination "is shared by at least 10 rows" right under
+    "Guarantee: 10-anonymity of persons (patient_id)": the two contradicted each other."""
+    from ppdp_gui.engine.explain import published_sentences
+    w = make_window()
+    open_ed(w, qtbot, tmp_path)
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and bool(w.session.releases), timeout=120000)
+    text = " ".join(published_sentences(w.session.last_release))
+    assert "at least 10 different persons (patient_id)" in text and "at least 10 rows" not in text
