@@ -134,3 +134,17 @@ def test_figures_say_k_counts_patients_as_the_guarantee_does(make_window, qtbot,
     qtbot.waitUntil(lambda: not run.running and bool(w.session.releases), timeout=120000)
     text = " ".join(published_sentences(w.session.last_release))
     assert "at least 10 different persons (patient_id)" in text and "at least 10 rows" not in text
+
+
+def test_the_icd_lists_are_offered_for_diagnoses_only(make_window, qtbot, tmp_path):
+    """The domain dialog of age, sex or disposition offered "Use the ICD-9-CM list" and "Use the ICD-10 (WHO)
+    list": one click would make age's public list the 2,000 diagnosis categories."""
+    w = make_window()
+    open_ed(w, qtbot, tmp_path)
+    for column in ("sex", "disposition"):
+        dialog = DomainDialog(w.session, column, w)
+        qtbot.addWidget(dialog)
+        assert not dialog.code_buttons, column
+    dialog = DomainDialog(w.session, "diagnosis", w)
+    qtbot.addWidget(dialog)
+    assert set(dialog.code_buttons) == {"icd9", "icd10"}

@@ -65,6 +65,13 @@ def _known_by(column: str, series: pd.Series) -> tuple[str, str] | None:
     return None
 
 
+def holds_diagnosis_codes(column: str, series: pd.Series) -> bool:
+    """Whether the column is diagnosis codes by its name or the look of its values: the domain dialog offers the
+    ICD lists for those only (it offered them for age and gender too, the wrong action for a custodian)."""
+    known = _known_by(column, series)
+    return known is not None and known[0] == "diagnosis codes"
+
+
 def known_columns(dataset: Dataset) -> str:
     """The table's own quasi-identifiers in words ('age, sex, zip'), not a fixed 'age and gender': the
     emergency extract of the nurse's walk has sex, not gender."""

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
 
 from ppdp_gui.engine.data.domains import (CODE_SYSTEMS, Domain, category_set, code_system_domain, numeric_bounds,
                                           spelled_outside)
+from ppdp_gui.engine.data.linkable import holds_diagnosis_codes
 from ppdp_gui.engine.errors import DataError
 
 WHY = ("A differentially private release must not learn its categories or bounds from your table: a value held "
@@ -345,7 +346,8 @@ class DomainDialog(QDialog):
         # a public code system's list, shipped with ppdp: one click states it (nothing is read from the table)
         codes_row = QHBoxLayout()
         self.code_buttons: dict[str, QPushButton] = {}
-        for name, words in CODE_SYSTEMS.items():
+        codes = holds_diagnosis_codes(self.column, self.session.dataset.frame[self.column])
+        for name, words in (CODE_SYSTEMS.items() if codes else ()):
             button = QPushButton(f"Use the {words.split(' diagnosis')[0]} list")
             button.setAutoDefault(False)
             button.setToolTip(f"State the public list of {words} shipped with ppdp as this column's domain (every "
