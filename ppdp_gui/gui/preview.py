@@ -46,7 +46,9 @@ def cost_words(cost: PrivacyCost | None, person: str | None = None) -> str:
         text = (f"ε = {fmt_eps(cost.epsilon)}, spent from this table's privacy budget (a smaller ε hides each "
                 "person better and adds more noise)")
         text += f"; δ = {float(cost.delta):.3g}" if cost.delta else ""
-        if person is not None and "person" not in cost.neighbouring:
+        unit = getattr(cost, "unit", None)  # whom ε protects, when the mechanism states it (one person's rows)
+        per_person = bool(getattr(unit, "person_column", None)) or "person" in str(cost.neighbouring)
+        if person is not None and not per_person:
             # the guarantee is per row; with several rows per person (Role.PERSON) a person is protected by m·ε
             text += (f". ε protects one row, not one person: {person} has several rows per person, and a person "
                      f"with m rows is protected only by m·ε. For ε per person, publish a table with one row per "
