@@ -155,3 +155,85 @@ def test_the_icd_lists_are_offered_for_diagnoses_only(make_window, qtbot, tmp_pa
     dialog = DomainDialog(w.session, "diagnosis", w)
     qtbot.addWidget(dialog)
     assert set(dialog.code_buttons) == {"icd9", "icd10"}
+
+
+# -- the guide's differentially private walk on the diabetes-shaped table (gui/help/guide.html, "walkthrough-dp")
+DP_LISTS = {"readmitted": ["NO", ">30", "<30"], "gender": ["Female", "Male"],
+            "race": ["Caucasian", "AfricanAmerican", "Hispanic", "Asian", "Other"],
+            "age": [f"[{a}-{a + 10})" for a in range(0, 100, 10)]}
+
+
+def fill_the_selected_domain(w, qtbot) -> str:
+    """The guide's clicks for one line of the problem list: Set the domain of … (the first such line is selected
+    for you), type the public values one per line, add what the dialog says the table also holds when it is the
+    missing-value label, OK. Returns the column."""
+    m = w.mechanism_view
+    qtbot.waitUntil(lambda: m.domain_button.isVisible(), timeout=5000)
+    column = m._selected_domain_column()
+    qtbot.mouseClick(m.domain_button, Qt.LeftButton)
+    dialog = next(d for d in m.findChildren(DomainDialog) if d.isVisible() and d.column == column)
+    values = list(DP_LISTS[column])
+    label = getattr(w.session.dataset.source.na_policy, "category_label", None)
+    if label and label in dialog.table_values():
+        values.append(label)  # "Your table also holds '(missing)'": kept as its own category, so it is listed
+    dialog.values_edit.setPlainText("\n".join(values))
+    qtbot.mouseClick(dialog.ok_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    m.refresh_preview()
+    return column
+
+
+def test_the_guides_dp_walk_on_the_diabetes_table(make_window, qtbot, tmp_path):
+    from diabetes_shaped import diabetes_shaped
+    path = tmp_path / "diabetic_data.csv"
+    diabetes_shaped(3000).to_csv(path, index=False)
+    w = make_window()
+    w.open_path(str(path))                                                 # File → Open
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    m = w.mechanism_view
+    w.go_to(m)                                                             # 3. Mechanism
+    i = m.combo.findText("DiffGen")
+    m.combo.setCurrentIndex(i)                                             # the list → DiffGen
+    m.combo.activated.emit(i)
+    m.refresh_preview()
+    done = set()
+    while m._selected_domain_column() is not None and len(done) < 6:       # Set the domain of …, type, OK
+        done.add(fill_the_selected_domain(w, qtbot))
+    assert done == set(DP_LISTS), done
+    set_role(w, "diag_1", Role.QUASI_IDENTIFIER)                          # Data step: diag_1 → quasi-identifier
+    tv = w.taxonomy_view
+    w.go_to(tv)                                                            # 2. Taxonomies
+    tv.select("diag_1")
+    tv.choose_builder("icd9", level="categories")                          # ICD-9, leaves: categories
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)                       # Build for diag_1
+    run = w.run_view
+    w.go_to(run)                                                           # 4. Run
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    p = w.session.preview()
+    assert not p.errors, [e.message for e in p.errors]
+    assert all(n.status == "public" for n in p.needs) and not p.caveats
+    assert "noise" in run.noise_text.text()
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)                        # Run and spend ε = 1
+    qtbot.waitUntil(lambda: not run.running and bool(w.session.releases), timeout=120000)
+    view = w.export_view
+    w.go_to(view)                                                          # 6. Export
+    view.path_edit.setText(str(tmp_path / "dp.csv"))
+    qtbot.mouseClick(view.export_button, Qt.LeftButton)                    # Export
+    qtbot.waitUntil(lambda: not view._busy, timeout=60000)
+    note = json.loads((tmp_path / "dp.csv.release-note.json").read_text())
+    assert note["guarantee"]["claims"][0]["claim"] == "differential privacy"
+    assert note["guarantee"]["holds"] and not note["guarantee"]["caveats"]
+
+
+def test_the_guide_describes_the_dp_walk():
+    from ppdp_gui.gui.help import guide_html
+    text = guide_html()
+    start = text.index('<a name="walkthrough-dp">')
+    walk = " ".join(text[start:text.index("<h2>", start)].split())
+    for words in ("File → Open", "3. Mechanism", "<b>DiffGen</b>", "Set the domain of readmitted…", "<b>OK</b>",
+                  "ICD-9 diagnoses", "<b>categories</b>", "Run and spend ε = 1", "6. Export", "<b>Export</b>",
+                  "m·ε", "no command line"):
+        assert words in walk, words
+    for column, values in DP_LISTS.items():
+        assert f"<code>{column}</code>" in walk
+    assert "[0-10)" in walk and "Female, Male" in walk and "&gt;30" in walk
