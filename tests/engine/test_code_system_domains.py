@@ -85,5 +85,5 @@ def test_full_icd10_codes_against_the_icd_list_say_which_builder_to_press():
     data = Dataset(frame, specs, SourceInfo(n_rows_read=n))
     planned = plan(data, "DiffGen", {"h": 2})
     text = " ".join(p.message for p in planned.errors)
-    assert "J18.9" in text and "ICD10 builder with leaves 'categories'" in text and "Taxonomies step" in text
+    assert "J18.9" in text and "'ICD-10 diagnoses' with leaves 'categories'" in text and "Taxonomies step" in text
     assert "add them to it" not in text

@@ -119,9 +119,11 @@ def outside_taxonomy_message(col: str, tax: Taxonomy, outside: list[str]) -> str
     head = f"{len(outside)} value(s) of {col} are not in its taxonomy or public list: {shown}"
     version = categories_version(tax)
     if version is not None:
-        return (f"{head}. They are full {version.upper()} codes, and the list holds 3-character categories: in the "
-                f"Taxonomies step select {col}, choose the {version.upper()} builder with leaves 'categories' and "
-                "press Build — the codes are then written as their category (J18.9 → J18)")
+        from ppdp_gui.engine.taxonomy.registry import builder
+        label = builder(version).label  # as the Taxonomies step lists it: 'ICD-10 diagnoses'
+        return (f"{head}. They are full diagnosis codes, and the list holds 3-character categories: in the "
+                f"Taxonomies step select {col}, choose '{label}' with leaves 'categories' and press Build — the "
+                "codes are then written as their category (J18.9 → J18)")
     return (f"{head}. If they belong to the public list, add them to it (Set the domain of {col}…), then to the "
             f"tree (Taxonomies step, select {col}, Add missing values)")
 
