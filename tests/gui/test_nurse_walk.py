@@ -241,3 +241,29 @@ def test_the_guide_describes_the_dp_walk():
     labels = {b.label for b in builders.BUILDERS}
     for named in ("ICD-9-CM diagnoses", "ICD-10 diagnoses", "Dates: month → year → decade"):  # as the list says
         assert named in labels and f"<b>{named}</b>" in walk, named
+
+
+def test_risk_tab_text_does_not_overlap_its_table_after_a_dp_release(make_window, qtbot, tmp_path):
+    """Seen on the walk (1280 × 820 window): after the DiffGen release, the Risk tab's orange note ("This release
+    is differentially private, so the chance of matching …") was drawn over the last rows of the risk table."""
+    w = make_window()
+    w.resize(1280, 820)
+    run = dp_walk(w, qtbot, tmp_path)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and bool(w.session.releases), timeout=120000)
+    results = w.results_view
+    w.go_to(results)
+    risk = results.risk
+    results.tabs.setCurrentWidget(risk)
+    qtbot.waitUntil(lambda: risk.comparison is not None and not risk.busy, timeout=60000)
+    qtbot.wait(200)
+    assert risk.not_measured.isVisible() and risk.not_measured.text()
+
+    def box(widget):
+        top_left = widget.mapTo(risk, widget.rect().topLeft())
+        return top_left.y(), top_left.y() + widget.height()
+    widgets = [risk.table, risk.not_measured, risk.attribute_box, risk.harbor_box]
+    spans = [box(x) for x in widgets]
+    for (_top, bottom), (next_top, _b) in zip(spans, spans[1:]):
+        assert bottom <= next_top, spans
+    assert risk.not_measured.height() >= risk.not_measured.heightForWidth(risk.not_measured.width()) - 1
