@@ -270,7 +270,9 @@ def compare_risk(published, frame, *, population_size: float | None = None,
             why = ("The release keeps none of the quasi-identifiers in its main table, so no released row can be "
                    "matched to a person through them.")
     released = tuple(f for t in tables.values() for f in safe_harbor.screen(t))
-    candidates = linkable_candidates(published, frame)
+    released_columns = {c for t in tables.values() for c in t.columns}
+    # only what the release publishes: DiffGen leaves an insensitive date out, and the tab called it "published"
+    candidates = [c for c in linkable_candidates(published, frame) if c in released_columns]
     attributes_input = tuple(risk_models.attribute_risks(frame, qis, candidates))
     attributes_release = ()
     if after is not None:

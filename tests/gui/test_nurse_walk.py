@@ -267,3 +267,9 @@ def test_risk_tab_text_does_not_overlap_its_table_after_a_dp_release(make_window
     for (_top, bottom), (next_top, _b) in zip(spans, spans[1:]):
         assert bottom <= next_top, spans
     assert risk.not_measured.height() >= risk.not_measured.heightForWidth(risk.not_measured.width()) - 1
+    # the per-column list called arrival_date "published as is": DiffGen publishes only the quasi-identifiers
+    # and the class, and arrival_date (insensitive) is not in the release
+    from ppdp_gui.gui.views.risk_panel import attribute_rows
+    names = [row[0] for row in attribute_rows(risk.comparison)]
+    assert not any("arrival_date" in n for n in names), names
+    assert "diagnosis" in names
