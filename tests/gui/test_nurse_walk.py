@@ -93,6 +93,9 @@ def test_a_dp_release_with_public_domains_from_the_window_only(make_window, qtbo
     assert claim["claim"] == "differential privacy" and claim["holds"] and not note["guarantee"]["caveats"]
     text = target.read_text()
     assert "Smith" not in text and "J18.9" not in text  # no name, no full code (written as its category)
+    # the ledger's words in the Export step name the class column as the Run step did, not "(none)"
+    recorded = view.entry_text.toPlainText()
+    assert "Class column = disposition (its role is Class)" in recorded and "(none)" not in recorded
 
 
 def test_run_step_says_epsilon_protects_a_row_when_a_patient_has_several(make_window, qtbot, tmp_path):
