@@ -18,3 +18,14 @@ def test_diffgen_without_a_class_says_where_to_choose_it():
                            ColumnSpec("outcome_text", "categorical", Role.INSENSITIVE)), SourceInfo(n_rows_read=100))
     text = " ".join(p.message for p in plan(data, "DiffGen", {}).errors)
     assert "Class column above" in text and "Data step" in text and "choose it" not in text.replace("choose it under", "")
+
+
+def test_k_help_says_it_counts_persons_with_a_person_column():
+    """The Mechanism step's line under k said "shared by at least k rows" just above "Privacy: … at least 10
+    different persons (patient_id)" on a table with a person column."""
+    from ppdp_gui.engine.mechanisms import registry
+    for name in ("Mondrian", "Global recoding"):
+        if name not in registry.names():
+            continue
+        help_text = next(p.help for p in registry.get(name).params if p.name == "k")
+        assert "different persons" in help_text and "Person column" in help_text, name
