@@ -276,3 +276,13 @@ def test_risk_tab_text_does_not_overlap_its_table_after_a_dp_release(make_window
     names = [row[0] for row in attribute_rows(risk.comparison)]
     assert not any("arrival_date" in n for n in names), names
     assert "diagnosis" in names
+
+
+def test_a_zip_column_gets_a_suggested_public_range():
+    """The walk's zip column (numbers) said "No suggestion for a column named “zip”": the nurse had to know that
+    a 5-digit ZIP code runs from 0 to 99999."""
+    from ppdp_gui.gui.widgets.domain_dialog import suggest_bounds
+    for name in ("zip", "ZIP code", "patient_zip", "zipcode"):
+        s = suggest_bounds(name)
+        assert s is not None and (s.low, s.high, s.whole) == (0, 99999, True), name
+    assert suggest_bounds("zipper_size") is None

@@ -54,6 +54,7 @@ SUGGESTIONS: tuple[tuple[str, Suggestion], ...] = (
     (r"hours?(_worked)?_per_day", Suggestion(0, 24, False, "hours in a day")),
     (r"(\w+_)?day_of_(the_)?month|day", Suggestion(1, 31, True, "a day of the month")),
     (r"(\w+_)?month", Suggestion(1, 12, True, "a month of the year")),
+    (r"(\w+_)?(zip|zip_?code|zip5)", Suggestion(0, 99999, True, "a 5-digit ZIP code")),
     (r"(\w+_)?(percent|percentage|pct)", Suggestion(0, 100, False, "a percentage")),
     (r"(\w+_)?weight_(in_)?kgs?", Suggestion(0, 500, False, "a body weight in kg")),
     (r"(\w+_)?height_(in_)?cm", Suggestion(0, 250, False, "a height in cm")),
