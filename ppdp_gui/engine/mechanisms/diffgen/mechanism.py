@@ -40,6 +40,7 @@ from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, Numer
                                                           numeric_values)
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
 from ppdp_gui.engine.noise.sampler import exact_epsilon
+from ppdp_gui.engine.taxonomy.icd import categories_version
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 OUTPUTS = ("counts", "records")
@@ -114,7 +115,6 @@ def outside_taxonomy_message(col: str, tax: Taxonomy, outside: list[str]) -> str
     window. Full diagnosis codes ('J18.9') against the shipped ICD list of 3-character categories are the usual
     case: adding them to the list would be wrong (it is the public classification); the ICD builder at the level
     'categories' writes them as their category. For the custodian only (it names values of the table)."""
-    from ppdp_gui.engine.taxonomy.icd import categories_version
     shown = spelled_outside(sorted(map(str, outside)), tax.leaf_values())
     head = f"{len(outside)} value(s) of {col} are not in its taxonomy or public list: {shown}"
     version = categories_version(tax)
@@ -159,7 +159,8 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
             outside = plan_checks(data, col, tax=tax)[0] if large else check_values_in_taxonomy(tax, data.frame[col])
             if outside:
                 exc = TaxonomyError(outside_taxonomy_message(col, tax, outside))
-                exc.column = col
+                if categories_version(tax) is None:  # the fix is the list: the window offers its dialog
+                    exc.column = col  # (for full ICD codes it is the Taxonomies step's builder, not the list)
                 raise exc
             taxonomies[col] = tax
             continue
