@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ppdp_gui.engine.data.roles import name_words
+from ppdp_gui.engine.data.roles import counts_something, name_words
 from ppdp_gui.engine.data.schema import Dataset, Role
 
 #: a categorical column with at least this many different values can single people out when published as is
@@ -52,6 +52,8 @@ class Linkable:
 
 
 def _known_by(column: str, series: pd.Series) -> tuple[str, str] | None:
+    if counts_something(column):  # number_diagnoses counts diagnoses: it does not hold codes
+        return None
     words = name_words(column)
     for vocabulary, what, who in _KNOWN_BY:
         if words & vocabulary:
