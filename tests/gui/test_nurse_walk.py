@@ -297,3 +297,27 @@ def test_a_zip_column_gets_a_suggested_public_range():
         s = suggest_bounds(name)
         assert s is not None and (s.low, s.high, s.whole) == (0, 99999, True), name
     assert suggest_bounds("zipper_size") is None
+
+
+def test_linkable_lines_are_short_and_not_clipped(make_window, qtbot, tmp_path):
+    """The clinical screenshot's Run step (five columns someone else could know): every line repeated "Make it a
+    quasi-identifier (it is then generalised) or leave it out." under an intro saying the same, and the lines
+    were squeezed until their last words were cut off."""
+    from diabetes_shaped import diabetes_shaped
+    path = tmp_path / "diabetic_data.csv"
+    diabetes_shaped(1500).to_csv(path, index=False)
+    w = make_window()
+    w.resize(1280, 820)
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    qtbot.wait(100)
+    assert len(run.make_qi_buttons) >= 4
+    labels = [x for x in run.linkable_box.findChildren(type(run.summary)) if x.isVisible()]
+    intro, lines = labels[0], labels[1:]
+    assert "Make each a quasi-identifier" in intro.text()
+    for label in lines:
+        assert "Make it a quasi-identifier" not in label.text(), label.text()
+        assert label.height() >= label.heightForWidth(label.width()) - 1, label.text()

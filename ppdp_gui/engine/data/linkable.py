@@ -26,6 +26,8 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 MANY_VALUES = 20
 #: share of the present values that must look like ICD codes for a column to be read as diagnosis codes
 CODE_SHARE = 0.8
+#: what to do, said after each reason (the Run step says it once, above its list, and leaves it out of each line)
+ADVICE = " Make it a quasi-identifier (it is then generalised) or leave it out."
 _ICD = re.compile(r"^(?:[VvEe]?\d{2,4}(?:\.\d{1,2})?|[A-Za-z]\d{2}(?:\.\d{1,4})?)$")
 
 #: what someone else can know, by words of the column's name: (kind, who knows it)
@@ -104,8 +106,7 @@ def linkable_column(dataset: Dataset, column: str) -> Linkable | None:
         what = "many different values"
         reason = (f"{column} has {distinct:,} different values: published unchanged, a rare value can single out a "
                   "patient for anyone who knows it.")
-    return Linkable(column, what, distinct, reason + " Make it a quasi-identifier (it is then generalised) or "
-                                                     "leave it out.")
+    return Linkable(column, what, distinct, reason + ADVICE)
 
 
 def linkable_columns(dataset: Dataset) -> list[Linkable]:
