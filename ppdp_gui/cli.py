@@ -1,7 +1,7 @@
 """The `ppdp` command: the same engine as the GUI, without a window.
 
 Every engine failure (a PpdpError) is printed as one line and exits with code 2; a traceback means a bug.
-`ppdp verify` exits 0 when the mechanism passes its privacy audit and 1 when it fails.
+`ppdp verify` (and `ppdp verify --pipeline`) exits 0 when the mechanism passes its privacy audit and 1 when it fails.
 Real releases go through `run_release`, so the budget is reserved in the ledger before anything is computed.
 """
 
@@ -370,9 +370,27 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    """The statistical DP audit of one mechanism on its built-in tables: 0 on PASS, 1 on FAIL."""
+    """The statistical DP audit of one mechanism on its built-in tables (or, with --pipeline, of every DP
+    mechanism or the one named, on neighbouring files through the whole publish path): 0 on PASS, 1 on FAIL."""
     from ppdp_gui.engine.verify import verify
     size = args.size or ("quick" if args.quick else "full")
+    if args.pipeline:
+        from ppdp_gui.engine.verify.pipeline_audit import audited_mechanisms, verify_pipeline
+        names = [args.mechanism] if args.mechanism else audited_mechanisms()
+        passed = True
+        for name in names:
+            verdict = _drain(verify_pipeline(name, size=size, seed=args.seed), sys.stderr.isatty())
+            for line in verdict.lines():
+                _say(line)
+            _say(f"({verdict.seconds:.0f} s)")
+            passed = passed and verdict.passed
+        if len(names) > 1:
+            _say("PASS: every mechanism's whole path within its allowance" if passed else
+                 "FAIL: at least one mechanism's path leaks (see FAIL above)")
+        return 0 if passed else 1
+    if not args.mechanism:
+        raise ParameterError("name the mechanism to verify, e.g. ppdp verify DiffGen (or ppdp verify --pipeline for "
+                             "every DP mechanism's whole path)")
     verdict = _drain(verify(args.mechanism, size=size, seed=args.seed), sys.stderr.isatty())
     for line in verdict.lines():
         _say(line)
@@ -531,7 +549,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")
-    p.add_argument("mechanism", help="a differentially private mechanism, e.g. DiffGen or 'Laplace histogram'")
+    p.add_argument("mechanism", nargs="?", help="a differentially private mechanism, e.g. DiffGen or 'Laplace "
+                                                "histogram' (with --pipeline: every DP and k-anonymity mechanism "
+                                                "when left out)")
+    p.add_argument("--pipeline", action="store_true",
+                   help="audit the whole publish path on neighbouring files (reader, recipe, plan, a scratch "
+                        "ledger, release, the written file and note read back), not the mechanism on its own")
     p.add_argument("--quick", action="store_true", help="the short audit (under half a minute per mechanism); "
                                                         "without it, the full audit (several minutes)")
     p.add_argument("--seed", type=int, default=0, help="seed of the test releases (default 0: reproducible)")

@@ -39,3 +39,18 @@ def test_verify_refuses_a_mechanism_without_epsilon(capsys):
     assert code == 2 and "not differential privacy" in err and len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "verify", "Nonesuch")
     assert code == 2 and "unknown mechanism" in err
+
+
+def test_verify_pipeline_audits_the_whole_path_and_exits_1_on_a_planted_pipeline_bug(capsys, monkeypatch):
+    from tests.engine.pipeline_mutants import note_warnings
+    note_warnings(monkeypatch)
+    code, out, err = run(capsys, "verify", "--pipeline", "DP-PCA", "--size", "smoke")
+    assert code == 1, out + err
+    assert out.splitlines()[0].startswith("DP-PCA: pipeline smoke audit, seed 0")
+    assert "FAIL  row replaced" in out and "a difference no noise covers: note/warnings" in out
+    assert "same seed, same written files" in out and "no run crashed" in out
+
+
+def test_verify_without_a_mechanism_asks_for_one_unless_pipeline(capsys):
+    code, _, err = run(capsys, "verify")
+    assert code == 2 and "--pipeline" in err and len(err.strip().splitlines()) == 1

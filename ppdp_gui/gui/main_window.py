@@ -2,7 +2,8 @@
 
 Data → Taxonomies → Mechanism → Run → Results → Export. Files open by menu, recent list, command line or
 drag-and-drop; projects save and restore the whole session. Long work runs in the shared JobRunner.
-Tools → Self-check runs the statistical privacy audit of the chosen DP mechanism (engine.verify) in the worker.
+Tools → Self-check runs the statistical privacy audit of the chosen DP mechanism (engine.verify) in the worker;
+Tools → Self-check of the whole path runs it on practice files through the whole publish path (--pipeline).
 
 Start-up: the charts (pyqtgraph) are not imported with the window, nor is pandas when the window is started by
 `ppdp-gui` (gui/lazy_pandas.py); once it is on screen a background thread imports them, so neither the first paint
@@ -181,9 +182,16 @@ class MainWindow(QMainWindow):
                      "Ctrl+PgUp")
         tools = self.menuBar().addMenu("&Tools")
         self.self_check_action = self._action(
-            tools, "&Self-check…", self.self_check, tip="Test the chosen differentially private mechanism: release "
-            "two small tables that differ in one patient thousands of times and check the results cannot be told "
-            "apart more than ε allows (about half a minute; your data is not used)")
+            tools, "&Self-check…", lambda: self.self_check(),
+            tip="Test the chosen differentially private mechanism: release two small tables that differ in one "
+            "patient thousands of times and check the results cannot be told apart more than ε allows (about half "
+            "a minute; your data is not used)")
+        self.self_check_pipeline_action = self._action(
+            tools, "Self-check of the &whole path…", lambda: self.self_check(pipeline=True),
+            tip="Test the chosen mechanism the way your files go: small practice files that differ in one patient "
+            "are read, planned, charged to a practice budget ledger, released and exported, and the written files "
+            "and release notes are compared; for k-anonymity, the patients in every group of the written file are "
+            "counted (under a minute; your data and your ledger are not used)")
         from ppdp_gui.gui.governance_menu import install  # release context, dossier, Safe Harbor (issue 31)
         install(self, tools)
         help_menu = self.menuBar().addMenu("&Help")
@@ -207,8 +215,9 @@ class MainWindow(QMainWindow):
         return open_guide(self, f"step-{self.steps.currentRow() + 1}" if self.steps.currentRow() >= 0 else "")
 
     # -- self-check ----------------------------------------------------------------------------------------------
-    def self_check(self) -> None:
-        """The quick statistical audit of the mechanism chosen in the Mechanism step, in the worker process."""
+    def self_check(self, pipeline: bool = False) -> None:
+        """The quick statistical audit of the mechanism chosen in the Mechanism step, in the worker process;
+        `pipeline`: of its whole publish path on practice files (engine/verify/pipeline_audit.py)."""
         if self._self_check_job is not None:
             self.statusBar().showMessage("The self-check is already running.", 5000)
             return
@@ -220,16 +229,17 @@ class MainWindow(QMainWindow):
         except PpdpError as exc:
             show_error(self, exc, context="The self-check could not start.")
             return
-        if not cost.is_dp:
+        if not cost.is_dp and not (pipeline and cost.k is not None):
             self._show_self_check(QMessageBox.Information, "Self-check",
                                   f"The self-check tests differentially private mechanisms (those with an ε). "
                                   f"{name} gives {cost.describe(with_note=False)} instead: choose the Laplace "
                                   "histogram or DiffGen in the Mechanism step to test it.")
             return
         self.self_check_action.setEnabled(False)
-        self.statusBar().showMessage(f"Self-check of {name} started…")
+        self.self_check_pipeline_action.setEnabled(False)
+        self.statusBar().showMessage(f"Self-check of {name}{' (whole path)' if pipeline else ''} started…")
         self._self_check_job = self.runner.start_process(
-            verify_job, (name, self.self_check_size, 0), on_done=self._self_check_done,
+            verify_job, (name, self.self_check_size, 0, pipeline), on_done=self._self_check_done,
             on_error=self._self_check_failed,
             on_progress=lambda f, msg: self.statusBar().showMessage(f"Self-check: {msg} ({f:.0%})"),
             on_cancelled=self._self_check_ended)
@@ -237,6 +247,7 @@ class MainWindow(QMainWindow):
     def _self_check_ended(self) -> None:
         self._self_check_job = None
         self.self_check_action.setEnabled(True)
+        self.self_check_pipeline_action.setEnabled(True)
 
     def _self_check_done(self, verdict) -> None:
         self._self_check_ended()

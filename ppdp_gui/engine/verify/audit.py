@@ -57,10 +57,13 @@ class ScenarioResult:
     premise_broken: str = ""
     whole: bool = False  # an audit of the whole release against the claimed ε per add/remove step
     epsilon: float = 0.0  # the ε the release of this audit table claims
+    refused: str = ""  # pipeline audit: nothing was published on either file, and why (nothing was audited)
 
     @property
     def share(self) -> float:
         """The bound as a share of what is allowed (0 when there is no evidence at all)."""
+        if self.allowed == float("inf"):
+            return 0.0
         return self.shown_bound / self.allowed if self.allowed > 0 else 0.0
 
     @property
@@ -90,6 +93,7 @@ class Verdict:
     results: list[ScenarioResult] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     seconds: float = 0.0  # for display only
+    pipeline: bool = False  # the whole publish path on files (pipeline_audit.py), not the mechanism alone
 
     @property
     def passed(self) -> bool:
@@ -112,12 +116,17 @@ class Verdict:
 
     def lines(self) -> list[str]:
         """The report `ppdp verify` prints."""
-        out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}, {self.runs:,} test releases, confidence "
-               f"{100 * (1 - self.alpha):g} % (a lower bound above what is allowed proves a violation)"]
+        if self.results:
+            out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}, {self.runs:,} test releases, confidence "
+                   f"{100 * (1 - self.alpha):g} % (a lower bound above what is allowed proves a violation)"]
+        else:  # the k-anonymity family's audit of the whole path: checks only
+            out = [f"{self.mechanism}: {self.size} audit, seed {self.seed}: a practice file released through the "
+                   "whole path, its promise recounted on the written file"]
         for r in self.results:
             what = "effective ε' ≥" if r.kind == "calibration" else "privacy loss ≥"
+            shown = "∞ (a difference no noise covers)" if r.shown_bound == float("inf") else f"{r.shown_bound:.3f}"
             out.append(f"  {'PASS' if r.passed else 'FAIL'}  {r.name} (claimed ε = {r.epsilon:g}): {what} "
-                       f"{r.shown_bound:.3f}, allowed {r.allowed:.3g}; {r.runs:,} runs per table")
+                       f"{shown}, allowed {r.allowed:.3g}; {r.runs:,} runs per table")
             out.append(f"        allowed: {r.allowed_why}")
             out.append(f"        {r.neighbour}")
             if r.best_event:
@@ -126,6 +135,8 @@ class Verdict:
                 out.append(f"        {r.detail}")
             if r.premise_broken:
                 out.append(f"        premise broken: {r.premise_broken}")
+            if r.refused:
+                out.append(f"        not audited: {r.refused}")
         for c in self.checks:
             out.append(f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.detail}")
         c = self.closest
@@ -139,14 +150,21 @@ class Verdict:
     def plain_words(self) -> str:
         """One paragraph for a custodian who does not read statistics."""
         c = self.closest
-        if self.passed and c is not None:
+        if self.passed and c is None:
+            return (f"Self-check passed: {self.mechanism}'s release of a practice file through the whole path kept "
+                    f"its promise on the written file ({'; '.join(ch.detail for ch in self.checks)}). This cannot "
+                    "prove the software is private; it shows that this test found no leak.")
+        if self.passed and c is not None and c.shown_bound != float("inf"):
             what = "an effective ε" if c.kind == "calibration" else "a privacy loss"
-            return (f"Self-check passed: {self.runs:,} test releases of {self.mechanism} on small tables that differ "
-                    f"in one patient could not be told apart more than their ε allows (the strongest test could "
-                    f"show {what} of only {c.shown_bound:.2f} where up to {c.allowed:.3g} is allowed). This cannot "
-                    "prove the software is private; it shows that these tests found no leak.")
+            where = (" through the whole path (the file read, the plan, a practice budget ledger, the exported "
+                     "file and release note read back)" if self.pipeline else "")
+            return (f"Self-check passed: {self.runs:,} test releases of {self.mechanism}{where} on small tables "
+                    f"that differ in one patient could not be told apart more than their ε allows (the strongest "
+                    f"test could show {what} of only {c.shown_bound:.2f} where up to {c.allowed:.3g} is allowed). "
+                    "This cannot prove the software is private; it shows that these tests found no leak.")
         bad = [r.name for r in self.results if not r.passed] + [c.name for c in self.checks if not c.passed]
-        return (f"Self-check FAILED for {self.mechanism}: {', '.join(bad)}. Releases of tables that differ in one "
+        what = "Exported files and release notes" if self.pipeline else "Releases"
+        return (f"Self-check FAILED for {self.mechanism}: {', '.join(bad)}. {what} of tables that differ in one "
                 "patient could be told apart more than their ε allows, or the software does not behave as its "
                 "release note says. Do not publish with this mechanism; report this to your software support.")
 

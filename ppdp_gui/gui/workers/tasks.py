@@ -230,8 +230,13 @@ def discard_temporaries(targets, since: float) -> list:
     return removed
 
 
-def verify_job(mechanism: str, size: str = "quick", seed: int = 0) -> Iterator[Any]:
-    """The statistical self-check of a DP mechanism on its built-in audit tables (engine.verify): yields Progress,
-    then the Verdict. Touches neither the custodian's data nor the ledger."""
+def verify_job(mechanism: str, size: str = "quick", seed: int = 0, pipeline: bool = False) -> Iterator[Any]:
+    """The statistical self-check of a DP mechanism on its built-in audit tables (engine.verify), or with
+    `pipeline` of its whole publish path on neighbouring files (a scratch ledger in a temporary folder): yields
+    Progress, then the Verdict. Touches neither the custodian's data nor the custodian's ledger."""
+    if pipeline:
+        from ppdp_gui.engine.verify.pipeline_audit import verify_pipeline
+        yield from verify_pipeline(mechanism, size=size, seed=seed)
+        return
     from ppdp_gui.engine.verify import verify
     yield from verify(mechanism, size=size, seed=seed)
