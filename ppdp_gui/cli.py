@@ -323,7 +323,7 @@ def cmd_ledger(args) -> int:
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        from ppdp_gui.engine.privacy.records import units_note
+        from ppdp_gui.engine.privacy.records import REPLACE, units_note
         parts = [ds.fingerprint[:16], ds.label or "(no label)",
                  f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
                  f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
@@ -337,7 +337,7 @@ def cmd_ledger(args) -> int:
         if args.entries:
             for e in ledger.entries(ds.fingerprint):
                 _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon}"
-                     + (" (one record replaced)" if e.neighbouring == "replace" else "")
+                     + (" (one record replaced)" if e.neighbouring == REPLACE else "")
                      + f" output {(e.output_hash or '-')[:12]}"
                      + (f" release {e.release_id}" if e.release_id else ""))
     if args.csv or args.tables_csv:

@@ -8,12 +8,17 @@ written; `DifferentialPrivacy` itself cannot be recounted, but the `PublicSchema
 the written table holds only the declared columns and only labels from the public (or noisy) output domain, so no
 raw value slipped through.
 
+The DP guarantee is typed too: its neighbouring relation is a `Neighbouring` (one unit added or removed, or
+replaced) and its unit a `Unit` (every row of one person, at most c of them, or one row), so the note, the window,
+the ledger and the verifier read the relation from the type instead of searching words for "replace".
+
 This module imports nothing from the mechanisms or the checker, so both can depend on it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from fractions import Fraction
 from typing import Mapping, Union
 
@@ -175,31 +180,114 @@ class RiskBound:
                 "columns": list(self.columns), **_unit(self.person)}
 
 
+class Neighbouring(str, Enum):
+    """The neighbouring relation a DP guarantee is stated for: the two tables whose releases must be nearly
+    indistinguishable differ in one unit (`Unit`) *added or removed*, or *replaced by another* (then the number of
+    units is published). The values are the words the budget ledger stores (engine/privacy), so a ledger written
+    before this type existed reads the same."""
+
+    ADD_REMOVE = "add/remove"
+    REPLACE_ONE = "replace"
+
+    def __str__(self) -> str:  # the stored value, not "Neighbouring.ADD_REMOVE"
+        return self.value
+
+    def __hash__(self) -> int:  # equal to its stored text, so it must hash like it (dicts keyed by either)
+        return str.__hash__(self)
+
+    def how(self, unit: "Unit") -> str:
+        """'added or removed' / 'replaced by another patient's rows; the number of patients is published'."""
+        if self is Neighbouring.ADD_REMOVE:
+            return "added or removed"
+        if unit.person_column:
+            return f"replaced by another {unit.noun}'s rows; the number of {unit.noun}s is published"
+        return "replaced by another; the number of rows is published"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The unit of privacy: what one neighbouring step adds, removes or replaces. With a person column
+    (Role.PERSON) it is every row of one person, at most `max_rows` of them (the mechanism bounds each person's
+    contribution to that many rows before it runs); without one it is one row, and a person with several rows
+    is protected less (by group privacy, m rows lose up to m·ε)."""
+
+    person_column: str | None = None
+    max_rows: int = 1
+    noun: str = "patient"
+
+    def __post_init__(self):
+        if int(self.max_rows) < 1:
+            raise ValueError("a unit holds at least one row")
+
+    @property
+    def per_person(self) -> bool:
+        return self.person_column is not None
+
+    def words(self) -> str:
+        """'one patient (patient_nbr), up to 3 rows each' or 'one row; a person with several rows is protected
+        less'."""
+        if self.person_column:
+            rows = "1 row" if self.max_rows == 1 else f"{self.max_rows} rows"
+            return f"one {self.noun} ({self.person_column}), up to {rows} each"
+        return "one row; a person with several rows is protected less"
+
+    def to_json(self) -> dict:
+        return {"person column": self.person_column, "max rows per person": int(self.max_rows) if
+                self.person_column else 1, "words": self.words()}
+
+
+ROW = Unit()  # one row is one unit: no person column
+
+
 @dataclass(frozen=True)
 class DifferentialPrivacy:
-    """(ε, δ)-differential privacy of everything released, for neighbours differing in one record.
+    """(ε, δ)-differential privacy of everything released, for neighbouring tables that differ in one `unit`
+    (one person's rows, or one row) added or removed, or replaced (`neighbouring`).
 
     `caveats` name what breaks the guarantee (a domain read from the data, which the custodian opted into); a
     claim with caveats is reported as *not* ε-DP everywhere."""
 
     epsilon: Fraction
     delta: Fraction = Fraction(0)
-    neighbouring: str = "one record added or removed"
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
     caveats: tuple[str, ...] = ()
+    unit: Unit = ROW
+
+    def __post_init__(self):
+        if not isinstance(self.neighbouring, Neighbouring):
+            raise TypeError("neighbouring must be a Neighbouring, not words")
+        if not isinstance(self.unit, Unit):
+            raise TypeError("unit must be a Unit")
 
     @property
     def holds(self) -> bool:
         return not self.caveats
 
-    def describe(self) -> str:
+    def neighbours_text(self) -> str:
+        """'neighbouring tables differ in all rows of one patient (added or removed)'."""
+        u = self.unit
+        which = f"all rows of one {u.noun}" if u.person_column else "one row"
+        return f"neighbouring tables differ in {which} ({self.neighbouring.how(u)})"
+
+    def statement(self) -> str:
+        """'ε = 1 per patient (patient_nbr), up to 3 rows each; neighbouring tables differ in all rows of one
+        patient (added or removed)' — or per row, with what that leaves unprotected."""
         eps = f"ε = {_eps_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
+        u = self.unit
+        if u.person_column:
+            return f"{eps} per {u.words().removeprefix('one ')}; {self.neighbours_text()}"
+        return f"{eps} per row; {self.neighbours_text()}; a person with several rows is protected less"
+
+    def describe(self) -> str:
         if self.caveats:
+            eps = f"ε = {_eps_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
             return f"NOT differentially private as stated ({eps} only if: " + "; ".join(self.caveats) + ")"
-        return f"{eps} differential privacy ({self.neighbouring})"
+        return f"differential privacy: {self.statement()}"
 
     def to_json(self) -> dict:
         return {"claim": "differential privacy", "epsilon": _frac(self.epsilon), "delta": _frac(self.delta),
-                "neighbouring": self.neighbouring, "holds": self.holds, "caveats": list(self.caveats)}
+                "neighbouring": self.neighbours_text(), "neighbouring relation": self.neighbouring.value,
+                "unit": self.unit.to_json(), "holds": self.holds, "caveats": list(self.caveats)}
 
 
 @dataclass(frozen=True)
@@ -242,7 +330,7 @@ def with_caveats(claims, caveats) -> tuple:
     out = []
     for c in claims:
         if isinstance(c, DifferentialPrivacy):
-            c = DifferentialPrivacy(c.epsilon, c.delta, c.neighbouring, tuple(dict.fromkeys(c.caveats + caveats)))
+            c = replace(c, caveats=tuple(dict.fromkeys(c.caveats + caveats)))
         out.append(c)
     return tuple(out)
 

@@ -71,15 +71,28 @@ def shape_sentences(shape, data) -> list[str]:
     return lines
 
 
+def unit_sentence(cost) -> str:
+    """Whom ε protects, in words for the window, from a DP price (`PrivacyCost` with its typed unit)."""
+    unit = cost.unit
+    if unit.person_column:
+        rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
+        return (f"ε protects each {unit.noun} ({unit.person_column}) with up to {rows}, chosen at random: "
+                f"whether all of a {unit.noun}'s rows are in the table or not changes the release very little.")
+    return ("ε protects one row: no column is marked Person, so a patient with several rows is protected less. "
+            "If your table has several rows per patient, mark the patient number as Person in the Data step.")
+
+
 def plan_sentences(plan) -> list[str]:
-    """`shape_sentences` for a Plan whose parameters resolved (empty otherwise: its problems say why)."""
+    """`shape_sentences` for a Plan whose parameters resolved (empty otherwise: its problems say why), and for a
+    DP release whom ε protects."""
     if plan.mechanism is None or not plan.params:
         return []
     try:
         shape = plan.mechanism.describe_release(plan.dataset, plan.params)
     except Exception:  # noqa: BLE001 - words about a release must never stop the window; the plan's problems speak
         return [plan.mechanism.summary] if getattr(plan.mechanism, "summary", "") else []
-    return shape_sentences(shape, plan.dataset)
+    unit = [unit_sentence(plan.cost)] if plan.cost is not None and plan.cost.is_dp else []
+    return shape_sentences(shape, plan.dataset) + unit
 
 
 # ---- after the run ---------------------------------------------------------------------------------------------
@@ -135,6 +148,7 @@ def published_sentences(published) -> list[str]:
         lines.append(noise_sentence([c for c in main.columns if c not in counts]) if counts else
                      SYNTHETIC_SENTENCE if count_table(published) else
                      "Everything in it was chosen or counted with random noise.")
+        lines.append(unit_sentence(published.cost))
     for claim in published.claims:
         if isinstance(claim, KAnonymity):
             where = "" if claim.table == MAIN_TABLE else f" in {claim.table}"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from ppdp_gui.engine.checks.claims import check_claims
-from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.claims import DifferentialPrivacy, Neighbouring, PublicSchema
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
 from ppdp_gui.engine.mechanisms import registry
@@ -198,7 +198,7 @@ def test_lda_release_holds_public_values_and_chosen_size():
     rel = release(DPLDA(), data, epsilon=1.0, records=700)
     assert len(rel.table) == 700 and list(rel.table.columns) == ["age", "stay", "ward", "outcome"]
     assert rel.table["stay"].between(0, 30).all() and set(rel.table["outcome"].astype(str)) <= set(OUTCOMES)
-    assert rel.note["synthetic records"] == 700 and rel.note["neighbouring"] == "one record added or removed"
+    assert rel.note["synthetic records"] == 700 and rel.note["neighbouring relation"] == "add/remove"
     default = release(DPLDA(), data, epsilon=1.0)
     assert abs(len(default.table) - 1500) < 200  # as many as the noisy count
     figures = DPLDA().measures(default, data, None)
@@ -226,7 +226,9 @@ def test_published_and_recounted_on_the_written_file(tmp_path, name, params):
     for private in ('"rows"', "clamped", "F-norm", "MSE", "ACA"):
         assert private not in details
     if name != "DP-LDA":  # one row per record: the guarantee is for one record replaced, and the note says so
-        assert "replaced" in dp.neighbouring and doc["what this means"]["means"][0].startswith("Replacing")
+        assert dp.neighbouring is Neighbouring.REPLACE_ONE
+        assert doc["what this means"]["means"][1].startswith("Replacing")
+        assert doc["guarantee"]["neighbouring relation"] == "replace"
 
 
 def test_refused_without_public_domains_and_labelled_when_opted_in():

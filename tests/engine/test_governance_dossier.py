@@ -138,8 +138,9 @@ def test_dp_dossier_states_nist_items_and_the_ledger_history(tmp_path):
     got = {re.sub(r"^\d+\. ", "", t): b for t, b in sections(out.read_text(encoding="utf-8")).items()}
     nist = got["Differential privacy statements (NIST SP 800-226)"]
     assert table_value(nist, "ε (epsilon)") == "0.5" and table_value(nist, "δ (delta)") == "0"
-    assert table_value(nist, "neighbouring relation") == "one record added or removed"
-    assert "patient" in table_value(nist, "unit of privacy")
+    assert table_value(nist, "neighbouring relation") == ("neighbouring tables differ in all rows of one patient "
+                                                          "(added or removed)")
+    assert table_value(nist, "unit of privacy") == "one patient (patient_nbr), up to 1 row each"
     assert "stated by the custodian" in table_value(nist, "domain provenance")
     assert "±" in table_value(nist, "error bars")
     history = got["Composition with earlier releases of this table (for governance only)"]

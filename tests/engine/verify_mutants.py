@@ -127,8 +127,8 @@ MUTANTS = [
                                            "found.integer\n")]}, audits=AGE),
     Mutant("lap_rng", "Laplace histogram", "numpy's unseeded global RNG",
            "the counts' noise comes from np.random instead of the NoiseSource", LAPLACE, "LaplaceHistogram",
-           {LAPLACE: [("        noisy = rng.geometric_noise_counts(true, params[\"epsilon\"], sensitivity=SENSITIVITY)\n",
-                       "        noisy = true + np.rint(np.random.laplace(0.0, SENSITIVITY / params[\"epsilon\"], "
+           {LAPLACE: [("        noisy = rng.geometric_noise_counts(true, params[\"epsilon\"], sensitivity=sensitivity)\n",
+                       "        noisy = true + np.rint(np.random.laplace(0.0, sensitivity / params[\"epsilon\"], "
                        "true.shape)).astype(np.int64)\n")]}, audits=AGE),
     # -- DiffGen -----------------------------------------------------------------------------------------------
     Mutant("dg_half", "DiffGen", "noise scale halved", "every noise scale × 1/2 (ScaledNoise)",

@@ -335,7 +335,8 @@ def _dp(f: Facts, title: str) -> Section | None:
     claim = _dp_claim(f)
     cost = f.note.get("privacy cost") or {}
     details = f.note.get("details") or {}
-    unit = details.get("unit") or claim.get("unit") or (
+    stated = claim.get("unit")  # the DP claim's typed unit: {"person column", "max rows per person", "words"}
+    unit = details.get("unit of privacy") or (stated.get("words") if isinstance(stated, dict) else stated) or (
         "one row (the release note states no person as the unit): a patient with m rows is protected by m·ε"
         if f.person else "one row; a person with several rows is protected less")
     rows = [["ε (epsilon)", num(cost.get("epsilon"))], ["δ (delta)", num(cost.get("delta"))],

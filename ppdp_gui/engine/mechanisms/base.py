@@ -14,6 +14,7 @@ from typing import Any, Callable, ClassVar, Generator, Iterator, Literal, Mappin
 
 import pandas as pd
 
+from ppdp_gui.engine.claims import Neighbouring, Unit, dp_claim
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 
@@ -110,9 +111,15 @@ class PrivacyCost:
     k: int | None = None
     l: int | None = None
     note: str = ""
-    #: the neighbouring relation ε is stated for (the words of the DifferentialPrivacy claim); the ledger adds up
-    #: releases of the two relations soundly (engine/privacy/records.combined_total)
-    neighbouring: str = "one record added or removed"
+    #: the neighbouring relation ε is stated for (the DifferentialPrivacy claim's); the ledger adds up releases of
+    #: the two relations soundly (engine/privacy/records.combined_total)
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
+    #: whom ε protects: every row of one person (at most c) or one row (the DifferentialPrivacy claim's unit)
+    unit: Unit = Unit()
+
+    def __post_init__(self):
+        if not isinstance(self.neighbouring, Neighbouring):
+            raise TypeError("PrivacyCost.neighbouring must be a Neighbouring, not words")
 
     @property
     def is_dp(self) -> bool:
@@ -122,7 +129,8 @@ class PrivacyCost:
         """"ε = 1, k = 5, <note>"; without the note it fits a list row."""
         parts = []
         if self.epsilon is not None:
-            parts.append(f"ε = {float(self.epsilon):.4g}")
+            per = f" per {self.unit.noun}" if self.unit.person_column else ""
+            parts.append(f"ε = {float(self.epsilon):.4g}{per}")
             if self.delta:
                 parts.append(f"δ = {float(self.delta):.3g}")
         if self.k is not None:
@@ -132,6 +140,15 @@ class PrivacyCost:
         if self.note and with_note:
             parts.append(self.note)
         return ", ".join(parts) if parts else "no formal guarantee"
+
+
+def cost_from_claims(claims, note: str = "") -> PrivacyCost:
+    """The price of a release derived from the DP claim it declares (one source for the cost shown before the run,
+    the ledger's charge and the note): ε, δ, the neighbouring relation and the unit."""
+    dp = dp_claim(claims)
+    if dp is None:
+        return PrivacyCost(note=note)
+    return PrivacyCost(epsilon=dp.epsilon, delta=dp.delta, note=note, neighbouring=dp.neighbouring, unit=dp.unit)
 
 
 @dataclass(frozen=True)
@@ -186,6 +203,10 @@ class Release:
     #: rows too many for memory (engine/bigdata/output.py `SqlRecords`): then `table` has the columns and no rows,
     #: the publish path recounts the claims in SQL and the export writes the rows with DuckDB's COPY
     records: Any = None
+    #: positions of the source rows the run used, in the order it used them (None: every row, in order). Set when
+    #: the contribution bound per person kept a sample (engine/mechanisms/contribution.py); for the custodian's
+    #: figures only, never in the note
+    rows_used: Any = None
     #: per released table (by the name claims use), the position in the source table of each of its rows, in the
     #: order they are written — custodian side only, never written. With a person column the publish path takes
     #: the source's person ids at these positions, so the checker can recount persons (engine/checks/persons.py)
@@ -255,6 +276,17 @@ class Mechanism:
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def declared_claims(self, data: Dataset | None, params: dict[str, Any]) -> tuple:
+        """The guarantee a run with these resolved parameters will claim, known before it runs (a DP mechanism's
+        DifferentialPrivacy claim with its unit and neighbouring relation: contribution.DPMechanism). Default:
+        none declared ahead."""
+        return ()
+
+    def declared_cost(self, data: Dataset | None, params: dict[str, Any]) -> PrivacyCost:
+        """The cost shown before the run on `data` (the plan's); DP mechanisms derive it from `declared_claims`.
+        Default: `privacy_cost`."""
+        return self.privacy_cost(**params)
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list:
         """The columns whose domain must be public for the guarantee to hold (`DomainNeed`s, data/domains.py).

@@ -11,6 +11,11 @@ what must be public; diffprivlib's PrivacyLeakWarning is the same lesson).
 
 Post-processing (free: it only reads the noisy counts): clamp at 0, and optionally rescale the clamped counts
 so that they sum to the (unbiased) sum of the unclamped noisy counts, rounding by largest remainder.
+
+Per person (a column marked Person): at most c rows of each person are counted (`max_rows_per_person`, drawn by
+the noise source: engine/mechanisms/contribution.py), and the *sensitivity is scaled by c*: one person's rows
+change the counts by at most c in L1, so the noise has scale c/ε and ε holds per person. Without a person column
+c plays no part and ε is per row.
 """
 
 from __future__ import annotations
@@ -22,15 +27,15 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.claims import PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
-                                             ReleaseShape)
-from ppdp_gui.engine.noise.sampler import exact_epsilon
+from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
+from ppdp_gui.engine.mechanisms.contribution import (MAX_ROWS, SCALED_SENSITIVITY, DPMechanism, bound_record,
+                                                     bound_warnings)
 
-SENSITIVITY = 1  # add/remove one record changes one cell by one
+SENSITIVITY = 1  # add/remove one row changes one cell by one (one person's c rows: c)
 MAX_CELLS = 10_000_000  # a larger domain would not fit a desktop's memory as a table
 MAX_RECORDS = 20_000_000  # expected size of an expanded release above which we refuse
 KEEP_TOTAL = "keep noisy total"
@@ -207,9 +212,10 @@ def records_frame(axes: list[Axis], counts: np.ndarray) -> pd.DataFrame:
 
 
 # ---- the mechanism -----------------------------------------------------------------------------------------
-class LaplaceHistogram(Mechanism):
+class LaplaceHistogram(DPMechanism):
     name = "Laplace histogram"
-    guarantee = "ε-DP"
+    per_person = SCALED_SENSITIVITY
+    cost_note = "discrete Laplace noise, sensitivity 1 per row (c per person: the noise scale is c/ε)"
     summary = ("Noisy counts of every combination of the chosen columns (a histogram or contingency table). "
                "Each count gets integer Laplace noise of scale 1/ε; empty combinations are noised too.")
     params = (
@@ -236,6 +242,7 @@ class LaplaceHistogram(Mechanism):
         ParamSpec("output", "Output", "choice", default="counts", choices=OUTPUTS,
                   help="'counts': one row per cell with its count; 'records': each cell repeated count times "
                        "(negative counts give no record)."),
+        MAX_ROWS,
     )
 
     # -- checks and cost ------------------------------------------------------------------------------------
@@ -244,6 +251,10 @@ class LaplaceHistogram(Mechanism):
             return [Problem("choose at least one column to count", param="columns")]
         if len(set(params["columns"])) != len(params["columns"]):
             return [Problem("a column is chosen twice", param="columns")]
+        hidden = [c for c in params["columns"] if c in data.frame.columns and data.spec(c).role.never_released]
+        if hidden:
+            return [Problem(f"{c!r} is an identifier or the person column: it is never released", param="columns",
+                            column=c) for c in hidden]
         if params.get("bin_width") is not None and params["bin_width"] <= 0:
             return [Problem("the bin width must be positive", param="bin_width")]
         if params.get("low") is not None and params.get("high") is not None and params["high"] < params["low"]:
@@ -252,6 +263,7 @@ class LaplaceHistogram(Mechanism):
             axes, problems = build_axes(data, params)
         except ParameterError as exc:
             return [Problem(str(exc), param="columns", column=getattr(exc, "column", None))]
+        problems += self.contribution_problems(data, params)
         cells = math.prod(a.size for a in axes)
         if cells > MAX_CELLS:
             return [Problem(f"{cells:,} combinations is too many (at most {MAX_CELLS:,}): use fewer columns, "
@@ -291,13 +303,9 @@ class LaplaceHistogram(Mechanism):
                 needs.append(DomainNeed(col, "categories"))
         return needs
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        eps = self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default))
-        return PrivacyCost(epsilon=exact_epsilon(eps),
-                           note="discrete Laplace noise, sensitivity 1 (one record added or removed)")
-
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
-        """Every cell of the public domain gets noise of scale 1/ε: the cells are known exactly before the run."""
+        """Every cell of the public domain gets noise of scale c/ε (c = 1 without a person column): the cells are
+        known exactly before the run."""
         from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, positive_noise_mean
         try:
             params = self.resolve_params(**params)
@@ -306,7 +314,7 @@ class LaplaceHistogram(Mechanism):
             return None
         if not axes:
             return None
-        scale = 1.0 / float(params["epsilon"])
+        scale = SENSITIVITY * self.unit(data, params).max_rows / float(params["epsilon"])
         return NoiseEstimate(cells=int(np.prod([a.size for a in axes], dtype=np.int64)),
                              per_empty_cell=positive_noise_mean(scale), scale=scale,
                              columns=tuple((a.column, a.size) for a in axes), exact=True,
@@ -317,19 +325,21 @@ class LaplaceHistogram(Mechanism):
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         yield Progress(0.05, "building the domain")
         axes, problems = build_axes(data, params)
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person (none without a person column)
+        sensitivity = SENSITIVITY * unit.max_rows
         yield Progress(0.2, "counting")
-        true = true_counts(data.frame, axes)
+        true = true_counts(bounded.data.frame, axes)
         yield Progress(0.5, f"adding noise to {true.size:,} cells")
         # integer noise of scale Δ/ε on every cell; a wrong scale is planted by wrapping `rng` (engine.verify)
-        noisy = rng.geometric_noise_counts(true, params["epsilon"], sensitivity=SENSITIVITY)
+        noisy = rng.geometric_noise_counts(true, params["epsilon"], sensitivity=sensitivity)
         del true  # nothing below may depend on the exact counts
         released = post_process(noisy, non_negative=params["non_negative"], consistency=params["consistency"])
         count_name = "count" if "count" not in params["columns"] else "noisy count"
         cells = cells_frame(axes, released, count_name)
         yield Progress(0.8, "building the table")
         labels = {a.column: a.labels for a in axes}
-        cost = self.privacy_cost(**params)
-        claims = [DifferentialPrivacy(cost.epsilon, cost.delta),
+        cost = self.declared_cost(data, params)
+        claims = [*self.declared_claims(data, params),
                   PublicSchema(tuple(a.column for a in axes) + (count_name,), labels, (count_name,))]
         extra = {}
         if params["output"] == "records":
@@ -348,18 +358,20 @@ class LaplaceHistogram(Mechanism):
                              if a.edges is not None},
             "cells": int(released.size),
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
-            "noise scale": SENSITIVITY / eps,
-            "sensitivity": SENSITIVITY,
-            "neighbouring": "one record added or removed",
-            "expected |noise| per cell": expected_abs_noise(eps / SENSITIVITY),
+            "noise scale": sensitivity / eps,
+            "sensitivity": sensitivity,
+            **self.unit_note(data, params),
+            "expected |noise| per cell": expected_abs_noise(eps / sensitivity),
             "post-processing": ("negative counts set to 0" if params["non_negative"] else "none")
             + ("; rescaled to the noisy total" if params["consistency"] == KEEP_TOTAL else ""),
             "count column": count_name,
         }
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
-                      note=note, record={"count column": count_name},
-                      warnings=tuple(p.message for p in problems if p.level == "warning"), extra_tables=extra)
+                      note=note, record={"count column": count_name, **bound_record(bounded)},
+                      warnings=tuple(p.message for p in problems if p.level == "warning")
+                      + bound_warnings(bounded, unit), extra_tables=extra,
+                      rows_used=bounded.kept)
 
     # -- figures for the custodian (computed against the true counts: never for the release note) -------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:

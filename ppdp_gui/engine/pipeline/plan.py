@@ -31,7 +31,7 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
-from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total, neighbouring_kind
+from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
@@ -105,7 +105,7 @@ class Plan:
         b = self.budget
         if not self.is_dp or b is None:
             return None
-        kind = neighbouring_kind(self.cost.neighbouring)
+        kind = self.cost.neighbouring
         before = getattr(b, "replace_releases", 0)
         if kind != REPLACE and not before:
             return None
@@ -162,7 +162,7 @@ class Plan:
 
     def _replace_one_text(self, total: Fraction) -> str:
         """The budget line when a replace-one release is involved: the sound total in replace-one units."""
-        b, kind = self.budget, neighbouring_kind(self.cost.neighbouring)
+        b, kind = self.budget, self.cost.neighbouring
         text = (f"This run will spend ε = {fmt_eps(self.cost.epsilon)} {UNIT_WORDS[kind]}. These releases "
                 f"together: ε = {fmt_eps(total)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a "
                 "replacement is a removal and an addition; a replace-one release gives no guarantee for one "
@@ -274,7 +274,7 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
         return out
     try:
         out.params = mech.resolve_params(**params)
-        out.cost = mech.privacy_cost(**out.params)
+        out.cost = mech.declared_cost(data, out.params)  # from the claims it declares: ε per person or per row
     except ParameterError as exc:
         out.problems.append(Problem(str(exc)))
         return out

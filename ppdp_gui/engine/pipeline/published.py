@@ -23,7 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import PER_PERSON, DifferentialPrivacy, dp_claim, guarantee_text
+from ppdp_gui.engine.claims import PER_PERSON, DifferentialPrivacy, Neighbouring, dp_claim, guarantee_text
 from ppdp_gui.engine.data.schema import ColumnSpec, SourceInfo
 from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
 from ppdp_gui.engine.persistence.report import jsonable
@@ -92,19 +92,24 @@ def meaning(published: Published) -> dict[str, list[str]]:
     dp = published.dp
     if dp is not None and dp.holds:
         eps = f"{float(dp.epsilon):.4g}"
-        who = ("Replacing any one person's record in the source table by any other record"
-               if "replaced" in dp.neighbouring else
-               "Whether or not any one person's record was in the source table")  # the claim's neighbouring
+        unit = dp.unit
+        rows = (f"all the rows of any one {unit.noun} (up to {unit.max_rows} kept per {unit.noun})"
+                if unit.per_person else "any one row")
+        who = (f"Replacing {rows} in the source table by another's" if dp.neighbouring is Neighbouring.REPLACE_ONE
+               else f"Whether or not {rows} {'were' if unit.per_person else 'was'} in the source table")
+        does_not = ["It does not mean the figures are exact: they are noisy on purpose.",
+                    "It does not protect against what other releases of the same people reveal: the data custodian "
+                    "keeps a ledger of the total ε spent on this table."]
+        if not unit.per_person:
+            does_not.append("It protects one row, not one person: a person with m rows in the source table is "
+                            "protected only to m·ε (no column was marked as the person).")
         return {"means": [
+            f"The unit of privacy: {unit.words()}.",
             f"{who} changes the probability of this release by at most a factor e^ε = "
             f"{np.exp(float(dp.epsilon)):.3g} (ε = {eps}).",
             "Counts and choices were made with random noise; small counts may be off by a few, and groups that "
             "do not exist in the source may appear with small counts.",
-        ], "does not mean": [
-            "It does not mean the figures are exact: they are noisy on purpose.",
-            "It does not protect against what other releases of the same people reveal: the data custodian "
-            "keeps a ledger of the total ε spent on this table.",
-        ]}
+        ], "does not mean": does_not}
     if dp is not None:
         return {"means": ["This release was made with a differentially private mechanism, but at least one "
                           "input was read from the records themselves:"] + list(dp.caveats),
@@ -146,6 +151,14 @@ def _cost(cost: PrivacyCost) -> dict:
             "delta": str(Fraction(cost.delta)), "k": cost.k, "l": cost.l}
 
 
+def _unit(dp: DifferentialPrivacy | None) -> dict:
+    """The unit of privacy and the neighbouring relation in words and as typed values (a DP release only)."""
+    if dp is None:
+        return {}
+    return {"unit of privacy": dp.unit.words(), "neighbouring": dp.neighbours_text(),
+            "unit": dp.unit.to_json(), "neighbouring relation": dp.neighbouring.value}
+
+
 def release_note(published: Published, files: list[dict] | None = None) -> dict:
     """The document that goes out with the file (allow-list: see the module docstring). `files` lists what the
     export wrote: [{"table", "file" (name only), "sha256", "rows", "columns"}]."""
@@ -163,6 +176,7 @@ def release_note(published: Published, files: list[dict] | None = None) -> dict:
                       "summary": published.summary},
         "guarantee": {"statement": published.guarantee_line(),
                       "holds": published.holds,
+                      **_unit(dp),
                       "caveats": list(dp.caveats) if dp is not None else [],
                       "claims": [c.to_json() for c in published.claims]},
         "privacy cost": _cost(published.cost),

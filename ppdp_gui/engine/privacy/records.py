@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from ppdp_gui.engine.claims import Neighbouring
 from ppdp_gui.engine.errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,16 +27,20 @@ NEAR_COPY_CONTAINMENT = 0.5
 #: the two neighbouring relations a release's ε can be stated for, as the ledger stores them. Entries written
 #: before the ledger recorded it count as add/remove (every mechanism released then was add/remove but DP-PCA and
 #: the record baselines, which the ledger could not tell apart).
-ADD_REMOVE = "add/remove"
-REPLACE = "replace"
+ADD_REMOVE = Neighbouring.ADD_REMOVE  # == "add/remove", the stored text
+REPLACE = Neighbouring.REPLACE_ONE  # == "replace"
 #: the combined guarantee in words, per unit
 UNIT_WORDS = {ADD_REMOVE: "for one record added or removed", REPLACE: "for one record replaced"}
 
 
-def neighbouring_kind(text) -> str:
-    """REPLACE for a guarantee stated for one record *replaced* (a claim's or mechanism's `neighbouring` words, or
-    a stored kind), ADD_REMOVE for anything else (one record added or removed; an empty or unknown statement)."""
-    return REPLACE if "replace" in str(text or "").lower() else ADD_REMOVE
+def neighbouring_kind(stored) -> Neighbouring:
+    """The relation of a ledger entry: a Neighbouring as it is; stored text read back ('add/remove', 'replace';
+    NULL or empty from before the ledger recorded it: add/remove). Only the ledger's own storage is read here:
+    mechanisms and claims carry the typed value."""
+    if isinstance(stored, Neighbouring):
+        return stored
+    text = str(stored or "").strip().lower()
+    return REPLACE if text.startswith("replace") else ADD_REMOVE
 
 
 def combined_total(spent, replace_releases: int, epsilon, kind: str) -> Fraction:

@@ -18,16 +18,17 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ppdp_gui.engine.claims import Neighbouring
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Role
-from ppdp_gui.engine.privacy.records import REPLACE, neighbouring_kind
 from ppdp_gui.engine.verify.neighbours import add_record, change_record, domain_extreme, remove_record
 from ppdp_gui.engine.verify.scenarios import Scenario, _cat, _table, whole
 
 def per_replacement(note: dict[str, Any], eps: Fraction, distance: int) -> tuple[float, str]:
-    """ε for one record replaced when the note promises replace-one; 2ε when it promises add/remove (the note's
-    words read by the ledger's own rule, records.neighbouring_kind)."""
-    if neighbouring_kind(note.get("note/details/neighbouring", "")) == REPLACE:
+    """ε for one record replaced when the note promises replace-one; 2ε when it promises add/remove or says nothing
+    (the note's typed relation, `neighbouring relation`: a Neighbouring value, not words)."""
+    stated = note.get("note/details/neighbouring relation")
+    if stated is not None and Neighbouring(stated) is Neighbouring.REPLACE_ONE:
         return float(eps), f"the claimed ε = {float(eps):g}: the note promises it for one record replaced"
     return float(2 * eps), (f"2ε = {float(2 * eps):g}: the note promises ε per record added or removed, and a "
                             "replaced record is one removed and one added")

@@ -14,6 +14,11 @@ domain from the records; `domain_needs` tells the publish path what must be publ
 - the class values from the class column's domain, else its taxonomy's leaves.
 Whatever comes from a taxonomy or domain marked as read from the data makes the release "not ε-DP" (the
 publish path adds that caveat to the claim).
+
+Per person (a column marked Person): at most c rows of each person are used (`max_rows_per_person`, drawn by the
+noise source: engine/mechanisms/contribution.py) and the whole algorithm runs by *group privacy* at ε/c per row —
+every exponential-mechanism call and the noisy counts — so the c rows of one person lose at most ε together, the ε
+charged. Without a person column c plays no part and ε is per row.
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.claims import PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
-                                             ReleaseShape)
+from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
+from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
+                                                     bound_warnings)
 from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import (add_count_noise, leaf_cells, noisy_counts,
                                                           positive_noise_mean, specialise)
@@ -207,9 +213,11 @@ def class_codes(values: pd.Series, classes: list[str]) -> np.ndarray:
     return codes
 
 
-class DiffGen(Mechanism):
+class DiffGen(DPMechanism):
     name = "DiffGen"
-    guarantee = "ε-DP"
+    per_person = GROUP_PRIVACY
+    cost_note = ("ε/2 for the generalisation (exponential mechanism, ε/(2(|A_num|+2h)) per call), ε/2 for the noisy "
+                 "counts (discrete Laplace 2/ε); per row ε/c with a person column (group privacy)")
     large_tables = True  # both counting passes run as SQL on a large table (engine/bigdata/diffgen.py)
     summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
                "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
@@ -237,6 +245,7 @@ class DiffGen(Mechanism):
         ParamSpec("output", "Output", "choice", default="counts", choices=OUTPUTS,
                   help="'counts': one row per group with its noisy count; 'records': each group repeated "
                        "count times."),
+        MAX_ROWS,
     )
 
     # -- checks and cost ------------------------------------------------------------------------------------
@@ -257,7 +266,7 @@ class DiffGen(Mechanism):
             return [Problem(str(exc), column=getattr(exc, "column", None))]
         except ParameterError as exc:
             return [Problem(str(exc), param="class_column")]
-        return plan.problems
+        return plan.problems + self.contribution_problems(data, params)
 
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         try:
@@ -288,18 +297,14 @@ class DiffGen(Mechanism):
             needs.append(DomainNeed(col, "bounds" if data.spec(col).kind == "numeric" else "categories"))
         return needs
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
-        return PrivacyCost(epsilon=eps, note="ε/2 for the generalisation (exponential mechanism, ε/(2(|A_num|+2h)) "
-                                             "per call), ε/2 for the noisy counts (discrete Laplace 2/ε)")
-
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
-        public plan only — taxonomies, bounds, classes, h, ε)."""
+        public plan only — taxonomies, bounds, classes, h, ε; with a person column ε/c per row)."""
         from ppdp_gui.engine.mechanisms.diffgen.noise_estimate import estimate
         try:
             params = self.resolve_params(**params)
-            return estimate(make_plan(data, params), params)
+            per_row = {**params, "epsilon": float(self.row_epsilon(params, self.unit(data, params)))}
+            return estimate(make_plan(data, params), per_row)
         except (ParameterError, TaxonomyError):
             return None
 
@@ -314,6 +319,10 @@ class DiffGen(Mechanism):
     # -- the run --------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         plan = make_plan(data, params)
+        source = data
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person (none without a person column)
+        data = bounded.data
+        eps = self.row_epsilon(params, unit)  # ε/c per row: group privacy (ε itself without a person column)
         frame, k = data.frame, len(plan.classes)
         yield Progress(0.0, "coding the quasi-identifiers")
         large = is_large(data)
@@ -328,7 +337,7 @@ class DiffGen(Mechanism):
                                                integer=col in plan.integer, step=plan.steps[col]))
             else:
                 attrs.append(CategoricalAttr.build(col, plan.taxonomies[col], frame[col], y, k))
-        outcome = yield from specialise(attrs, k, epsilon=params["epsilon"], h=params["h"],
+        outcome = yield from specialise(attrs, k, epsilon=eps, h=params["h"],
                                         utility=params["utility"], rng=rng)
         yield Progress(0.95, "noisy counts")
         if large:  # the second counting pass: GROUP BY cut position × class in SQL, then the same noise
@@ -336,36 +345,37 @@ class DiffGen(Mechanism):
             shape = tuple(len(a.labels()) for a in attrs)
             n_cells = int(np.prod(shape, dtype=np.int64))
             true = leaf_class_counts(data, plan, attrs, shape)
-            idx, counts = add_count_noise(true, epsilon=params["epsilon"], rng=rng)
+            idx, counts = add_count_noise(true, epsilon=eps, rng=rng)
             del true
         else:
             cells, shape = leaf_cells(attrs)
             n_cells = int(np.prod(shape, dtype=np.int64))
-            idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=params["epsilon"], rng=rng)
+            idx, counts = noisy_counts(cells, y, n_cells, k, epsilon=eps, rng=rng)
             del cells, y
         transform = CutTransform(tuple(ColumnCut.of(a) for a in attrs), plan.class_column)
         count_name = "count" if "count" not in plan.columns and plan.class_column != "count" else "noisy count"
         table = groups_frame(transform, plan, shape, idx, counts, count_name)
         labels = {c.column: tuple(c.labels) for c in transform.columns}
         labels[plan.class_column] = tuple(plan.classes)
-        cost = self.privacy_cost(**params)
+        cost = self.declared_cost(source, params)
         schema = PublicSchema(tuple(plan.columns) + (plan.class_column, count_name), labels, (count_name,))
-        claims = [DifferentialPrivacy(cost.epsilon, cost.delta), schema]
+        claims = [*self.declared_claims(source, params), schema]
         extra = {}
         if params["output"] == "records":
             extra["noisy counts"] = table
             table = expand_counts(table, count_name)
             claims = [claims[0], PublicSchema(tuple(plan.columns) + (plan.class_column,), labels),
                       PublicSchema(schema.columns, labels, (count_name,), table="noisy counts")]
-        split = self.budget_split(params["epsilon"], plan.n_numeric, params["h"])
-        scale = 2.0 / params["epsilon"]
+        split = self.budget_split(eps, plan.n_numeric, params["h"])
+        scale = 2.0 / eps
         released_records = int(counts.sum())  # a sum of noisy counts: part of the noisy output
         spurious, size_warning = noise_size_warning(n_cells * k, scale, released_records)
         note = {  # the cut chosen by the exponential mechanism, public domains, budget shares, noise
             "quasi_identifiers": list(plan.columns), "class_column": plan.class_column,
             "classes": list(plan.classes), "count column": count_name,
             "cut": {a.column: a.describe_cut() for a in attrs},
-            "epsilon": str(split["epsilon"]), "epsilon counts": str(split["epsilon counts"]),
+            "epsilon": str(cost.epsilon), "epsilon per row": str(split["epsilon"]),
+            "epsilon counts": str(split["epsilon counts"]),
             "epsilon generalisation": str(split["epsilon generalisation"]),
             "epsilon prime": str(split["epsilon prime"]), "exponential mechanism calls": split["calls"],
             "utility": params["utility"], "sensitivity": sensitivity(params["utility"], k),
@@ -377,16 +387,18 @@ class DiffGen(Mechanism):
             "expected records per empty group": positive_noise_mean(scale),
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly", "noise scale": scale,
             "negative counts": "rounded to 0 as in the paper; groups with count 0 are left out of the table",
-            "neighbouring": "one record added or removed",
+            **self.unit_note(source, params),
             "bounds": {c: list(b) for c, b in plan.bounds.items()}, "bounds source": dict(plan.bound_source),
         }
         record = {"quasi_identifiers": list(plan.columns), "class_column": plan.class_column,
-                  "count column": count_name}
+                  "count column": count_name, **bound_record(bounded)}
         warnings = [p.message for p in plan.problems if p.level == "warning"]
         warnings += [size_warning] if size_warning else []
+        warnings += bound_warnings(bounded, unit)
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params), claims=tuple(claims),
-                      note=note, record=record, warnings=tuple(warnings), extra_tables=extra, apply_to=transform)
+                      note=note, record=record, warnings=tuple(warnings), extra_tables=extra, apply_to=transform,
+                      rows_used=bounded.kept)
 
     # -- figures for the custodian and simulations (computed from the records: never in the release note) -------------------------------------------------------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:

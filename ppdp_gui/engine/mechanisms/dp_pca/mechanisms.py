@@ -7,7 +7,14 @@ through the encoding (encoding.py), never from the records.
 Neighbouring: DP-PCA and the record baselines publish one row per record, in order (the paper's "one-to-one
 mapping"), so the number of records is public and their guarantee is for one record *replaced by another*, as in
 the paper's proofs; DP-LDA publishes synthetic records from noisy statistics and holds for one record *added or
-removed*, like the project's other mechanisms. The claim and the note say which.
+removed*, like the project's other mechanisms. The claim and the note say which (a typed `Neighbouring`).
+
+Per person (a column marked Person): every mechanism first keeps at most c rows of each person, drawn by the noise
+source and put in a random order (engine/mechanisms/contribution.py). DP-PCA and the record baselines publish their
+number of rows, so they need c = 1 (one row per person: the number of persons is then what is public, and one
+person replaced is one row replaced) — the *group privacy* statement with c = 1, no change to ε or the
+sensitivity. DP-LDA *scales its sensitivity by c*: one person's c rows move the class sums, counts and Σxxᵀ by at
+most c times one row's change, so its noise has scale c·Δ/ε.
 """
 
 from __future__ import annotations
@@ -18,11 +25,13 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import DifferentialPrivacy, PublicSchema
+from ppdp_gui.engine.claims import Neighbouring, PublicSchema
 from ppdp_gui.engine.data.domains import category_set
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, SCALED_SENSITIVITY, DPMechanism,
+                                                     bound_record, bound_warnings)
 from ppdp_gui.engine.mechanisms.dp_pca import baselines, lda, pca
 from ppdp_gui.engine.mechanisms.dp_pca import sensitivity as sens
 from ppdp_gui.engine.mechanisms.dp_pca.encoding import (Encoding, category_codes, chosen_columns, clamp_warnings,
@@ -30,8 +39,8 @@ from ppdp_gui.engine.mechanisms.dp_pca.encoding import (Encoding, category_codes
 from ppdp_gui.engine.mechanisms.dp_pca.weakness import lda_weakness
 from ppdp_gui.engine.noise.sampler import exact_epsilon
 
-REPLACED = "one record replaced by another; the number of records is published"
-ADDED_OR_REMOVED = "one record added or removed"
+REPLACED = Neighbouring.REPLACE_ONE  # one row (person) replaced by another; the number of rows is published
+ADDED_OR_REMOVED = Neighbouring.ADD_REMOVE
 NOISE_TEXT = "discrete Laplace (two-sided geometric) on a public grid, sampled exactly"
 
 EPSILON = ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.01, high=10.0, log_scale=True,
@@ -58,11 +67,11 @@ def _noisy_matrix_error(noisy: np.ndarray, x: np.ndarray) -> dict[str, float]:
     return {"F-norm (noisy matrix)": err["F-norm"], "MSE (noisy matrix)": err["MSE"]}
 
 
-class _ComponentMechanism(Mechanism):
+class _ComponentMechanism(DPMechanism):
     """What the four share: columns, encoding from public domains, checks, claims and the reconstruction error."""
 
-    guarantee = "ε-DP"
     neighbouring = REPLACED
+    per_person = GROUP_PRIVACY  # with c = 1 (contribution_problems refuses more for a replace-one mechanism)
 
     def _columns(self, data: Dataset, params: dict) -> list[str]:
         return chosen_columns(data, params)
@@ -85,7 +94,7 @@ class _ComponentMechanism(Mechanism):
         if data.n_rows == 0:
             return [Problem("the table has no records")]
         return [Problem(msg, level=level, column=col) for level, col, msg in data_problems(data, enc)] \
-            + self._extra_checks(data, params, enc)
+            + self._extra_checks(data, params, enc) + self.contribution_problems(data, params)
 
     def _extra_checks(self, data: Dataset, params: dict, enc: Encoding) -> list[Problem]:
         return []
@@ -93,23 +102,17 @@ class _ComponentMechanism(Mechanism):
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list:
         return domain_needs_of(data, self._columns(data, params))
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        eps = exact_epsilon(self.param("epsilon").coerce(params.get("epsilon", self.param("epsilon").default)))
-        return PrivacyCost(epsilon=eps, note=self.cost_note, neighbouring=self.neighbouring)
-
-    cost_note = ""
-
-    def _claims(self, cost: PrivacyCost, enc: Encoding, columns: tuple[str, ...], labels: dict) -> tuple:
-        return (DifferentialPrivacy(cost.epsilon, cost.delta, neighbouring=self.neighbouring),
-                PublicSchema(columns, labels))
+    def _claims(self, data: Dataset, params: dict, columns: tuple[str, ...], labels: dict) -> tuple:
+        """The declared DP claim (its unit read from `data`, the source table) and the public schema."""
+        return (*self.declared_claims(data, params), PublicSchema(columns, labels))
 
     def _warnings(self, enc: Encoding, clamped: dict[str, int]) -> tuple[str, ...]:
         return clamp_warnings(enc, clamped)
 
-    def _base_note(self, enc: Encoding, params: dict) -> dict:
+    def _base_note(self, enc: Encoding, params: dict, data: Dataset) -> dict:
         return {"columns": list(enc.columns), "domains": enc.describe(), "encoded attributes": enc.width,
                 "numeric attributes": enc.p1, "categorical attributes": enc.p2,
-                "neighbouring": self.neighbouring, "noise": NOISE_TEXT, "epsilon": str(_eps(params))}
+                **self.unit_note(data, params), "noise": NOISE_TEXT, "epsilon": str(_eps(params))}
 
     # -- figures for the custodian (against the true data: never in the note) -------------------------------
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
@@ -118,9 +121,10 @@ class _ComponentMechanism(Mechanism):
         from ppdp_gui.engine.metrics.component_analysis import reconstruction_error
 
         enc = self.encoding(train, dict(release.params))
-        if len(release.table) != train.n_rows:
+        frame = train.frame if release.rows_used is None else train.frame.iloc[release.rows_used]
+        if len(release.table) != len(frame):
             return {}
-        original = enc.encode(train.frame)[0]
+        original = enc.encode(frame)[0]
         out = reconstruction_error(enc.reencode(release.table), original,
                                    categorical=[(b.start, b.stop) for b in enc.categorical_blocks()])
         out.update({k: float(v) for k, v in release.record.items() if k.endswith("(noisy matrix)")})
@@ -138,8 +142,10 @@ class DPPCA(_ComponentMechanism):
                   help="How many principal components carry the data. Each one more adds noise to every record; "
                        "on Adult the error is smallest with k = 1 and grows with k (the paper's Figure 2)."),
         COLUMNS,
+        MAX_ROWS,
     )
-    cost_note = "ε/2 for the noisy mean and covariance, ε/2 for the noisy projections; one record replaced"
+    cost_note = ("ε/2 for the noisy mean and covariance, ε/2 for the noisy projections; one row (one person's row) "
+                 "replaced")
 
     def moment_sensitivity(self, p1: int, p2: int) -> Fraction:
         return sens.pca_moment_sensitivity(p1, p2)
@@ -161,7 +167,8 @@ class DPPCA(_ComponentMechanism):
         yield Progress(0.05, "encoding the columns on their public domains")
         enc = self.encoding(data, params)
         eps, k = _eps(params), int(params["k"])
-        x, clamped = enc.encode(data.frame)
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person, in a random order
+        x, clamped = enc.encode(bounded.data.frame)
         n = x.shape[0]
         yield Progress(0.2, "noisy mean and covariance")
         mom = self.moments(rng, x, n, enc, eps)
@@ -174,9 +181,9 @@ class DPPCA(_ComponentMechanism):
         raw_error = _noisy_matrix_error(noisy, x)  # for the custodian only
         del x  # nothing below reads the records
         table = enc.decode(noisy)
-        cost = self.privacy_cost(**params)
+        cost = self.declared_cost(data, params)
         delta = self.moment_sensitivity(enc.p1, enc.p2)
-        note = {**self._base_note(enc, params), "k": k,
+        note = {**self._base_note(enc, params, data), "k": k,
                 "epsilon moments": str(eps / 2), "epsilon projections": str(eps / 2),
                 "sensitivity moments": str(delta),
                 "sensitivity moments (paper's formula)": str(sens.paper_pca_sensitivity(enc.p1, enc.p2)),
@@ -185,19 +192,21 @@ class DPPCA(_ComponentMechanism):
                 "grid projections": 2.0 ** -proj.grid_exponent,
                 "noisy eigenvalues": [float(v) for v in values[:20]],
                 "noisy variance share of the k components": pca.energy(values, k)}
-        record = {"columns": list(enc.columns), "rows": n, "clamped values": clamped, **raw_error}
+        record = {"columns": list(enc.columns), "rows": n, "clamped values": clamped, **raw_error,
+                  **bound_record(bounded)}
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
-                      claims=self._claims(cost, enc, enc.columns, enc.labels), note=note, record=record,
-                      warnings=self._warnings(enc, clamped))
+                      claims=self._claims(data, params, enc.columns, enc.labels), note=note, record=record,
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class LaplaceRecords(_ComponentMechanism):
     name = "Laplace on records"
     summary = ("The paper's first baseline: every value of every record gets Laplace noise of scale "
                "(numbers + 2 × categories)/ε, then is mapped back to the original columns. One row per record.")
-    params = (EPSILON, COLUMNS)
-    cost_note = "each record perturbed on its own (parallel composition); one record replaced"
+    params = (EPSILON, COLUMNS, MAX_ROWS)
+    cost_note = "each record perturbed on its own (parallel composition); one row (one person's row) replaced"
 
     def sensitivity(self, p1: int, p2: int) -> Fraction:
         return sens.record_sensitivity(p1, p2)
@@ -206,30 +215,32 @@ class LaplaceRecords(_ComponentMechanism):
         yield Progress(0.05, "encoding the columns on their public domains")
         enc = self.encoding(data, params)
         eps = _eps(params)
-        x, clamped = enc.encode(data.frame)
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person, in a random order
+        x, clamped = enc.encode(bounded.data.frame)
         delta = self.sensitivity(enc.p1, enc.p2)
         yield Progress(0.3, f"adding noise to {x.size:,} values")
         noisy, j = baselines.laplace_records(rng, x, delta / eps)
         raw_error = _noisy_matrix_error(noisy, x)
         del x
         table = enc.decode(noisy)
-        cost = self.privacy_cost(**params)
-        note = {**self._base_note(enc, params), "sensitivity": str(delta), "noise scale": float(delta / eps),
+        cost = self.declared_cost(data, params)
+        note = {**self._base_note(enc, params, data), "sensitivity": str(delta), "noise scale": float(delta / eps),
                 "grid": 2.0 ** -j}
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
-                      claims=self._claims(cost, enc, enc.columns, enc.labels), note=note,
+                      claims=self._claims(data, params, enc.columns, enc.labels), note=note,
                       record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
-                              **raw_error},
-                      warnings=self._warnings(enc, clamped))
+                              **raw_error, **bound_record(bounded)},
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class ExponentialRecords(_ComponentMechanism):
     name = "Exponential on records"
     summary = ("The paper's second baseline: every record is replaced by a record of the public domain drawn by "
                "the exponential mechanism, closer records (in L1) being likelier. One row per record.")
-    params = (EPSILON, COLUMNS)
-    cost_note = "one exponential-mechanism draw per record (parallel composition); one record replaced"
+    params = (EPSILON, COLUMNS, MAX_ROWS)
+    cost_note = "one exponential-mechanism draw per record (parallel composition); one row (one person's row) replaced"
 
     def sensitivity(self, p1: int, p2: int) -> Fraction:
         return sens.record_sensitivity(p1, p2)
@@ -238,15 +249,16 @@ class ExponentialRecords(_ComponentMechanism):
         yield Progress(0.05, "encoding the columns on their public domains")
         enc = self.encoding(data, params)
         eps = _eps(params)
-        x, clamped = enc.encode(data.frame)
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person, in a random order
+        x, clamped = enc.encode(bounded.data.frame)
         delta = self.sensitivity(enc.p1, enc.p2)
         yield Progress(0.3, f"drawing {len(x):,} records")
         drawn = baselines.exponential_records(rng, x, enc, eps, delta)
         raw_error = _noisy_matrix_error(drawn, x)
         del x
         table = enc.decode(drawn)
-        cost = self.privacy_cost(**params)
-        note = {**self._base_note(enc, params), "utility": "minus the L1 distance of the encoded records",
+        cost = self.declared_cost(data, params)
+        note = {**self._base_note(enc, params, data), "utility": "minus the L1 distance of the encoded records",
                 "sensitivity": str(delta),
                 "numeric grid steps": {b.column: baselines.numeric_steps(b) for b in enc.blocks
                                        if b.kind == "numeric"},
@@ -254,10 +266,11 @@ class ExponentialRecords(_ComponentMechanism):
                          "draws)"}
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table, cost=cost, params=dict(params),
-                      claims=self._claims(cost, enc, enc.columns, enc.labels), note=note,
+                      claims=self._claims(data, params, enc.columns, enc.labels), note=note,
                       record={"columns": list(enc.columns), "rows": len(table), "clamped values": clamped,
-                              **raw_error},
-                      warnings=self._warnings(enc, clamped))
+                              **raw_error, **bound_record(bounded)},
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
 
 class DPLDA(_ComponentMechanism):
@@ -266,6 +279,7 @@ class DPLDA(_ComponentMechanism):
                "covariance, then synthetic records drawn so that their statistics match the noisy ones. Made for "
                "training classifiers of the class column.")
     neighbouring = ADDED_OR_REMOVED
+    per_person = SCALED_SENSITIVITY
     params = (
         EPSILON,
         ParamSpec("class_column", "Class column", "column", default="", optional=True, roles=(Role.CLASS,),
@@ -275,8 +289,10 @@ class DPLDA(_ComponentMechanism):
         ParamSpec("records", "Synthetic records", "int", default=None, low=1, high=10_000_000, log_scale=True,
                   optional=True,
                   help="How many records to draw; empty: as many as the noisy count of records."),
+        MAX_ROWS,
     )
-    cost_note = "noisy class sums, class counts and shared covariance; one record added or removed"
+    cost_note = ("noisy class sums, class counts and shared covariance; sensitivity × c per person (c rows each), "
+                 "one row without a person column")
 
     def stats_sensitivity(self, p1: int, p2: int) -> Fraction:
         return sens.lda_sensitivity(p1, p2)
@@ -339,9 +355,9 @@ class DPLDA(_ComponentMechanism):
         return needs + domain_needs_of(data, [cls])
 
     def statistics(self, rng, x: np.ndarray, y: np.ndarray, k: int, enc: Encoding,
-                   epsilon: Fraction) -> lda.NoisyClassStats:
-        """The noisy statistics with this mechanism's sensitivity: scale Δ/ε."""
-        return lda.noisy_class_stats(rng, x, y, k, self.stats_sensitivity(enc.p1, enc.p2) / epsilon)
+                   epsilon: Fraction, max_rows: int = 1) -> lda.NoisyClassStats:
+        """The noisy statistics with this mechanism's sensitivity, times c rows per person: scale c·Δ/ε."""
+        return lda.noisy_class_stats(rng, x, y, k, max_rows * self.stats_sensitivity(enc.p1, enc.p2) / epsilon)
 
     def _run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
         yield Progress(0.02, "encoding the columns on their public domains")
@@ -349,10 +365,11 @@ class DPLDA(_ComponentMechanism):
         classes = self.classes(data, cls)
         enc = self.encoding(data, params)
         eps = _eps(params)
-        x, clamped = enc.encode(data.frame)
-        y = category_codes(data.frame[cls], classes)
+        bounded, unit = self.bounded(data, params, rng)  # at most c rows per person, in a random order
+        x, clamped = enc.encode(bounded.data.frame)
+        y = category_codes(bounded.data.frame[cls], classes)
         yield Progress(0.05, "noisy class statistics")
-        stats = self.statistics(rng, x, y, len(classes), enc, eps)
+        stats = self.statistics(rng, x, y, len(classes), enc, eps, unit.max_rows)
         del x, y  # the sampling below reads only the noisy statistics
         n_records = int(params["records"]) if params.get("records") else max(1, int(np.maximum(stats.counts, 0)
                                                                                      .sum()))
@@ -362,9 +379,9 @@ class DPLDA(_ComponentMechanism):
         table[cls] = pd.Categorical.from_codes(sy, categories=list(classes))
         columns = enc.columns + (cls,)
         labels = {**enc.labels, cls: classes}
-        cost = self.privacy_cost(**params)
-        delta = self.stats_sensitivity(enc.p1, enc.p2)
-        note = {**self._base_note(enc, params), "class column": cls, "classes": list(classes),
+        cost = self.declared_cost(data, params)
+        delta = unit.max_rows * self.stats_sensitivity(enc.p1, enc.p2)
+        note = {**self._base_note(enc, params, data), "class column": cls, "classes": list(classes),
                 "sensitivity": str(delta),
                 "sensitivity (paper's formula, one record replaced)": str(sens.paper_lda_sensitivity(enc.p1,
                                                                                                      enc.p2)),
@@ -372,11 +389,13 @@ class DPLDA(_ComponentMechanism):
                 "noisy class counts": {c: int(v) for c, v in zip(classes, stats.counts)},
                 "synthetic records": n_records,
                 "sampling": "the paper's greedy L1 matching of the noisy statistics, in parallel streams"}
-        record = {"columns": list(enc.columns), "class column": cls, "rows": data.n_rows, "clamped values": clamped}
+        record = {"columns": list(enc.columns), "class column": cls, "rows": data.n_rows, "clamped values": clamped,
+                  **bound_record(bounded)}
         yield Progress(1.0, "done")
         yield Release(mechanism=self.name, table=table[list(columns)], cost=cost, params=dict(params),
-                      claims=self._claims(cost, enc, columns, labels), note=note, record=record,
-                      warnings=self._warnings(enc, clamped))
+                      claims=self._claims(data, params, columns, labels), note=note, record=record,
+                      warnings=self._warnings(enc, clamped) + bound_warnings(bounded, unit),
+                      rows_used=bounded.kept)
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         """Classification by LDA and a decision tree trained on the synthetic records and tested on held-out
