@@ -246,11 +246,12 @@ def test_the_guide_describes_the_dp_walk():
     walk = " ".join(text[start:text.index("<h2>", start)].split())
     for words in ("File → Open", "Confirm roles and kinds", "3. Mechanism", "<b>DiffGen</b>", "Set the domain of readmitted…", "<b>OK</b>",
                   "ICD-9-CM diagnoses", "<b>categories</b>", "Run and spend ε = 1", "6. Export", "<b>Export</b>",
-                  "m·ε", "no command line"):
+                  "Rows per patient (c)", "no command line"):
         assert words in walk, words
     for column, values in DP_LISTS.items():
         assert f"<code>{column}</code>" in walk
     assert "[0-10)" in walk and "Female, Male" in walk and "&gt;30" in walk
+    assert any(p.label == "Rows per patient (c)" for p in registry.get("DiffGen").params)  # as the step shows it
     from ppdp_gui.engine.taxonomy import registry as builders
     labels = {b.label for b in builders.BUILDERS}
     for named in ("ICD-9-CM diagnoses", "ICD-10 diagnoses", "Dates: month → year → decade"):  # as the list says
