@@ -322,3 +322,15 @@ def test_linkable_lines_are_short_and_not_clipped(make_window, qtbot, tmp_path):
     for label in lines:
         assert "Make it a quasi-identifier" not in label.text(), label.text()
         assert label.height() >= label.heightForWidth(label.width()) - 1, label.text()
+
+
+def test_a_column_with_a_public_list_is_no_taxonomy_warning(make_window, qtbot, tmp_path):
+    """After the DP walk, the Taxonomies step kept a warning sign ("1 quasi-identifier without taxonomy") for sex,
+    whose public list F, M is all DiffGen needs: a flag with nothing to do."""
+    w = make_window()
+    dp_walk(w, qtbot, tmp_path)
+    tv = w.taxonomy_view
+    assert w.session.dataset.spec("sex").taxonomy is None
+    icon, words = tv.state()
+    assert "without taxonomy" not in words, words
+    assert "public list" in tv.column_status("sex")
