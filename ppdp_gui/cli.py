@@ -181,13 +181,23 @@ def _drain(gen, show_progress: bool):
     return last
 
 
+def recipe_inputs(recipe, args=None) -> list[str]:
+    """Every file a run reads besides the table: the project (--recipe) and the hierarchies (--taxonomy or the
+    project's). No output may be written over one of them (data/outputs.py)."""
+    found = [getattr(args, "recipe", None), recipe.source, *recipe.taxonomy_files.values()]
+    return [str(p) for p in found if p]
+
+
 def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=(), override=None, treated=None):
-    """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported)."""
+            show_progress=False, pdf=False, confirmed=(), override=None, treated=None, inputs=(),
+            overwrite=False):
+    """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported).
+    Every output is checked first (data/outputs.py), so a refused output costs no ε."""
     from ppdp_gui.engine.errors import BudgetError
     from ppdp_gui.engine.pipeline import export, plan, run_release
     from ppdp_gui.engine.pipeline.export import check_outputs
-    check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger)
+    outputs = check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger,
+                            inputs=[*recipe_inputs(recipe), *inputs], overwrite=overwrite, pdf=pdf)
     if not recipe.mechanism:
         raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
@@ -206,7 +216,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     published = _drain(run_release(planned, ledger=ledger), show_progress)
     from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
     published = before_export(published, recipe, override, treated)
-    exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf)
+    exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf,
+                      protected=outputs.guard)
     return published, exported
 
 
@@ -306,7 +317,8 @@ def cmd_run(args) -> int:
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
                                   ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
                                   pdf=args.pdf, confirmed=(*(args.publish_as_is or ()), *treated.confirmed),
-                                  override=getattr(args, "override_threshold", None), treated=treated)
+                                  override=getattr(args, "override_threshold", None), treated=treated,
+                                  inputs=recipe_inputs(recipe, args), overwrite=args.overwrite)
     check_treated(treated, exported)
     for w in published.warnings:
         if "and no taxonomy" in w:  # the engine's advice names the window's Taxonomies step; say the option too
@@ -320,6 +332,9 @@ def cmd_run(args) -> int:
 
 def cmd_ledger(args) -> int:
     ledger = open_ledger(args.ledger)
+    action = list(args.action or [])
+    if action:
+        return _ledger_action(ledger, action, args)
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
@@ -340,15 +355,57 @@ def cmd_ledger(args) -> int:
                      + (" (one record replaced)" if e.neighbouring == REPLACE else "")
                      + f" output {(e.output_hash or '-')[:12]}"
                      + (f" release {e.release_id}" if e.release_id else ""))
+    changes = ledger.cap_changes()
+    if args.entries and changes:
+        _say("cap changes:")
+        for c in changes:
+            _say(f"  {c.at} {c.budget[:16]} cap {c.old if c.old is not None else 'none'} -> {c.new} by "
+                 f"{c.who or '?'}: {c.reason}")
+    report = ledger.chain_report
+    if args.check or (report is not None and not report.ok):
+        for line in (report.lines() if report is not None else
+                     ["the ledger's chain cannot be checked: its key is missing or damaged"]):
+            _say(line)
     if args.csv or args.tables_csv:
+        from ppdp_gui.engine.data.outputs import OutputPlan
         from ppdp_gui.engine.data.writer import export_table
         from ppdp_gui.engine.privacy.overview import dataset_table, entry_table
-        guard = list(ledger.protected_paths())
+        outputs = OutputPlan(ledger=ledger, overwrite=args.overwrite,
+                             inputs=[d.label for d in rows if d.label])  # the tables released from
+        outputs.add(args.csv, "the releases table")
+        outputs.add(args.tables_csv, "the tables table")
+        outputs.check()
         if args.csv:
-            _say(f"releases written to {export_table(entry_table(ledger), args.csv, protected=guard)}")
+            _say(f"releases written to {export_table(entry_table(ledger), args.csv, protected=outputs.guard)}")
         if args.tables_csv:
-            _say(f"tables written to {export_table(dataset_table(ledger), args.tables_csv, protected=guard)}")
-    return 0
+            _say(f"tables written to {export_table(dataset_table(ledger), args.tables_csv, protected=outputs.guard)}")
+    return 1 if args.check and (report is None or not report.ok) else 0
+
+
+def _ledger_action(ledger, action: list[str], args) -> int:
+    """`ppdp ledger cap DATASET VALUE --reason …` and `ppdp ledger acknowledge --reason …`."""
+    what = action[0].lower()
+    if what == "cap":
+        if len(action) != 3:
+            raise ParameterError("use: ppdp ledger cap DATASET VALUE --reason \"…\" (DATASET: the start of its "
+                                 "fingerprint or its file name, as ppdp ledger shows)")
+        if not (args.reason or "").strip():
+            raise ParameterError("changing a cap is the custodian's deliberate decision: say why with --reason \"…\"")
+        group = ledger.find(action[1])
+        before = ledger.cap(group)
+        ledger.set_cap(group, parse_fraction(action[2]), reason=args.reason)
+        _say(f"cap of {group[:16]} changed from {before} to {ledger.cap(group)} (recorded: who, when, why)")
+        return 0
+    if what in ("acknowledge", "ack"):
+        if len(action) != 1:
+            raise ParameterError("use: ppdp ledger acknowledge --reason \"…\"")
+        report = ledger.check()
+        for line in report.lines():
+            _say(line)
+        ack = ledger.acknowledge(args.reason or "")
+        _say(f"acknowledged by {ack['who'] or '?'} at {ack['at']} (recorded): {ack['reason']}")
+        return 0
+    raise ParameterError(f"unknown ledger action {action[0]!r}; use cap or acknowledge")
 
 
 def cmd_sweep(args) -> int:
@@ -365,7 +422,11 @@ def cmd_sweep(args) -> int:
     for name, value in result.reference.items():
         _say(f"reference {name}: {value:.4g}")
     if args.output:
-        _say(f"rows written to {export_table(result.rows, args.output, source=data.source)}")
+        from ppdp_gui.engine.data.outputs import OutputPlan
+        outputs = OutputPlan(source=data.source, inputs=recipe_inputs(recipe, args), overwrite=args.overwrite)
+        outputs.add(args.output, "the sweep's figures")
+        outputs.check()
+        _say(f"rows written to {export_table(result.rows, args.output, source=data.source, protected=outputs.guard)}")
     return 0
 
 
@@ -511,6 +572,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="write the release note (JSON) here: it goes out with the file")
     p.add_argument("--record", help="also write the custodian record (JSON) here: it stays with you (a copy is "
                                     "always kept in the ledger's folder)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="let the table (-o) and the custodian record (--record) replace existing files; never an "
+                        "input, the source or the ledger")
     p.add_argument("--pdf", action="store_true",
                    help="also write the release note and the custodian record as PDF (beside their JSON)")
     p.add_argument("--publish-as-is", action="append", metavar="COLUMN",
@@ -527,12 +591,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "same rules as memory); auto (default): duckdb above 1 GB or 5 million Parquet rows when the mechanism "
                         "can run there, else memory")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
-    p.add_argument("--cap", help="set the dataset's total ε cap before the release (e.g. 2 or 1/2)")
+    p.add_argument("--cap", help="set the dataset's total ε cap before its first release, or lower it (e.g. 2 or "
+                                 "1/2); raising a cap is `ppdp ledger cap DATASET VALUE --reason …`")
     from ppdp_gui.cli_governance import add_commands, add_rerun_options, add_run_options
     add_run_options(p)
     add_rerun_options(p)
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("ledger", help="privacy budget spent per dataset")
+    p = sub.add_parser("ledger", help="privacy budget spent per dataset; `ledger cap DATASET VALUE --reason …` "
+                                      "changes a cap, `ledger acknowledge --reason …` accepts a changed ledger")
+    p.add_argument("action", nargs="*", metavar="ACTION",
+                   help="cap DATASET VALUE (with --reason) or acknowledge (with --reason)")
+    p.add_argument("--reason", help="why (recorded in the ledger with who and when)")
+    p.add_argument("--check", action="store_true",
+                   help="check the ledger's tamper-evident chain (exit 1 if it was changed outside ppdp_gui)")
+    p.add_argument("--overwrite", action="store_true", help="let --csv/--tables-csv replace an existing file")
     p.add_argument("--ledger", help="privacy ledger file")
     p.add_argument("--entries", action="store_true", help="list every release too")
     p.add_argument("--csv", help="write every release charged (one row each) to this table (.csv/.xlsx/.parquet)")
@@ -546,6 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--holdout", type=float, default=1 / 3, help="share held out for testing (0 for none)")
     p.add_argument("--seed", type=int, help="make the simulation reproducible")
     p.add_argument("--output", "-o", help="write every run's figures to this table")
+    p.add_argument("--overwrite", action="store_true", help="let --output replace an existing file")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")

@@ -100,7 +100,7 @@ def test_run_writes_release_note_and_record_and_charges_the_ledger(tmp_path, cap
     ledger, out, note = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "note.json"
     record = tmp_path / "record.json"
     argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(note),
-            "--record", str(record), "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
+            "--record", str(record), "--overwrite", "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
             "-p", "columns=sex,salary-class", "-p", "epsilon=0.5"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err

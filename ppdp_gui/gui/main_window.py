@@ -419,8 +419,13 @@ class MainWindow(QMainWindow):
             if not path.endswith(".json"):
                 path += projects.SUFFIX
         try:
-            protected = [self.session.dataset.source.path] + list(self.session.ledger.protected_paths())
-            written = projects.write_recipe(self.session.recipe(self.previous_releases), path, protected=protected)
+            from ppdp_gui.engine.data.outputs import OutputPlan
+            recipe = self.session.recipe(self.previous_releases)
+            outputs = OutputPlan(source=self.session.dataset.source, inputs=list(recipe.taxonomy_files.values()),
+                                 ledger=self.session.ledger, overwrite=True)  # the save dialog asked
+            outputs.add(path, "the project")
+            outputs.check()
+            written = projects.write_recipe(recipe, path, protected=outputs.guard)
         except (PpdpError, OSError) as exc:
             show_error(self, exc, context="The project was not saved.")
             return None

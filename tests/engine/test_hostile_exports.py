@@ -104,3 +104,26 @@ def test_the_check_can_fail(tmp_path):
     with open(path, newline="", encoding="utf-8") as fh:
         assert any(dangerous(f) for row in csv.reader(fh) for f in row)
     assert np.all([dangerous(v) for v in ("=1", "＝1", "+١٢٣")])
+
+
+def test_every_writer_refuses_a_table_or_hierarchy_this_process_loaded(tmp_path):
+    """Issue 27: the one output guard at the bottom of every atomic write (a chart, a hierarchy saved from the
+    editor, a project) — never a file `pipeline.load` read as the table or a hierarchy."""
+    import shutil
+
+    import pytest as _pytest
+
+    from ppdp_gui.engine.data.writer import write_bytes_atomic
+    from ppdp_gui.engine.errors import DataError
+    from ppdp_gui.engine.package_files import sample_table
+    from ppdp_gui.engine.persistence.project import Recipe
+    from ppdp_gui.engine.pipeline.load import load
+    table = tmp_path / "ward.csv"
+    shutil.copy(sample_table(), table)
+    load(Recipe(source=str(table)))
+    before = table.read_bytes()
+    (tmp_path / "sub").mkdir()
+    for target in (table, tmp_path / "sub" / ".." / "ward.csv"):
+        with _pytest.raises(DataError, match="input"):
+            write_bytes_atomic(b"x", target)
+    assert table.read_bytes() == before

@@ -40,7 +40,9 @@ def test_exact_sums_caps_and_message(tmp_path, frame):
     message = str(info.value)
     assert "spent ε = 1" in message and "cap 1" in message and "needs ε = 0.001" in message
     assert len(ledger.entries(fp)) == 10  # nothing written by the refused reservation
-    ledger.set_cap(fp, 2)
+    with pytest.raises(BudgetError, match="deliberate"):  # a run may only lower a cap (issue 27)
+        ledger.set_cap(fp, 2)
+    ledger.set_cap(fp, 2, reason="approved by the data protection officer")
     entry = ledger.reserve(fp, "DiffGen", {"h": 10}, Fraction(1, 3), Fraction(1, 10**9), label="run")
     assert ledger.spent(fp) == Fraction(4, 3) and ledger.spent_delta(fp) == Fraction(1, 10**9)
     assert ledger.remaining(fp) == Fraction(2, 3)

@@ -81,7 +81,7 @@ def test_caps_per_group(tmp_path):
     assert ledger.budget(identity).cap == 2 and ledger.budget(identity).remaining == 0
     with pytest.raises(BudgetError):
         ledger.reserve(identity, "x", {}, Fraction(1, 100))
-    ledger.set_cap(identity.fingerprint, 10)  # by fingerprint too
+    ledger.set_cap(identity.fingerprint, 10, reason="new study approved")  # by fingerprint too
     assert ledger.reserve(identity, "x", {}, 1).budget == identity.fingerprint
     with pytest.raises(ParameterError):
         ledger.set_cap(identity, -1)

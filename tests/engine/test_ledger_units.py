@@ -179,7 +179,13 @@ def _schema_2_ledger(tmp_path):
     ledger.reserve(identity, "Laplace histogram", {}, F(3, 10))
     ledger.reserve(identity, "DiffGen", {}, F(1, 2))
     with sqlite3.connect(path) as db:
-        db.execute("ALTER TABLE entries DROP COLUMN neighbouring")
+        db.execute("DROP INDEX cap_changes_by_budget")
+        for statement in ("ALTER TABLE entries DROP COLUMN neighbouring", "ALTER TABLE entries DROP COLUMN mac",
+                          "ALTER TABLE entries DROP COLUMN done_mac", "ALTER TABLE datasets DROP COLUMN robust",
+                          "ALTER TABLE datasets DROP COLUMN persons", "ALTER TABLE datasets DROP COLUMN mac",
+                          "DROP TABLE cap_changes", "DROP TABLE acknowledgements",
+                          "DELETE FROM meta WHERE key IN ('chain', 'chain_head')"):
+            db.execute(statement)  # schema 4's additions (issue 27), then schema 3's
         db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     return path, identity
 
@@ -190,7 +196,7 @@ def test_a_schema_2_ledger_is_migrated_and_its_entries_count_as_add_remove(tmp_p
         assert "neighbouring" not in [r[1] for r in db.execute("PRAGMA table_info(entries)")]
     ledger = Ledger(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
     assert ledger.integrity_check() == "ok"
     assert [e.neighbouring for e in ledger.entries()] == [ADD_REMOVE, ADD_REMOVE]
     b = ledger.budget(identity)

@@ -226,3 +226,16 @@ def test_release_note_is_stable_json():
     doc = release_note(published)
     assert json.loads(json.dumps(doc)) == doc and doc["guarantee"]["holds"]
     assert Path("/secret/ward7/patients.csv").name not in json.dumps(doc)
+
+
+def test_the_custodian_record_never_holds_the_keyed_row_hashes(tmp_path):
+    """The ledger identity's keyed hashes (one per distinct row), cell sketches and person ids stay in memory: the
+    custodian record lists the identity's shown fields only (found by the governance review)."""
+    import dataclasses
+    from ppdp_gui.engine.pipeline.published import _identity_fields
+    from ppdp_gui.engine.privacy.records import DatasetIdentity
+    import numpy as np
+    ident = DatasetIdentity("f", "f", False, None, None, keyed=np.arange(5, dtype=np.uint64), n_rows=5)
+    shown = _identity_fields(ident)
+    assert "keyed" not in shown and "cells" not in shown and "persons" not in shown and shown["n_rows"] == 5
+    assert set(shown) == {f.name for f in dataclasses.fields(DatasetIdentity) if f.repr}

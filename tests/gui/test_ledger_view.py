@@ -69,3 +69,36 @@ def test_ledger_view_and_export_step_state_replace_one_units(qtbot, tmp_path):
     assert any("counts ε for one record replaced" in label.text() for label in dialog.findChildren(QLabel))
     assert list(dialog.groups["ε counted for"]) == ["one record replaced (add/remove releases count twice)"]
     assert list(dialog.groups["ε spent"]) == [1.5]
+
+
+def test_ledger_view_names_tables_changes_caps_and_acknowledges(qtbot, tmp_path):
+    """Issue 27: no raw hashes on screen (the fingerprint is the tooltip); Change cap… and Acknowledge changes…
+    are recorded with a reason."""
+    import re
+    import sqlite3
+
+    from PySide6.QtCore import Qt
+
+    from ppdp_gui.engine.privacy import Ledger
+    from ppdp_gui.gui.ledger_view import LedgerDialog
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    frame = pd.DataFrame({"age": [str(a) for a in range(20, 80)], "ward": list("ABCDEF") * 10})
+    identity = ledger.identify(frame, label=str(tmp_path / "ward.csv"))
+    ledger.reserve(identity, "Laplace histogram", {}, Fraction(1, 2), label=str(tmp_path / "ward.csv"))
+    dialog = LedgerDialog(ledger)
+    qtbot.addWidget(dialog)
+    model = dialog.budgets_view.model()
+    col = list(dialog.groups.columns).index("budget group")
+    shown = model.data(model.index(0, col), Qt.DisplayRole)
+    assert shown.startswith("ward.csv (first seen") and not re.search(r"[0-9a-f]{16}", shown)
+    assert identity.budget in model.data(model.index(0, col), Qt.ToolTipRole)
+    assert not dialog.ack_button.isEnabled()
+    assert dialog.change_cap(5, "", group=identity.budget) is False  # a raise needs a reason
+    assert dialog.change_cap(5, "new study", group=identity.budget) and ledger.cap(identity) == 5
+    assert list(dialog.cap_changes["why"])[-1] == "new study"
+    with sqlite3.connect(ledger.path) as db:
+        db.execute("DELETE FROM entries")
+    again = LedgerDialog(Ledger(ledger.path))
+    qtbot.addWidget(again)
+    assert again.ack_button.isEnabled() and "changed outside" in again.chain_label.text()
+    assert again.acknowledge("the test deleted it") and not again.ack_button.isEnabled()

@@ -254,6 +254,8 @@ def _target(path, source: SourceInfo | None, protected=()) -> Path:
     if source is not None and source.path and _same_file(target, Path(source.path)):
         raise DataError("is the file the data was read from; this app must never overwrite it, choose another name",
                         path=str(target))
+    from ppdp_gui.engine.data.outputs import refuse_protected
+    refuse_protected(target)
     for other in protected or ():
         if other and _same_file(target, Path(other)):
             raise DataError(f"is a file this app must never overwrite ({Path(other).name}: the source table or the "

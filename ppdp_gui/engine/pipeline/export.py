@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
+from ppdp_gui.engine.data.outputs import OutputPlan, safe_release_id
 from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
@@ -95,8 +96,8 @@ def check_note_target(note_path, release_id: str | None) -> Path | None:
     if not isinstance(doc, dict) or doc.get("document") != "release note":
         raise DataError("already exists and is not a release note; the export will not replace it. Choose "
                         "another name for the release note", path=str(p))
-    old = str(doc.get("release_id") or "unknown")
-    if release_id is None or old == release_id:
+    old = safe_release_id(doc.get("release_id"))  # read from a file: anything ('/', a NUL, 10,000 characters)
+    if release_id is None or old == safe_release_id(release_id):
         return None
     stem = p.name[: -len(".json")] if p.name.endswith(".json") else p.name
     keep = p.with_name(f"{stem}.{old}.json")
@@ -121,17 +122,26 @@ def protected_paths(published: Published, ledger=None) -> list[Path]:
     return _protected(published.source.path, ledger, published.ledger_path)
 
 
-def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger=None, protected=()) -> None:
-    """Refuse, before anything is run or charged, outputs that would replace the source table, the ledger (or
-    its key or journal), or each other — the same checks the export repeats when it writes."""
+def check_outputs(path, *, note_path=None, record_path=None, source=None, ledger=None, protected=(), inputs=(),
+                  overwrite: bool = False, pdf: bool = False) -> OutputPlan:
+    """Refuse, before anything is run or charged, outputs that would replace the source table, an input named on
+    the command line or in the recipe (`inputs`: hierarchies, the project), the ledger (or its key or journal),
+    an existing file (unless `overwrite`), or each other (data/outputs.py). The export repeats the source and
+    ledger checks when it writes. Returns the plan, whose `guard` the writers get."""
     from ppdp_gui.engine.data.writer import _target
-    guard = _protected(getattr(source, "path", None), ledger) + [Path(p) for p in protected]
+    plan = OutputPlan(source=source, inputs=inputs, ledger=ledger, overwrite=overwrite, protected=protected)
     table_format(path)
-    outputs = [Path(path).expanduser()] + [Path(p).expanduser() for p in (note_path, record_path) if p]
-    _distinct(outputs)
-    for p in outputs:
-        _target(p, source, guard)
+    plan.add(path, "the released table")
+    plan.add(note_path, "the release note", replaceable=True)
+    plan.add(record_path, "the custodian record")
+    for doc, what in ((note_path, "the release note's PDF"), (record_path, "the custodian record's PDF")):
+        if pdf and doc:
+            plan.add(Path(doc).with_suffix(".pdf"), what, replaceable=doc is note_path)
+    plan.check()
+    for p, _what, _r in plan.outputs:
+        _target(p, source, plan.guard)
     check_note_target(note_path, None)
+    return plan
 
 
 def read_back(staged: Staged, columns) -> pd.DataFrame:
@@ -296,7 +306,8 @@ def _write_record_doc(published: Published, record: dict, ledger, guard) -> Path
     if folder is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
-    return write_text_atomic(json_text(record), folder / f"{published.release_id}.json", protected=guard)
+    name = f"{safe_release_id(published.release_id)}.json"
+    return write_text_atomic(json_text(record), folder / name, protected=guard)
 
 
 def write_record(published: Published, ledger) -> Published:

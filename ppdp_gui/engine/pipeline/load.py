@@ -73,6 +73,8 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
     """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES."""
     if engine not in ENGINES:
         raise DataError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    from ppdp_gui.engine.data.outputs import remember_inputs
+    remember_inputs(recipe.source, *recipe.taxonomy_files.values())  # no writer of this process may replace them
     if engine == "duckdb":
         from ppdp_gui.engine.bigdata.source import open_large
         data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,

@@ -211,6 +211,14 @@ def _entry(entry) -> dict | None:
     return jsonable(entry)
 
 
+def _identity_fields(ident) -> Any:
+    """The ledger identity's shown fields: never its keyed row hashes, cell sketches or person ids (in memory only;
+    the DatasetIdentity docstring promises they are never written)."""
+    if not dataclasses.is_dataclass(ident):
+        return ident
+    return {f.name: getattr(ident, f.name) for f in dataclasses.fields(ident) if f.repr}
+
+
 def custodian_record(published: Published, *, note: dict | None = None, exports: list[dict] | None = None,
                      checks_on_file: list | None = None) -> dict:
     """The local document: everything the release note leaves out (see the module docstring)."""
@@ -232,8 +240,7 @@ def custodian_record(published: Published, *, note: dict | None = None, exports:
                    "rows used": int(src.n_rows_read - src.n_rows_dropped),
                    "missing values": jsonable(src.na_policy), "columns left out": list(src.left_out),
                    "notes on reading": list(src.notes)},
-        "dataset": None if ident is None else jsonable(dataclasses.asdict(ident)
-                                                        if dataclasses.is_dataclass(ident) else ident),
+        "dataset": None if ident is None else jsonable(_identity_fields(ident)),
         "budget after this release": None if budget is None else jsonable(
             dataclasses.asdict(budget) if dataclasses.is_dataclass(budget) else budget),
         "ledger": {"path": published.ledger_path, "entry": _entry(published.ledger_entry)},

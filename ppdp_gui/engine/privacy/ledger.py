@@ -30,12 +30,18 @@ Each entry records the neighbouring relation its ε is stated for (schema 3; old
 mechanisms are ε-DP for one record added or removed; DP-PCA and the record baselines for one record replaced
 (they publish the row count, so they are not add/remove DP at all). A group's total is the plain sum while all
 its releases are add/remove; once one is replace-one, the only sound total is in replace-one units,
-Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that.
+Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that. Replace-one
+releases of near copies with different row counts do not compose and are refused (`_refuse_mixed_n`).
+
+Schema 4 (issue 27): a table is also recognised after routine edits (columns dropped, added, renamed or rewritten,
+case, spacing, number spelling; sketches.py) and, with a person column, by its person ids; a cap is raised only
+with a recorded reason; every entry, cap change and acknowledgement is sealed in a MAC chain (chain.py,
+ledger_audit.py) checked on open and by every reservation.
 """
 
 from __future__ import annotations
 
-import getpass
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -45,7 +51,6 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, overload
@@ -54,12 +59,14 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError, PpdpError
+from ppdp_gui.engine.privacy import chain, sketches
 from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
                                                  keyed_row_hashes, legacy_fingerprint_v1)
+from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
                                              DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
-                                             exact, neighbouring_kind, over_cap_message)
+                                             exact, fmt, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
@@ -81,28 +88,13 @@ def default_ledger_path() -> Path:
     return Path(base) / "ppdp_gui" / "ledger.sqlite"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError, ImportError):  # no user name in this environment
-        return ""
-
-
-def _frac(num, den) -> Fraction:
-    return Fraction(int(num), int(den))
-
-
 def _entry(row) -> LedgerEntry:
     return LedgerEntry(row[0], row[1], row[2], json.loads(row[3]), _frac(row[4], row[5]), _frac(row[6], row[7]),
                        row[8], row[9], row[10], row[11], row[12] or "", row[13] or row[1],
                        neighbouring_kind(row[14]))
 
 
-class Ledger:
+class Ledger(LedgerAudit):
     """Budget ledger in one SQLite file; safe to use from several threads and processes at once.
 
     A connection is opened per call (cheap) so that a Ledger object can be shared with worker threads.
@@ -123,6 +115,13 @@ class Ledger:
         with self._write() as db:
             create_or_migrate(db, self.path)
         self._prepare_key()
+        #: what the tamper check found on open (None when the key is missing: nothing can be checked)
+        self.chain_report: chain.ChainReport | None = None
+        try:
+            self._seal_if_needed()
+            self.chain_report = self.check()
+        except PpdpError:
+            pass  # no usable key: listing still works, anything that needs the key refuses
 
     # ---- connections ----------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -279,7 +278,12 @@ class Ledger:
 
         `dataset` is a Dataset (its `source.row_hashes` from the reader are used; without them, as for tables
         built in memory, the rows of `dataset.frame`) or a DataFrame. `separate=True` declares a near copy a
-        separate dataset with its own budget; the confirmation is recorded by `reserve`/`set_cap`."""
+        separate dataset with its own budget; the confirmation is recorded by `reserve`/`set_cap`.
+
+        Besides the exact rows, a table is matched to a known one by its canonical cells on the columns both
+        share (sketches.py: renamed, dropped, added or rewritten columns, case, spacing and number spelling) and,
+        when it has a person column, by its person ids (the same patients share one budget whatever the
+        columns)."""
         key = self._secret()
         frame = dataset if isinstance(dataset, pd.DataFrame) else dataset.frame
         source = getattr(dataset, "source", None)
@@ -288,19 +292,26 @@ class Ledger:
             hashes = canonical_row_hashes(frame)
         fp = dataset_fingerprint(hashes, frame.columns, key)
         keyed = keyed_row_hashes(hashes, key)
+        is_frame = isinstance(dataset, pd.DataFrame)  # (a frame's attributes are its columns: never ask it)
+        schema = () if is_frame else (getattr(dataset, "schema", ()) or ())
+        cells = sketches.cell_hashes(frame, [c.name for c in schema if c.role.never_released])
+        person = None if is_frame else getattr(dataset, "person_column", None)
+        persons = sketches.person_hashes(frame, person, key) if person and person in frame.columns else None
         with self._read() as db:
             known = db.execute("SELECT 1 FROM datasets WHERE fingerprint = ?", (fp,)).fetchall()
             legacy = db.execute("SELECT 1 FROM datasets WHERE origin = 'schema-1' LIMIT 1").fetchall()
         # only while schema-1 budgets exist: is this the typed table one of them was recorded for?
         legacy = legacy_fingerprint_v1(frame, key) if legacy and not known else None
+        identity = DatasetIdentity(fingerprint=fp, budget=fp, known=False, near_copy_of=None, similarity=None,
+                                   label=label, separate=separate, n_rows=len(hashes), n_distinct=len(keyed),
+                                   keyed=keyed, legacy_fingerprint=legacy, key_check=self._check_value(key),
+                                   cells=cells, persons=persons)
         with self._read() as db:
-            budget, known, near, similarity, separate = self._resolve(db, fp, keyed, legacy, separate)
+            budget, known, near, similarity, separate = self._resolve(db, identity)
             if known:
                 label = db.execute("SELECT label FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()[0] or label
-        return DatasetIdentity(fingerprint=fp, budget=budget, known=known, near_copy_of=near, similarity=similarity,
-                               label=label, separate=separate, n_rows=len(hashes), n_distinct=len(keyed),
-                               keyed=keyed, legacy_fingerprint=legacy,
-                               key_check=self._check_value(key))
+        return dataclasses.replace(identity, budget=budget, known=known, near_copy_of=near, similarity=similarity,
+                                   label=label, separate=separate)
 
     def fingerprint(self, data) -> str:
         """The exact identity of a Dataset or DataFrame: `identify(data).fingerprint`.
@@ -318,21 +329,34 @@ class Ledger:
                 self._identities.pop(next(iter(self._identities)))
         return identity.fingerprint
 
-    @staticmethod
-    def _best_match(db: sqlite3.Connection, keyed: np.ndarray):
+    def _best_match(self, db: sqlite3.Connection, identity: DatasetIdentity):
         """(fingerprint, budget, similarity) of the known dataset this one overlaps most, if the larger containment
-        reaches NEAR_COPY_CONTAINMENT; a loop over known datasets (a few per study), each O(k log n) in numpy."""
+        reaches NEAR_COPY_CONTAINMENT: by whole rows, by person ids, or by canonical cells on the shared columns.
+        A loop over known datasets (a few per study), each O(k log n) or O(columns · n) in numpy."""
         best = None
-        rows = db.execute("SELECT fingerprint, budget, sketch FROM datasets WHERE sketch IS NOT NULL "
-                          "ORDER BY created, fingerprint")
-        for fp, budget, blob in rows:
-            similarity = max(containment(keyed, np.frombuffer(blob, dtype="<u8")))
+        keyed = self._keyed(identity)
+        key = self._secret()
+        values = None
+        rows = db.execute("SELECT fingerprint, budget, sketch, robust, persons FROM datasets WHERE sketch IS NOT "
+                          "NULL OR robust IS NOT NULL OR persons IS NOT NULL ORDER BY created, fingerprint")
+        for fp, budget, blob, robust, persons in rows:
+            found = [0.0]
+            if blob is not None:
+                found.append(max(containment(keyed, np.frombuffer(blob, dtype="<u8"))))
+            if persons is not None and identity.persons is not None:
+                found.append(max(containment(identity.persons, np.frombuffer(persons, dtype="<u8"))))
+            if robust is not None and identity.cells is not None and identity.cells.available and max(found) < 1.0:
+                if values is None:
+                    values = sketches.column_values(identity.cells, key)
+                found.append(sketches.match(sketches.RobustSketch.from_bytes(robust), identity.cells, values, key))
+            similarity = max(found)
             if similarity >= NEAR_COPY_CONTAINMENT and (best is None or similarity > best[2]):
                 best = (fp, budget, similarity)
         return best
 
-    def _resolve(self, db, fp: str, keyed: np.ndarray, legacy: str | None, separate: bool):
+    def _resolve(self, db, identity: DatasetIdentity):
         """(budget, known, near_copy_of, similarity, separate) from the ledger as it is now in `db`."""
+        fp, legacy, separate = identity.fingerprint, identity.legacy_fingerprint, identity.separate
         row = db.execute("SELECT budget, near_copy_of, similarity FROM datasets WHERE fingerprint = ?",
                          (fp,)).fetchone()
         if row is not None:
@@ -342,7 +366,7 @@ class Ledger:
                              (legacy,)).fetchone()
             if row is not None:
                 return row[0] or legacy, False, legacy, 1.0, False
-        match = self._best_match(db, keyed)
+        match = self._best_match(db, identity)
         if match is None:
             return fp, False, None, None, False
         near, budget, similarity = match
@@ -361,23 +385,29 @@ class Ledger:
             if stored is not None and stored[0] != identity.key_check:
                 raise PpdpError("this table was identified under another ledger key; identify it again with "
                                 f"the ledger {self.path}")
-        budget, known, near, similarity, separate = self._resolve(
-            db, identity.fingerprint, self._keyed(identity), identity.legacy_fingerprint, identity.separate)
-        sketch = bottom_k(self._keyed(identity))
+        budget, known, near, similarity, separate = self._resolve(db, identity)
         if known:
             return budget, False
+        key = self._secret()
+        sketch = bottom_k(self._keyed(identity))
+        cells = identity.cells if identity.cells is not None and identity.cells.available else None
+        robust = None if cells is None else sketches.build(cells, key).to_bytes()
+        persons = None if identity.persons is None else bottom_k(identity.persons).astype("<u8").tobytes()
         root = budget == identity.fingerprint
         cap = self.default_cap if root else None
         stamp = _now()
         db.execute(
             "INSERT INTO datasets(fingerprint, label, cap_num, cap_den, created, budget, origin, n_rows, n_distinct,"
-            " sketch, near_copy_of, similarity, separate_from, separate_similarity, separate_by, separate_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, 'rows', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " sketch, near_copy_of, similarity, separate_from, separate_similarity, separate_by, separate_at,"
+            " robust, persons) VALUES (?, ?, ?, ?, ?, ?, 'rows', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (identity.fingerprint, identity.label or label, None if cap is None else str(cap.numerator),
              None if cap is None else str(cap.denominator), stamp, budget, int(identity.n_rows),
              int(identity.n_distinct), sketch.astype("<u8").tobytes() if len(sketch) else None, near, similarity,
              near if separate else None, similarity if separate else None, _user() if separate else None,
-             stamp if separate else None))
+             stamp if separate else None, robust, persons))
+        self._seal_dataset(db, identity.fingerprint)
+        if root:
+            self._record_cap(db, budget, None, cap, "the default cap of a new table")
         return budget, True
 
     def _register_name(self, db, fp: str, label: str) -> str:
@@ -391,6 +421,8 @@ class Ledger:
         db.execute("INSERT INTO datasets(fingerprint, label, cap_num, cap_den, created, budget, origin) "
                    "VALUES (?, ?, ?, ?, ?, ?, 'name')",
                    (fp, label, str(cap.numerator), str(cap.denominator), _now(), fp))
+        self._seal_dataset(db, fp)
+        self._record_cap(db, fp, None, cap, "the default cap of a new table")
         return fp
 
     def _remembered(self, target):
@@ -413,8 +445,7 @@ class Ledger:
         """(budget root, exists) of an identity or fingerprint, without writing."""
         target = self._remembered(target)
         if isinstance(target, DatasetIdentity):
-            budget, *_ = self._resolve(db, target.fingerprint, self._keyed(target), target.legacy_fingerprint,
-                                       target.separate)
+            budget, *_ = self._resolve(db, target)
         elif isinstance(target, str):
             row = db.execute("SELECT budget FROM datasets WHERE fingerprint = ?", (target,)).fetchone()
             budget = (row[0] or target) if row is not None else target
@@ -450,16 +481,56 @@ class Ledger:
             cap = self._cap(db, group)
             t = self._spent(db, group)
         return Budget(cap, t.total, t.delta, None if cap is None else max(cap - t.total, Fraction(0)), t.n, False,
-                      t.add_remove, t.replace, t.n_replace)
+                      t.add_remove, t.replace, t.n_replace, tuple(self.cap_changes(group)))
 
-    def set_cap(self, target, epsilon, label: str = "") -> None:
+    def set_cap(self, target, epsilon, label: str = "", *, reason: str | None = None) -> None:
         """Total ε that may ever be spent on the group of `target` (identity or fingerprint; registered if new).
-        A cap below what is already spent blocks new releases."""
+        A cap below what is already spent blocks new releases.
+
+        Raising a cap is the custodian's deliberate act: it needs a `reason` (``ppdp ledger cap DATASET VALUE
+        --reason "…"``, or the ledger window's Change cap…). Without one, a cap may only be set where none exists
+        or lowered (a run's ``--cap``). Every change is recorded with who, when and why, in the same write
+        transaction as the cap itself, so it never races a reservation."""
         cap = exact(epsilon, "the ε cap")
+        why = " ".join(str(reason or "").split())
+        self._secret()
         with self._write() as db:
+            existed = self._group_of(db, target)[1]
             _, group = self._target(db, target, label)
+            old = self._cap(db, group)
+            if existed and (old is None or cap > old) and not why:
+                raise BudgetError(
+                    f"this table already has an ε cap of {fmt(old) if old is not None else 'none'}; a run may only "
+                    f"lower it. Raising it to {fmt(cap)} is the custodian's deliberate decision, recorded with a "
+                    "reason: in the window, File → Privacy budget ledger → Change cap…; or ppdp ledger cap "
+                    f"{group[:12]} {fmt(cap)} --reason \"…\". Nothing was run or charged.")
+            if old == cap:
+                self._forget_cells(target)
+                return
             db.execute("UPDATE datasets SET cap_num = ?, cap_den = ? WHERE fingerprint = ?",
                        (str(cap.numerator), str(cap.denominator), group))
+            self._record_cap(db, group, old, cap, why or ("lowered by a run" if old is not None and existed
+                                                           else "set by a run before its first release"))
+        self._forget_cells(target)
+
+    def _forget_cells(self, target) -> None:
+        """The canonical cells of a registered table are not needed again (its exact fingerprint is known now)."""
+        target = self._remembered(target)
+        if isinstance(target, DatasetIdentity) and target.cells is not None:
+            target.cells.release()
+
+    def find(self, prefix: str) -> str:
+        """The budget group of a dataset named by a fingerprint prefix (at least 6 characters) or its label."""
+        text = str(prefix or "").strip()
+        with self._read() as db:
+            rows = db.execute("SELECT fingerprint, budget, label FROM datasets").fetchall()
+        hits = {(b or f) for f, b, lab in rows
+                if (len(text) >= 6 and f.startswith(text.lower())) or (text and lab and (lab == text or
+                                                                                         Path(lab).name == text))}
+        if len(hits) != 1:
+            raise ParameterError(f"{text!r} names {'no' if not hits else 'more than one'} table of the ledger; give "
+                                 "more of the fingerprint shown by ppdp ledger")
+        return hits.pop()
 
     def cap(self, target) -> Fraction | None:
         """The group's cap (the default cap for a dataset not yet charged; None for an uncapped schema-1 one)."""
@@ -504,8 +575,12 @@ class Ledger:
             params_text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"the release parameters cannot be recorded: {exc}") from None
+        ckey = self._chain_key()
         with self._write() as db:
             fp, group = self._target(db, target, label)
+            self._refuse_if_tampered(db, ckey, group)
+            if kind == REPLACE:
+                self._refuse_mixed_n(db, fp, group)
             cap = self._cap(db, group)
             before = self._spent(db, group)
             after = combined_total(before.total, before.n_replace, eps, kind)
@@ -521,10 +596,30 @@ class Ledger:
                 (fp, str(mechanism), params_text, str(eps.numerator), str(eps.denominator), str(dlt.numerator),
                  str(dlt.denominator), created, str(label), group, str(release_id), kind))
             entry_id = int(cur.lastrowid)
+            self._append(db, "entries", chain.ENTRY_FIELDS, chain.entry_mac, entry_id)
+        self._forget_cells(target)
         if not isinstance(target, DatasetIdentity):
             return entry_id
         return LedgerEntry(entry_id, fp, str(mechanism), json.loads(params_text), eps, dlt, created, None, None,
                            str(label), str(release_id), group, kind)
+
+    @staticmethod
+    def _refuse_mixed_n(db, fp: str, group: str) -> None:
+        """A replace-one guarantee on D and one on D + {x} do not compose into a replace-one guarantee (the two row
+        counts reveal x), and a replace-one release is not add/remove DP at all, so it cannot be counted in
+        add/remove units either. Replace-one releases of one budget group must therefore come from tables of
+        one row count; another one is refused (docs/trust.md)."""
+        n = db.execute("SELECT n_rows FROM datasets WHERE fingerprint = ?", (fp,)).fetchone()
+        others = db.execute(
+            "SELECT DISTINCT d.n_rows FROM entries e JOIN datasets d ON d.fingerprint = e.fingerprint "
+            "WHERE e.budget = ? AND e.neighbouring = ? AND e.fingerprint != ?", (group, REPLACE, fp)).fetchall()
+        mine = None if n is None else n[0]
+        if any(o[0] != mine for o in others):
+            raise BudgetError(
+                "a release stated for one record replaced was already made from a near copy of this table with "
+                "another number of rows; two such releases do not add up to a guarantee for one record replaced "
+                "(the two row counts reveal who was added), so this one is refused. Nothing was run or charged. "
+                "Release from the same table as before, or use a mechanism stated for one record added or removed.")
 
     def complete(self, entry_id, output_hash: str) -> None:
         """Record the released table's hash on its entry (once; an entry's hash is never rewritten)."""
@@ -537,8 +632,11 @@ class Ledger:
                 if row[0] == output_hash:
                     return
                 raise ParameterError(f"ledger entry {entry_id} already records another output")
-            db.execute("UPDATE entries SET output_hash = ?, completed = ? WHERE id = ?",
-                       (str(output_hash), _now(), entry_id))
+            done = _now()
+            mac = db.execute("SELECT mac FROM entries WHERE id = ?", (entry_id,)).fetchone()[0]
+            db.execute("UPDATE entries SET output_hash = ?, completed = ?, done_mac = ? WHERE id = ?",
+                       (str(output_hash), done, chain.done_mac(self._chain_key(), mac, str(output_hash), done),
+                        entry_id))
 
     # ---- listing --------------------------------------------------------------------------------------------
     def entries(self, fingerprint=None, *, budget=None) -> list[LedgerEntry]:

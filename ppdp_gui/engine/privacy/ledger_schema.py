@@ -7,6 +7,11 @@ reading recurs, never as near copies (see `Ledger.identify`).
 
 Schema 2 -> 3 records each entry's neighbouring relation ('add/remove' or 'replace'); entries written before
 count as add/remove.
+
+Schema 3 -> 4 (issue 27): per-dataset sketches that survive routine edits (`robust`, privacy/sketches.py) and of
+the person ids (`persons`); the MAC columns of the tamper-evident chain (privacy/chain.py); the recorded cap changes
+(who, when, why) and acknowledgements of a broken chain. The MACs of existing rows are computed by the first
+version that opens the ledger with its key (`Ledger._seal_if_needed`), not here: the migration runs without it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import sqlite3
 
 from ppdp_gui.engine.errors import PpdpError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # schema 1 exactly as it was written; a new file gets it too and then goes through the same migration
 SCHEMA_1 = """
@@ -71,6 +76,31 @@ UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
 
 
+# schema 3 -> 4: robust and person sketches, MACs, cap changes, acknowledgements
+MIGRATE_TO_4 = """
+ALTER TABLE datasets ADD COLUMN robust BLOB;
+ALTER TABLE datasets ADD COLUMN persons BLOB;
+ALTER TABLE datasets ADD COLUMN mac TEXT;
+ALTER TABLE entries ADD COLUMN mac TEXT;
+ALTER TABLE entries ADD COLUMN done_mac TEXT;
+CREATE TABLE IF NOT EXISTS cap_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    budget TEXT NOT NULL,
+    old_num TEXT, old_den TEXT,
+    new_num TEXT NOT NULL, new_den TEXT NOT NULL,
+    who TEXT NOT NULL, at TEXT NOT NULL, reason TEXT NOT NULL,
+    mac TEXT
+);
+CREATE TABLE IF NOT EXISTS acknowledgements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    who TEXT NOT NULL, at TEXT NOT NULL, reason TEXT NOT NULL, found TEXT NOT NULL,
+    mac TEXT
+);
+CREATE INDEX IF NOT EXISTS cap_changes_by_budget ON cap_changes(budget);
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
+"""
+
+
 def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
@@ -91,4 +121,8 @@ def create_or_migrate(db: sqlite3.Connection, where) -> None:
         version = 2
     if version == 2:
         for statement in statements(MIGRATE_TO_3):
+            db.execute(statement)
+        version = 3
+    if version == 3:
+        for statement in statements(MIGRATE_TO_4):
             db.execute(statement)

@@ -225,11 +225,30 @@ class DatasetIdentity:
     keyed: "np.ndarray | None" = field(default=None, repr=False, compare=False)  # all distinct keyed row hashes
     legacy_fingerprint: str | None = field(default=None, repr=False, compare=False)
     key_check: str = field(default="", repr=False, compare=False)
+    #: the canonical cells (sketches.CellHashes) and keyed person ids, for matching edited copies; in memory only
+    cells: Any = field(default=None, repr=False, compare=False)
+    persons: "np.ndarray | None" = field(default=None, repr=False, compare=False)
 
     @property
     def is_near_copy(self) -> bool:
         """Charged to another dataset's budget (a near copy not declared separate)."""
         return self.budget != self.fingerprint
+
+
+@dataclass(frozen=True)
+class CapChange:
+    """A budget group's cap set or changed: from `old` (None: no cap before) to `new`, by whom, when and why."""
+
+    budget: str
+    old: Fraction | None
+    new: Fraction
+    who: str
+    at: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"budget": self.budget, "old": None if self.old is None else str(self.old), "new": str(self.new),
+                "who": self.who, "at": self.at, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -251,6 +270,8 @@ class Budget:
     spent_add_remove: Fraction = field(default=Fraction(0), compare=False)
     spent_replace: Fraction = field(default=Fraction(0), compare=False)
     replace_releases: int = 0
+    #: every change of the group's cap (CapChange: who, when, why), oldest first; shown in the custodian record
+    cap_changes: tuple = field(default=(), compare=False)
 
     @property
     def units(self) -> str:

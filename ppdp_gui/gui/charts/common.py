@@ -63,6 +63,12 @@ def export_plot_png(plot: pg.PlotWidget, path: str | Path, width: int = 1600) ->
     path = Path(path)
     if path.suffix.lower() != ".png":
         path = path.with_suffix(".png")
+    from ppdp_gui.engine.data.outputs import check_output
+    from ppdp_gui.engine.errors import PpdpError
+    try:  # the one output guard (never an input or the ledger); the save dialog asked before replacing
+        check_output(path, "the chart")
+    except PpdpError as exc:
+        raise OSError(str(exc)) from None
     try:
         from pyqtgraph.exporters import ImageExporter
 

@@ -23,6 +23,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.outputs import default_record_path
 from ppdp_gui.engine.privacy.records import units_note
@@ -280,6 +281,14 @@ class ExportView(StepView):
         note_to = note_path(path) if self.report_check.isChecked() else None
         record_to = default_record_path(path) if self.record_check.isChecked() else None
         pdf = self.pdf_check.isChecked()  # the note's and the record's (the record: also the ledger folder's copy)
+        try:  # the one output guard (data/outputs.py), here where the window knows its inputs
+            from ppdp_gui.engine.pipeline.export import check_outputs
+            check_outputs(path, note_path=note_to, record_path=record_to, source=ds.source,
+                          ledger=self.session.ledger, inputs=list(self.session.recipe().taxonomy_files.values()),
+                          overwrite=True, pdf=pdf)
+        except (PpdpError, OSError) as exc:  # shown to the custodian, nothing is written
+            show_error(self, exc, context="The release was not exported.")
+            return
         ledger = None
         if record.ledger_path or record.cost.is_dp:
             try:

@@ -293,9 +293,14 @@ class MechanismView(StepView):
         current = float(p.budget.cap) if p.budget is not None and p.budget.cap is not None else 1.0
         value, ok = QInputDialog.getDouble(self, "Budget cap", "Total ε that may ever be spent on this table:",
                                            current, 0.001, 1000.0, 3)
+        reason = None
+        if ok and p.budget is not None and not p.budget.default_cap_applied and value > current:
+            # raising a cap is a deliberate act, recorded with a reason (privacy/ledger.py set_cap)
+            reason, ok = QInputDialog.getText(self, "Raise the budget cap", "Raising the cap lets more be learned "
+                                              "about the same people. Why (recorded with your name and the date):")
         if ok:
             try:
-                self.session.ledger.set_cap(p.identity, Fraction(str(value)))
+                self.session.ledger.set_cap(p.identity, Fraction(str(value)), reason=reason)
             except PpdpError as exc:
                 show_error(self, exc)
             self.refresh_preview(fresh=True)
