@@ -334,3 +334,17 @@ def test_a_column_with_a_public_list_is_no_taxonomy_warning(make_window, qtbot, 
     icon, words = tv.state()
     assert "without taxonomy" not in words, words
     assert "public list" in tv.column_status("sex")
+
+
+def test_the_class_setting_names_the_column_its_role_gives(make_window, qtbot, tmp_path):
+    """DiffGen's "Class column (optional)" read "(none)" while disposition was the class by its role (and, with
+    no class, the error asked for one): it now names the column the empty choice stands for, and still means
+    'by role' to the mechanism."""
+    w = make_window()
+    open_ed(w, qtbot, tmp_path)
+    m = w.mechanism_view
+    w.go_to(m)
+    m.combo.setCurrentText("DiffGen")
+    combo = m.panel.editor("class_column")
+    assert combo.currentText() == "(by its role: disposition)"
+    assert m.panel.values()["class_column"] is None
