@@ -348,3 +348,32 @@ def test_the_class_setting_names_the_column_its_role_gives(make_window, qtbot, t
     combo = m.panel.editor("class_column")
     assert combo.currentText() == "(by its role: disposition)"
     assert m.panel.values()["class_column"] is None
+
+
+def test_when_nothing_can_run_the_default_is_k_anonymity_not_a_dp_histogram(make_window, qtbot, tmp_path):
+    """With a ZIP code read as numbers and some blank, no mechanism could run as the table was opened; the
+    Mechanism step then stayed on the first of the list, the Laplace histogram (asking for columns to count and
+    public domains), instead of Mondrian, whose problem names what to change in the Data step."""
+    import numpy as np
+    import pandas as pd
+    r = np.random.default_rng(8)
+    n = 400
+    frame = pd.DataFrame({"age": r.integers(0, 100, n), "sex": r.choice(["F", "M"], n),
+                          "zip": r.integers(10000, 99999, n).astype(float)})
+    frame.loc[::40, "zip"] = np.nan
+    frame.loc[::37, "age"] = np.nan
+    path = tmp_path / "clinic.csv"
+    frame.to_csv(path, index=False)
+    w = make_window()
+    from ppdp_gui.gui import preview
+    real = preview.runnable
+    try:
+        preview.runnable = lambda name, dataset: False  # as when every mechanism refuses the table as it is
+        w.open_path(str(path))
+        qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+        w.session._suggested = (w.session.dataset.frame, None)  # the loader found none either
+        w.mechanism_view._auto_frame = None
+        w.mechanism_view._dataset_changed()
+    finally:
+        preview.runnable = real
+    assert w.mechanism_view.combo.currentText() == "Mondrian"
