@@ -307,6 +307,8 @@ def cmd_run(args) -> int:
         recipe.mechanism = args_mech
     ledger = open_ledger(args.ledger)
     data = loaded.dataset
+    if args.confirm_roles:  # the custodian's confirmation of the guesses shown (ColumnSpec.guessed)
+        data = data.confirm_guesses()
     from ppdp_gui.cli_governance import rerun_check  # a new extract of a project: what changed (issue 31)
     rerun_check(args, recipe, ledger)
     if args.cap is not None:
@@ -497,7 +499,8 @@ def cmd_demo(args) -> int:
     from ppdp_gui.engine.pipeline.load import load
     out_dir = demo_folder(Path(args.out))
     recipe = demo_recipe(args.sample)
-    data = load(recipe).dataset
+    # the bundled sample's roles and kinds as shipped: checked by us, so the demo confirms them (ColumnSpec.guessed)
+    data = load(recipe).dataset.confirm_guesses()
     with_tax = [c.name for c in data.schema if c.taxonomy is not None]
     _say(f"loaded {data.source.path}: {data.n_rows:,} rows, {data.frame.shape[1]} columns; "
          f"quasi-identifiers {', '.join(data.quasi_identifiers)}; class {data.class_column}")
@@ -540,8 +543,10 @@ def _data_options(p: argparse.ArgumentParser, input_required: bool = True) -> No
                         f"{spec_help()} (see `ppdp builders`). All but bands take their leaves from the data "
                         "(origin 'data'): an ε-DP release then needs --allow-data-domains or public --domain values")
     p.add_argument("--na", choices=["drop", "category"], default=None,
-                   help="rows with a missing value: drop them (default; a column missing in more than half the "
-                        "rows is then left out instead, and the run says so) or keep 'missing' as a category")
+                   help="rows with a missing value: keep them, a blank being the category '(missing)' (default; "
+                        "a numeric column keeps an empty cell), or drop them (a column missing in more than half "
+                        "the rows is then left out instead, and the run says so; refused by the mechanisms that "
+                        "are private for one record replaced, whose row count must not depend on the data)")
     p.add_argument("--leave-out", action="append", metavar="COLUMN",
                    help="leave this column out of the table (repeat for more)")
     p.add_argument("--domain", action="append", metavar="COL=LOW:HIGH[:int] | COL=A,B,C | COL=icd9 | COL=icd10",
@@ -582,6 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(kept in the custodian record); without it such a column stops the release")
     p.add_argument("--allow-data-domains", action="store_true",
                    help="take missing domains from the data; the release is then NOT ε-DP and says so")
+    p.add_argument("--confirm-roles", action="store_true",
+                   help="I confirm the roles and kinds `ppdp inspect` shows (the window's “Confirm roles and "
+                        "kinds”): a differentially private release refuses guesses read from the values otherwise")
     p.add_argument("--separate-dataset", action="store_true",
                    help="confirm that a table the ledger sees as a near copy of a known one is about other people "
                         "(recorded in the ledger)")

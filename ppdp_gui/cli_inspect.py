@@ -34,18 +34,24 @@ def inspect_command(args) -> int:
     if len(data.schema) <= REASONS_UP_TO:
         reasons = src.role_reasons  # worked out by the reading itself
         _cli._say("why each role was guessed:\n" + "\n".join(f"  {name}: {why}" for name, (_r, why) in reasons.items()))
-    # what the default policy does (the reader's rules): a mostly-missing column is left out, and blanks in a
-    # column that is never released cost no row
+    # rows are kept by default; what dropping them would do (the reader's rules): a mostly-missing column is
+    # left out, and blanks in a column that is never released cost no row
     names = [spec.name for spec in data.schema]
     left_out = set(left_out_columns(names, {c: m for c, (_d, m) in zip(names, counts)}, src.n_rows_read,
-                                    NAPolicy()))
+                                    NAPolicy(action="drop")))
     unreleased = never_released(names, {})
     with_missing = [spec for spec, (_d, missing) in zip(data.schema, counts)
                     if missing and spec.name not in unreleased and spec.name not in left_out]
-    if left_out:
-        _cli._say(f"left out by the default policy (missing in more than half the rows): {', '.join(sorted(left_out))}")
+    guessed = data.guessed_columns
+    if guessed:
+        _cli._say(f"roles or kinds read from the values ({len(guessed)} column(s)): a differentially private "
+                  "release asks you to confirm them (--confirm-roles, or --role COL=ROLE and --kind COL=KIND)")
     dropped = _rows_with_missing(data, with_missing, policy)
-    _cli._say(f"rows with a missing value (dropped by the default policy): {dropped:,}")
+    _cli._say(f"rows with a missing value: {dropped:,}, kept by default (a blank reads “{policy.category_label}”)")
+    if left_out:
+        _cli._say(f"with --na drop, left out (missing in more than half the rows): {', '.join(sorted(left_out))}")
+    if dropped:
+        _cli._say(f"with --na drop (the window: “Drop rows that have a missing value”), dropped: {dropped:,}")
     _cli._say("\nHow kinds are decided:\n" + kind_rule_text())
     _cli._say("\n" + role_rule_text())
     if built:
@@ -74,7 +80,7 @@ def built_taxonomies_text(path, items: list[str]) -> str:
 
 
 def _rows_with_missing(data, specs, policy) -> int:
-    """Rows that the default policy would drop: a missing number (NaN) or the missing-value category in one of
+    """Rows that the drop policy would drop: a missing number (NaN) or the missing-value category in one of
     the columns `specs` (those with missing values)."""
     import numpy as np
     frame = data.frame

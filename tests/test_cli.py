@@ -55,20 +55,21 @@ def test_inspect_shows_kinds_roles_and_missing(tmp_path, capsys):
     assert lines["age"][1:3] == ["numeric", "quasi-identifier"]
     assert lines["patient_id"][2] == "identifier" and lines["diagnosis"][2] == "sensitive"
     assert lines["diagnosis"][-1] == "20" and lines["age"][-1] == "0"  # 20 missing diagnoses
-    assert "dropped by the default policy): 20" in out and "A column is numeric when" in out
+    assert "rows with a missing value: 20, kept by default" in out and "dropped: 20" in out
+    assert "A column is numeric when" in out and "--confirm-roles" in out
     assert "  patient_id: its name mentions" in out and "diagnosis: its name mentions 'diagnosis'" in out
 
 
-def test_inspect_counts_the_rows_the_default_policy_really_drops(tmp_path, capsys):
-    """A column missing in most rows is left out by default (not a reason to drop those rows): inspect says so and
-    counts only the rows the default reading drops."""
+def test_inspect_counts_the_rows_the_drop_policy_really_drops(tmp_path, capsys):
+    """Rows are kept by default; under --na drop a column missing in most rows is left out (not a reason to drop
+    those rows): inspect says so and counts only the rows that reading drops."""
     path = tmp_path / "t.csv"
     path.write_text("age,weight,sex\n" + "".join(
         f"{20 + i % 50},{'?' if i % 10 else 70},{'?' if i % 25 == 0 else 'F'}\n" for i in range(200)))
     code, out, _ = run(capsys, "inspect", str(path))
     assert code == 0
-    assert "left out by the default policy (missing in more than half the rows): weight" in out
-    assert "dropped by the default policy): 8" in out
+    assert "with --na drop, left out (missing in more than half the rows): weight" in out
+    assert "with --na drop (the window: “Drop rows that have a missing value”), dropped: 8" in out
 
 
 def test_mechanisms_lists_every_registered_one_with_its_params(capsys):
@@ -100,8 +101,8 @@ def test_run_writes_release_note_and_record_and_charges_the_ledger(tmp_path, cap
     ledger, out, note = tmp_path / "ledger.sqlite", tmp_path / "hist.csv", tmp_path / "note.json"
     record = tmp_path / "record.json"
     argv = ["run", "Laplace histogram", "-i", str(SAMPLE), "-o", str(out), "--report", str(note),
-            "--record", str(record), "--overwrite", "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies", "adult",
-            "-p", "columns=sex,salary-class", "-p", "epsilon=0.5"]
+            "--record", str(record), "--overwrite", "--ledger", str(ledger), "--cap", "1", "--bundled-taxonomies",
+            "adult", "-p", "columns=sex,salary-class", "-p", "epsilon=0.5", "--confirm-roles"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err
     assert "ε = 0.5" in text and "spent on this table so far: 0.5" in text and "remaining 0.5" in text

@@ -35,7 +35,7 @@ def small_table(tmp_path, n=3000, name="ward.csv") -> Path:
 
 def laplace(table, ledger, out, *extra):
     return ["run", "Laplace histogram", "-i", table, "-o", out, "--ledger", ledger, "--domain", "sex=Female,Male",
-            "-p", "columns=sex", "-p", "epsilon=0.5", *extra]
+            "-p", "columns=sex", "-p", "epsilon=0.5", "--confirm-roles", *extra]
 
 
 # ---- finding 6: nothing may be written over the source, the ledger or its key ------------------------------------
@@ -62,7 +62,7 @@ def test_no_output_may_replace_the_source_or_the_ledger(tmp_path, capsys, which)
 def test_another_missing_value_policy_is_the_same_budget(tmp_path, capsys):
     table, ledger = small_table(tmp_path), tmp_path / "ledger.sqlite"
     assert run(capsys, *laplace(table, ledger, tmp_path / "a.csv", "--cap", "1/2"))[0] == 0
-    code, _, err = run(capsys, *laplace(table, ledger, tmp_path / "b.csv", "--na", "category"))
+    code, _, err = run(capsys, *laplace(table, ledger, tmp_path / "b.csv", "--na", "drop"))
     assert code == 2 and "budget" in err  # the same people: the cap of 1/2 is spent
 
 
@@ -103,7 +103,8 @@ def test_hierarchy_files_beside_the_table_are_used_by_the_cli(tmp_path, capsys):
         shutil.copy(f, tmp_path / f.name.replace("adult_", "ward_"))
     out, note = tmp_path / "dg.csv", tmp_path / "note.json"
     code, text, err = run(capsys, "run", "DiffGen", "-i", table, "-o", out, "--report", note, "--ledger",
-                          tmp_path / "l.sqlite", "--role", "salary-class=class", "-p", "epsilon=1", "-p", "h=6")
+                          tmp_path / "l.sqlite", "--role", "salary-class=class", "-p", "epsilon=1", "-p", "h=6",
+                          "--confirm-roles", "--na", "drop")
     assert code == 0, err
     doc = json.loads(note.read_text())
     assert doc["guarantee"]["holds"], doc["guarantee"]  # every domain came from the files beside the table

@@ -19,7 +19,7 @@ def run(capsys, *argv):
 def test_diffgen_on_nursery_names_each_missing_domain_once_and_says_how(shared_data, tmp_path, capsys):
     table = shared_data / "nursery" / "nursery.csv.gz"
     code, _out, err = run(capsys, "run", "DiffGen", "-i", table, "-o", tmp_path / "r.csv",
-                          "--ledger", tmp_path / "l.sqlite")
+                          "--ledger", tmp_path / "l.sqlite", "--confirm-roles")
     assert code == 2 and not (tmp_path / "r.csv").exists()
     columns = ["class", "parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
     for column in columns:
@@ -32,7 +32,7 @@ def test_diffgen_on_nursery_names_each_missing_domain_once_and_says_how(shared_d
 def test_planned_domain_problems_keep_one_per_column_for_the_window(shared_data):
     from ppdp_gui.engine.data import read_table
     from ppdp_gui.engine.pipeline import plan
-    data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv")
+    data = read_table(shared_data / "pima" / "pima-indians-diabetes.csv").confirm_guesses()
     planned = plan(data, "DiffGen", {})
     by_column = {p.column: p.message for p in planned.errors if p.column}
     assert set(by_column) == {"class", "age"}

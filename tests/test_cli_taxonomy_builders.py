@@ -179,7 +179,7 @@ def _diffgen(ward, tmp_path, out, *extra):
             "--role", "admitted=insensitive", "--role", "age=insensitive", "--role", "charges=insensitive",
             "--role", "dx10=insensitive", "--role", "sex=qi", "--role", "zip=qi", "--role", "dx9=class",
             "--domain", "sex=F,M", "--domain", "dx9=250.83,401.9,428.0,V45.81,E909.3,038.9",
-            "-p", "class_column=dx9", "-p", "epsilon=0.5", *extra]
+            "-p", "class_column=dx9", "-p", "epsilon=0.5", "--confirm-roles", *extra]
 
 
 def test_dp_release_refuses_a_flat_tree_built_from_the_data(ward, tmp_path, capsys):

@@ -74,6 +74,7 @@ def _steps(app, w, registry, sample: Path, out: Path) -> None:
     _say(f"sample loaded: {data.n_rows:,} rows; taxonomies attached to {len(attached)} columns")
     if data.n_rows != 30162 or not attached:
         raise SelfTestFailed("the bundled sample or its hierarchies were not found")
+    w.data_view.confirm_button.click()  # the sample's roles and kinds as shipped: "Confirm roles and kinds"
 
     mechanism = "DiffGen" if "DiffGen" in registry.names() else "Mondrian"
     w.mechanism_view.combo.setCurrentText(mechanism)

@@ -115,6 +115,12 @@ class Session(QObject):
         if self.dataset is not None and self.dataset.spec(column).role != role:
             self.update_dataset(self.dataset.with_column(column, role=role))
 
+    def confirm_roles(self) -> None:
+        """The custodian's "Confirm roles and kinds": every role and kind shown is now theirs, not a guess read
+        from the values (a differentially private plan refuses guesses; engine/pipeline/plan.py)."""
+        if self.dataset is not None and self.dataset.guessed_columns:
+            self.update_dataset(self.dataset.confirm_guesses())
+
     def set_taxonomy(self, column: str, taxonomy) -> None:
         if self.dataset is not None:
             self.update_dataset(self.dataset.with_column(column, taxonomy=taxonomy))
@@ -229,6 +235,7 @@ class Session(QObject):
         return Recipe(
             source=ds.source.path or "", source_sha256=ds.source.sha256, na_policy=ds.source.na_policy,
             kinds={c.name: c.kind for c in ds.schema}, roles={c.name: c.role for c in ds.schema},
+            guessed={c.name: tuple(sorted(c.guessed)) for c in ds.schema if c.guessed},
             taxonomies={c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None},
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,

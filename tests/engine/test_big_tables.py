@@ -20,6 +20,7 @@ from ppdp_gui.engine.bigdata.sql import cells_relation
 from ppdp_gui.engine.claims import KAnonymity, Suppression
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import read_table
+from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.pipeline import export, plan, run_release
@@ -40,6 +41,7 @@ def tables(tmp_path_factory) -> dict[str, Path]:
 
 
 def with_taxonomies(data, numeric_age: bool):
+    data = data.confirm_guesses()  # the custodian confirmed the roles and kinds shown (a DP plan asks for it)
     for col, tax in bundled_adult_taxonomies().items():
         if col in data.frame.columns:
             data = data.with_column(col, taxonomy=tax)
@@ -50,7 +52,7 @@ def with_taxonomies(data, numeric_age: bool):
 
 
 def publish(data, mechanism, params, seed=11):
-    planned = plan(data, mechanism, params)
+    planned = plan(data.confirm_guesses(), mechanism, params)  # roles and kinds confirmed by the custodian
     assert not planned.errors, planned.errors
     return list(run_release(planned, seed=seed))[-1]
 
@@ -207,11 +209,14 @@ def test_ledger_identity_and_missing_values_as_in_memory(tmp_path):
     frame.loc[[3, 50, 51], "workclass"] = "?"
     path = tmp_path / "m.csv"
     frame.to_csv(path, index=False)
-    memory = read_table(path)
-    large = open_large(path)
+    assert read_table(path).n_rows == open_large(path, hashes=False).n_rows == 400  # rows kept by default
+    drop = NAPolicy(action="drop")
+    memory = read_table(path, na_policy=drop)
+    large = open_large(path, na_policy=drop)
     assert large.n_rows == memory.n_rows == 397
     assert np.array_equal(np.sort(large.source.row_hashes), np.sort(memory.source.row_hashes))
-    assert [(c.name, c.kind, c.role) for c in large.schema] == [(c.name, c.kind, c.role) for c in memory.schema]
+    assert [(c.name, c.kind, c.role, c.guessed) for c in large.schema] == \
+        [(c.name, c.kind, c.role, c.guessed) for c in memory.schema]
 
 
 def test_cli_engine_duckdb(tables, tmp_path):

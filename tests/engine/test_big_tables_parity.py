@@ -32,8 +32,9 @@ from ppdp_gui.engine.taxonomy.builders import grouped, ordered_intervals
 
 N = 1500
 ZIPS = ["101", "102", "103", "104", "105", "106", "107", "108"]
-POLICIES = {"drop": NAPolicy(), "category": NAPolicy(action="category"),
-            "named": NAPolicy(leave_out=("los",)), "strict": NAPolicy(mostly_missing=None, tokens=("?",))}
+POLICIES = {"drop": NAPolicy(action="drop"), "category": NAPolicy(action="category"),
+            "named": NAPolicy(action="drop", leave_out=("los",)),
+            "strict": NAPolicy(action="drop", mostly_missing=None, tokens=("?",))}
 
 
 def clinical_frame() -> pd.DataFrame:
@@ -97,7 +98,7 @@ def test_same_dataset_and_notes(files, fmt, policy):
 def test_the_policies_do_what_the_reader_does(files):
     """Golden facts of the fixture (so the parity above is not between two equally wrong readers)."""
     frame = clinical_frame()
-    drop = open_large(files["csv"], hashes=False)
+    drop = open_large(files["csv"], na_policy=POLICIES["drop"], hashes=False)
     gone = int(((frame["zip3"] == "?") | (frame["los"] == "NA")).sum())
     assert drop.source.left_out == ("weight",) and drop.source.n_rows_dropped == gone
     assert drop.source.missing["weight"] == int((frame["weight"] == "?").sum())
@@ -117,6 +118,7 @@ def prepared(data, category: bool):
              "zip3": "quasi-identifier", "los": "insensitive", "diagnosis": "insensitive", "outcome": "class"}
     for col, role in roles.items():
         data = data.with_column(col, role=Role(role))
+    data = data.confirm_guesses()  # the custodian confirmed the kinds shown (a DP plan asks for it)
     zip_tax = grouped("zip3", {"north": zips[:4], "south": zips[4:]})
     return (data.with_column("zip3", taxonomy=zip_tax, domain=Domain(categories=tuple(zips)))
             .with_column("sex", taxonomy=Taxonomy.flat("sex", ["F", "M"]), domain=Domain(categories=("F", "M")))
@@ -255,7 +257,7 @@ def test_typed_parquet_columns_read_as_the_reader_reads_them(tmp_path):
                           "ratio": np.tile([0.5, 1e-05, 2.0], n // 3), "x": np.arange(n).astype(str)})
     path = tmp_path / "typed.parquet"
     frame.to_parquet(path, index=False)
-    for pol in (NAPolicy(), NAPolicy(action="category")):
+    for pol in (NAPolicy(action="drop"), NAPolicy(action="category")):
         memory, large = read_table(path, na_policy=pol), open_large(path, na_policy=pol, hashes=False)
         assert [(c.name, c.kind) for c in large.schema] == [(c.name, c.kind) for c in memory.schema]
         pd.testing.assert_frame_equal(rows_of(large), rows_of(memory))
@@ -266,18 +268,20 @@ def test_every_row_missing_and_unknown_left_out_say_what_the_reader_says(tmp_pat
     pd.DataFrame({"a": ["?", "?", "1"], "b": ["x", "?", "?"]}).to_csv(path, index=False)
     for reader in (read_table, lambda p, **kw: open_large(p, hashes=False, **kw)):
         with pytest.raises(DataError, match="every one of the 3 rows has a missing value"):
-            reader(path)
+            reader(path, na_policy=NAPolicy(action="drop"))
+        assert reader(path).n_rows == 3  # kept by default
         with pytest.raises(DataError, match="not in the table: 'nope'"):
-            reader(path, na_policy=NAPolicy(leave_out=("nope",)))
+            reader(path, na_policy=NAPolicy(action="drop", leave_out=("nope",)))
 
 
 def test_ledger_identity_with_empty_cells(tmp_path):
     """DuckDB reads an empty CSV field as NULL, the reader as '': the rows still hash alike."""
     path = tmp_path / "e.csv"
     path.write_text("a,b\n1,\n2,\"\"\n,x\n" + "".join(f"{i},y\n" for i in range(3, 40)))
-    memory, large = read_table(path), open_large(path)
-    assert np.array_equal(np.sort(large.source.row_hashes), np.sort(memory.source.row_hashes))
-    assert large.n_rows == memory.n_rows == 37
+    for policy, rows in ((NAPolicy(action="drop"), 37), (NAPolicy(), 40)):
+        memory, large = read_table(path, na_policy=policy), open_large(path, na_policy=policy)
+        assert np.array_equal(np.sort(large.source.row_hashes), np.sort(memory.source.row_hashes))
+        assert large.n_rows == memory.n_rows == rows
 
 
 def test_the_white_space_stripped_is_arrows():
@@ -302,7 +306,9 @@ def test_global_recoding_l_diversity_t_closeness_and_risk_on_a_large_table(files
     if "l" in models or "t" in models:
         params["sensitive"] = "diagnosis"
     out, checks = [], []
-    for i, data in enumerate((read_table(files["csv"]), open_large(files["csv"], hashes=False))):
+    drop = POLICIES["drop"]
+    for i, data in enumerate((read_table(files["csv"], na_policy=drop),
+                              open_large(files["csv"], na_policy=drop, hashes=False))):
         data = prepared(data, False).with_column("diagnosis", role=Role.SENSITIVE, taxonomy=grouped(
             "diagnosis", {"chronic": ["I10", "E11"], "other": ["J45, asthma", 'K21 "GERD"']}))
         data = data.with_column("age", taxonomy=ordered_intervals("age", 0, 100, width=10))
@@ -400,7 +406,8 @@ def test_mondrian_flat_tree_in_order_of_first_appearance(tmp_path):
     path = tmp_path / "wards.csv"
     frame.to_csv(path, index=False)
     roles = {"ward": Role.QUASI_IDENTIFIER, "age": Role.QUASI_IDENTIFIER, "y": Role.INSENSITIVE}
-    memory, large = read_table(path), open_large(path, hashes=False)
+    drop = NAPolicy(action="drop")
+    memory, large = read_table(path, na_policy=drop), open_large(path, na_policy=drop, hashes=False)
     assert large.table.first_seen("ward").tolist() == wards == list(pd.unique(memory.frame["ward"]))
     out = []
     for i, data in enumerate((memory, large)):

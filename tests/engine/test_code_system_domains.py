@@ -38,7 +38,7 @@ def test_diffgen_on_a_diagnosis_column_with_the_public_icd_list(tmp_path):
             "--domain", "diag_1=icd9", "--domain", "gender=Female,Male", "--domain", "readmitted=NO,YES",
             "--param", "h=2"]
     _recipe, loaded = load_dataset(build_parser().parse_args(argv))
-    data = loaded.dataset
+    data = loaded.dataset.confirm_guesses()  # as --confirm-roles: the kinds shown are the custodian's
     assert data.spec("diag_1").taxonomy.origin == "public"
     # full codes are written at the level of the public list (a public rule), and the custodian is told
     assert sorted(data.frame["diag_1"].unique()) == ["250", "410", "414", "428", "786", "V45"]

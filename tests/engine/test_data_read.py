@@ -25,7 +25,7 @@ def roles_of(ds):
 
 @pytest.fixture(scope="module")
 def adult_all(shared_data):
-    return read_table(shared_data / "adult" / "adult_all.csv.gz")
+    return read_table(shared_data / "adult" / "adult_all.csv.gz", na_policy=NAPolicy(action="drop"))
 
 
 def test_adult_all_drops_rows_with_question_marks(adult_all, shared_data):
@@ -165,7 +165,8 @@ def test_numeric_column_with_missing_kept_as_category(tmp_path):
     ds = read_table(path, na_policy=NAPolicy(action="category"))
     assert ds.spec("age").kind == "numeric" and np.isnan(ds.frame["age"].iloc[20])
     assert ds.frame["city"].iloc[3] == "(missing)"
-    dropped = read_table(path)
+    assert read_table(path).n_rows == 21  # rows kept by default
+    dropped = read_table(path, na_policy=NAPolicy(action="drop"))
     assert dropped.n_rows == 19 and dropped.source.n_rows_dropped == 2 and dropped.frame["age"].dtype == np.int64
 
 
@@ -205,7 +206,8 @@ def test_dataset_from_frame_typed_and_strings():
     pd.testing.assert_frame_equal(as_text.frame[["age", "sex", "label"]], ds.frame[["age", "sex", "label"]])
     assert typed["label"].dtype == np.int64  # input untouched
     with_nan = typed.assign(score=typed["score"].where(typed.index != 4), sex=typed["sex"].where(typed.index != 7))
-    dropped = dataset_from_frame(with_nan)
+    assert dataset_from_frame(with_nan).n_rows == 50  # rows kept by default
+    dropped = dataset_from_frame(with_nan, na_policy=NAPolicy(action="drop"))
     assert dropped.n_rows == 48 and dropped.source.n_rows_dropped == 2
     kept = dataset_from_frame(with_nan, na_policy=NAPolicy(action="category"), kinds={"label": "numeric"},
                               roles={"age": Role.SENSITIVE})

@@ -62,10 +62,11 @@ def test_registered_with_exact_costs():
 def test_encoding_round_trip_and_layout():
     data = ward_table()
     enc = plan_encoding(data, ["age", "stay", "ward", "outcome"])
-    assert (enc.p1, enc.p2, enc.width) == (2, 2, 7)
+    # the ward's list holds "(missing)" too (part of every stated list of values but the class's)
+    assert (enc.p1, enc.p2, enc.width) == (2, 2, 8)
     x, clamped = enc.encode(data.frame)
     assert clamped == {} and x.min() >= 0 and x.max() <= 1
-    assert np.allclose(x[:, 2:5].sum(axis=1), 1) and np.allclose(x[:, 5:7].sum(axis=1), 1)
+    assert np.allclose(x[:, 2:6].sum(axis=1), 1) and np.allclose(x[:, 6:8].sum(axis=1), 1)
     back = enc.decode(x)
     for col in ("age", "stay"):
         assert (back[col].to_numpy() == data.frame[col].to_numpy()).all()
@@ -78,7 +79,7 @@ def test_decoding_any_matrix_gives_only_public_values():
     z = np.random.default_rng(0).normal(0, 5, size=(500, enc.width))
     out = enc.decode(z)
     assert out["age"].between(0, 120).all() and out["age"].dtype == np.int64
-    assert set(out["ward"].astype(str)) <= set(WARDS)
+    assert set(out["ward"].astype(str)) <= set(WARDS) | {"(missing)"}
 
 
 def test_values_outside_the_domain_are_clamped_and_only_the_custodian_is_told():

@@ -40,8 +40,9 @@ def test_a_count_table_is_explained_before_and_after():
     assert f"This release has {len(pub.table):,} rows" in after and "repeat each row as many times" in after
     assert "Not in the release: name, diagnosis." in after
     public, mine = explain.release_figures(pub), explain.custodian_figures(pub)
-    # 13 age bands of the public domain 0-120 × 2 sexes: far more rows than the ages 30-49 in the table
-    assert public["rows released"] == 26 and public["total of the counts"] == pub.table["count"].sum()
+    # 13 age bands of the public domain 0-120 × 3 sexes (F, M and "(missing)", part of every stated list of
+    # values): far more rows than the ages 30-49 in the table
+    assert public["rows released"] == 39 and public["total of the counts"] == pub.table["count"].sum()
     assert mine == {"rows in your table": 40, "records added by noise": public["total of the counts"] - 40}
     assert "rows in your table" not in public  # compared with the true data: the custodian's only
     assert list(explain.count_values(pub)) == list(pub.table["count"])

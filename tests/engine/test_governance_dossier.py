@@ -127,7 +127,8 @@ def test_dp_dossier_states_nist_items_and_the_ledger_history(tmp_path):
     diabetes_shaped(500).to_csv(src, index=False)
     ledger = str(tmp_path / "ledger.sqlite")
     common = ["--input", str(src), "--role", "patient_nbr=person", "--role", "encounter_id=identifier",
-              "--domain", "gender=Female,Male", "--param", "columns=gender", "--ledger", ledger]
+              "--domain", "gender=Female,Male", "--param", "columns=gender", "--ledger", ledger,
+              "--confirm-roles"]
     assert cli.main(["run", "Laplace histogram", *common, "--param", "epsilon=0.25",
                      "--output", str(tmp_path / "a.csv")]) == 0
     record = tmp_path / "rec.json"

@@ -37,7 +37,7 @@ def test_a_changed_extract_is_reported_and_gated(tmp_path, capsys):
     assert cli.main(base + ["--output", str(tmp_path / "march_out.csv")]) == 0
     assert cli.main(["run", "Laplace histogram", "--input", str(src), "--ledger", ledger, "--domain",
                      "gender=Female,Male", "--param", "columns=gender", "--role", "patient_nbr=person",
-                     "--output", str(tmp_path / "march_counts.csv")]) == 0  # the ledger now knows March
+                     "--confirm-roles", "--output", str(tmp_path / "march_counts.csv")]) == 0  # the ledger now knows March
     capsys.readouterr()
     report = tmp_path / "changes.md"
     out = tmp_path / "april_out.csv"

@@ -34,7 +34,7 @@ def test_identify_writes_nothing(tmp_path):
 def test_identity_budget_and_reserve(tmp_path):
     path = tmp_path / "t.csv"
     FRAME.to_csv(path, index=False)
-    data = read_table(path)
+    data = read_table(path, na_policy=NAPolicy(action="drop"))
     assert data.n_rows == 3  # '?' dropped, but the identity is of all 4 raw rows
     ledger = Ledger(tmp_path / "ledger.sqlite")
     identity = ledger.identify(data, label="t.csv")
@@ -61,7 +61,8 @@ def test_identity_budget_and_reserve(tmp_path):
     assert (summary.label, summary.n_rows, summary.origin, summary.cap) == ("t.csv", 4, "rows", DEFAULT_CAP)
     again = ledger.identify(dataset_from_frame(FRAME, na_policy=NAPolicy(tokens=())))  # built in memory
     assert again.known and again.fingerprint == identity.fingerprint and again.label == "t.csv"
-    typed = ledger.identify(dataset_from_frame(FRAME))  # '?' row dropped, no reader row hashes: a near copy
+    # '?' row dropped, no reader row hashes: a near copy
+    typed = ledger.identify(dataset_from_frame(FRAME, na_policy=NAPolicy(action="drop")))
     assert (typed.known, typed.budget, typed.near_copy_of, typed.similarity) == \
         (False, identity.fingerprint, identity.fingerprint, 1.0)
     assert entry.to_dict()["budget"] == identity.fingerprint and entry.to_dict()["release_id"] == "rel-1"

@@ -233,7 +233,7 @@ def test_the_older_calling_style_shares_the_budget_too(tmp_path, adult_raw):
     edited = adult_raw.copy()
     edited.loc[5, "sex"] = "Female" if edited.loc[5, "sex"] == "Male" else "Male"
     ledger = Ledger(tmp_path / "ledger.sqlite")
-    fp = ledger.fingerprint(read_table(path).frame)
+    fp = ledger.fingerprint(read_table(path, na_policy=NAPolicy(action="drop")).frame)
     ledger.set_cap(fp, 2, label=str(path))
     ledger.reserve(fp, "Laplace histogram", {}, Fraction(3, 2), label=str(path))
     for data in (read_table(path, na_policy=CATEGORY), read_table(_write(edited, tmp_path / "edited.csv"))):

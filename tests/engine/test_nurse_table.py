@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.data import Role, guess_roles, read_table
+from ppdp_gui.engine.data import NAPolicy, Role, guess_roles, read_table
 from ppdp_gui.engine.data import roles as R
 from ppdp_gui.engine.data.roles import guess_roles_with_reasons, role_rule_text
 from ppdp_gui.engine.metrics.safe_harbor import screen
@@ -71,7 +71,7 @@ def test_blank_notes_do_not_drop_rows(tmp_path):
     assert blanks > 0.25 * len(frame)
     path = tmp_path / "ward.csv"
     frame.to_csv(path, index=False)
-    data = read_table(path)
+    data = read_table(path, na_policy=NAPolicy(action="drop"))  # even when rows with a blank are dropped
     assert len(data.frame) == len(frame) and data.source.n_rows_dropped == 0
     roles = {c.name: c.role for c in data.schema}
     assert roles["nurse_notes"] == I and roles["patient_name"] == I
@@ -80,12 +80,13 @@ def test_blank_notes_do_not_drop_rows(tmp_path):
     # a blank in a column that is released still drops its row, and the warning does not blame the notes
     frame.loc[: len(frame) // 5, "ward"] = ""
     frame.to_csv(path, index=False)
-    data = read_table(path)
+    assert read_table(path).source.n_rows_dropped == 0  # rows kept by default
+    data = read_table(path, na_policy=NAPolicy(action="drop"))
     assert data.source.n_rows_dropped == len(frame) // 5 + 1
     warning = next(note for note in data.source.notes if "dropped" in note)
     assert "'ward'" in warning and "nurse_notes" not in warning
     # an explicit role counts too: blanks in a column set as identifier keep their rows
-    data = read_table(path, roles={"ward": Role.IDENTIFIER})
+    data = read_table(path, roles={"ward": Role.IDENTIFIER}, na_policy=NAPolicy(action="drop"))
     assert data.source.n_rows_dropped == 0
 
 

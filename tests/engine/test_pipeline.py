@@ -119,15 +119,18 @@ def release(mech, data, params, ledger=None, rng=None, **kw):
     return list(run_release(plan(data, mech, params, ledger=ledger, **kw), ledger=ledger, rng=rng))
 
 
-def test_reserve_happens_before_computing_and_is_completed_with_the_hash():
+def test_reserve_happens_before_computing_and_the_hash_waits_for_the_export(tmp_path):
     log = []
     ledger = FakeLedger(log=log)
     items = release(Spy(log), adult_like(), PARAMS, ledger, NoiseSource.for_tests(1))
     published = items[-1]
     assert isinstance(published, Published) and all(isinstance(i, Progress) for i in items[:-1])
-    assert log == ["validate", "reserve", "compute", "closed", "complete"]  # validated once per release
+    assert log == ["validate", "reserve", "compute", "closed"]  # validated once per release; no output yet
     assert ledger.spent == Fraction(1, 2)
-    assert ledger.completed[published.ledger_entry.id] == published.output_hash
+    assert published.ledger_entry.id not in ledger.completed
+    from ppdp_gui.engine.pipeline import export
+    export(published, tmp_path / "out.csv", ledger=ledger)
+    assert log[-1] == "complete" and ledger.completed[published.ledger_entry.id] == published.output_hash
     assert [p.fraction for p in items[:-1]] == sorted(p.fraction for p in items[:-1])
 
 
@@ -254,6 +257,9 @@ def test_with_the_real_ledger_a_cancelled_run_stays_charged(tmp_path):
     identity = ledger.identify(data)
     ledger.set_cap(identity, Fraction(1))
     published = release("Laplace histogram", data, PARAMS, ledger)[-1]
+    assert ledger.entry(published.ledger_entry.id).output_hash is None  # no output until a file exists
+    from ppdp_gui.engine.pipeline import export
+    export(published, tmp_path / "out.csv", ledger=ledger)
     entry = ledger.entry(published.ledger_entry.id)
     assert entry.output_hash == content_hash(published.table) == published.output_hash
     gen = run_release(plan(data, "Laplace histogram", PARAMS, ledger=ledger), ledger=ledger)

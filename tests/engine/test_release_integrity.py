@@ -22,7 +22,7 @@ from ppdp_gui.engine.taxonomy import Taxonomy
 
 NOTE_KEYS = {"document", "note_version", "release_id", "created", "software", "mechanism", "guarantee",
              "privacy cost", "parameters", "output sha256", "files", "details", "checked on the written file",
-             "what this means", "seeded for a test"}
+             "what this means", "seeded for a test", "missing values"}
 
 
 def patients(n=400, seed=0, path="/secret/ward7/patients.csv") -> Dataset:
@@ -115,7 +115,7 @@ def test_public_domains_let_the_same_release_hold(tmp_path):
             .with_column("outcome", domain=Domain(categories=("home", "readmitted", "died"))))
     published = publish(data, "DiffGen", {"epsilon": 1, "h": 4})
     assert published.holds and published.dp.epsilon == 1
-    assert set(published.table["sex"].astype(str)) <= {"F", "M", "X", "*"}
+    assert set(published.table["sex"].astype(str)) <= {"F", "M", "X", "(missing)", "*"}
     assert "died" in published.release.note["classes"]  # a public class with no record still has a count
 
 

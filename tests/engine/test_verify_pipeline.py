@@ -24,18 +24,6 @@ PERSON = "a person with several rows"
 
 #: (mechanism, pair) -> why main still fails it. Remove a line once the fix it names is merged.
 AWAITING = {
-    ("Laplace histogram", "guesses flipped, roles guessed"):
-        "finding 1 (dpinputs): a kind guessed from the values (lab: 10 vs 11 distinct numbers) decides whether "
-        "the release is made",
-    ("DiffGen", "guesses flipped, roles guessed"):
-        "finding 1 (dpinputs): a kind guessed from the values decides whether the release is made",
-    ("DP-PCA", "blank in a released column"): "finding 2 (dpinputs): a row dropped for a blank changes n",
-    ("DP-PCA", "blank in an unreleased column"): "finding 2 (dpinputs): a blank in a column never released drops "
-                                                 "the row and changes n",
-    ("Laplace on records", "blank in a released column"): "finding 2 (dpinputs): n after a drop",
-    ("Laplace on records", "blank in an unreleased column"): "finding 2 (dpinputs): n after a drop",
-    ("Exponential on records", "blank in a released column"): "finding 2 (dpinputs): n after a drop",
-    ("Exponential on records", "blank in an unreleased column"): "finding 2 (dpinputs): n after a drop",
 }
 #: pairs that may publish nothing on either file (a plan that refuses what it was not told is right)
 MAY_REFUSE = {"guesses flipped, roles guessed"}

@@ -40,8 +40,10 @@ def make_window(qtbot, tmp_path, monkeypatch):
 
 @pytest.fixture
 def loaded_window(make_window, qtbot, adult_sample):
-    """A window with the Adult sample loaded (through the worker, as a user would)."""
+    """A window with the Adult sample loaded (through the worker, as a user would), its roles and kinds
+    confirmed with the Data step's "Confirm roles and kinds" (as a custodian does before a DP release)."""
     window = make_window()
     window.open_path(str(adult_sample))
     qtbot.waitUntil(lambda: window.session.dataset is not None, timeout=30000)
+    window.data_view.confirm_button.click()
     return window

@@ -1,5 +1,5 @@
 """The whole workflow through the window on a generated hospital-shaped table (issue 18): the safe first guesses
-with their reasons, the kept rows (a mostly-missing column left out, no row dropped), the identifying-column check
+with their reasons, the kept rows (no row dropped: a blank reads "(missing)"), the identifying-column check
 that blocks Run until it is settled, a Mondrian release, the risk tab before and after, an export with its release
 note, and a second release exported to the same place keeping the first note."""
 
@@ -79,10 +79,10 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
     w.data_view.columns.setCurrentCell(list(ds.frame.columns).index("patient_nbr"), 0)
     assert "patient_nbr was guessed person" in w.data_view.why_label.text()
 
-    # kept rows: the mostly-missing weight column is left out, no row is dropped, and the Data step says so
-    assert "weight" not in ds.frame.columns and ds.n_rows == N and ds.source.n_rows_dropped == 0
-    assert "weight" in ds.source.left_out
-    assert "left out: weight" in w.data_view.file_label.text()
+    # kept rows: by default no row is dropped and no column left out; a blank reads "(missing)"
+    assert "weight" in ds.frame.columns and ds.n_rows == N and ds.source.n_rows_dropped == 0
+    assert ds.source.left_out == () and (ds.frame["weight"] == "(missing)").sum() == N - len(range(0, N, 100))
+    assert "dropped" not in w.data_view.file_label.text() and "left out" not in w.data_view.file_label.text()
     assert f"{N:,} rows" in w.step_texts()[0]
 
     # roles for this release; a changed role says what the first guess was

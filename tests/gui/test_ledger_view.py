@@ -19,7 +19,7 @@ def test_ledger_view_shows_groups_and_exports_releases(make_window, qtbot, tmp_p
     for table, eps in ((first, "0.5"), (copy, "0.25")):
         assert main(["run", "Laplace histogram", "-i", str(table), "-o", str(tmp_path / f"{table.stem}_h.csv"),
                      "--ledger", str(ledger), "--domain", "sex=Female,Male", "-p", "columns=sex",
-                     "-p", f"epsilon={eps}"]) == 0, capsys.readouterr().err
+                     "-p", f"epsilon={eps}", "--confirm-roles"]) == 0, capsys.readouterr().err
     w = make_window()
     dialog = w.show_ledger()
     qtbot.addWidget(dialog)

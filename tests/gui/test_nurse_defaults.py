@@ -68,6 +68,7 @@ def test_taxonomy_step_does_not_repeat_the_data_steps_missing_value_notes(make_w
     path = tmp_path / "ward.csv"
     frame.to_csv(path, index=False)
     w = make_window()
+    w.data_view.na_action.setCurrentIndex(w.data_view.na_action.findData("drop"))  # the custodian's choice
     w.open_path(str(path))
     qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
     notes = w.session.dataset.source.notes

@@ -20,7 +20,7 @@ def test_data_step_offers_person_and_says_why(make_window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
     assert w.session.dataset.person_column == "patient_nbr"
     combo = w.data_view.role_combo("patient_nbr")
-    assert "Person" in [combo.itemText(i) for i in range(combo.count())]
+    assert "Person (whose row it is)" in [combo.itemText(i) for i in range(combo.count())]
     assert combo.currentData() == Role.PERSON
     w.data_view.columns.setCurrentCell(list(w.session.dataset.frame.columns).index("patient_nbr"), 0)
     text = w.data_view.why_label.text()

@@ -1,4 +1,5 @@
-"""A column with blanks that the custodian marks as an identifier after loading stops costing rows: identifiers are
+"""Under "drop rows that have a missing value" (the custodian's choice; rows are kept by default), a column with
+blanks that the custodian marks as an identifier after loading stops costing rows: identifiers are
 never released, so (as when the reader guesses one by its name) its blanks drop no row; setting it back to a
 released role drops them again. The table is read again by the same engine rule, not patched in the window."""
 
@@ -15,6 +16,7 @@ def test_marking_a_column_with_blanks_as_identifier_gives_its_rows_back(make_win
     path = tmp_path / "ward.csv"
     frame.to_csv(path, index=False)
     w = make_window()
+    w.data_view.na_action.setCurrentIndex(w.data_view.na_action.findData("drop"))  # the custodian's choice
     w.open_path(str(path))
     qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
     assert w.session.dataset.n_rows == 225 and w.session.dataset.spec("room_code").role != Role.IDENTIFIER
@@ -49,6 +51,7 @@ def test_leave_out_by_name_names_the_mostly_missing_columns(make_window, qtbot, 
     path = tmp_path / "ward.csv"
     frame.to_csv(path, index=False)
     w = make_window()
+    w.data_view.na_action.setCurrentIndex(w.data_view.na_action.findData("drop"))  # the custodian's choice
     w.open_path(str(path))
     qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
     src = w.session.dataset.source

@@ -41,12 +41,14 @@ def test_cli_and_window_make_byte_identical_releases(make_window, qtbot, tmp_pat
     (tmp_path / "cli").mkdir()
     (tmp_path / "gui").mkdir()
     code = main(["run", "--recipe", str(recipe), "-o", str(tmp_path / "cli" / "release.csv"), "--report",
-                 str(tmp_path / "cli" / "release.csv.release-note.json"), "--ledger", str(tmp_path / "cli.sqlite")])
+                 str(tmp_path / "cli" / "release.csv.release-note.json"), "--ledger", str(tmp_path / "cli.sqlite"),
+                 "--confirm-roles"])
     assert code == 0, capsys.readouterr().err
 
     w = make_window()
     w.open_project(str(recipe))
     qtbot.waitUntil(lambda: w.session.dataset is not None and w.session.mechanism_name == "DiffGen", timeout=30000)
+    w.data_view.confirm_button.click()  # as --confirm-roles on the command line
     w.go_to(w.run_view)
     qtbot.waitUntil(lambda: w.run_view.run_button.isEnabled(), timeout=10000)
     qtbot.mouseClick(w.run_view.run_button, Qt.LeftButton)

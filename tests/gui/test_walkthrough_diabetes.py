@@ -108,8 +108,6 @@ def test_walkthrough_to_an_exported_k_anonymous_file(make_window, qtbot, tmp_pat
     assert [p.mechanism for p in w.session.releases] == ["Mondrian"] and w.session.sweeps == []
 
 
-@pytest.mark.xfail(strict=True, reason="needs dpinputs' missing values kept as a category by default "
-                                       "(today the default drops every row with a '?')")
 def test_walkthrough_keeps_at_least_95_percent_of_the_rows(make_window, qtbot, tmp_path):
     w = make_window()
     written, note, _target = walk(w, qtbot, tmp_path)

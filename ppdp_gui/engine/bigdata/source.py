@@ -325,7 +325,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     computed in batches (`hashes=False` skips them, for tests)."""
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
-    from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+    from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
     source = TableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles)
     unknown = [c for c in list(kinds or {}) + list(roles or {}) if c not in source.raw_columns]
     if unknown:
@@ -344,7 +344,9 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
                                na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
     reasons = guess_roles_with_reasons(typed.frame, final, facts=SqlFacts(source, final))
     guessed = {name: role for name, (role, _why) in reasons.items()}
-    schema = tuple(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name])
+    marks = guessed_parts(reasons, list(guessed), given_roles, given)  # as the in-memory reader marks them
+    schema = tuple(replace(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name]),
+                           guessed=marks.get(spec.name, frozenset()))
                    for spec in typed.schema)
     info = SourceInfo(path=str(source.path.resolve()), sha256=file_sha256(source.path),
                       n_rows_read=source.n_rows_read, n_rows_dropped=source.n_rows_read - source.n_rows,

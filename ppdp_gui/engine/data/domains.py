@@ -10,7 +10,11 @@ file they chose — and it records where it came from:
   opts in explicitly; the release is then labelled "not ε-DP: domain of C taken from the data" everywhere.
 
 Mechanisms never read a domain from the records themselves: they ask `numeric_bounds` / `category_set`, which
-look at `ColumnSpec.domain`, then at a public taxonomy, and otherwise return None.
+look at `ColumnSpec.domain`, then at a public taxonomy, and otherwise return None. A stated list of values always
+admits the missing-value label "(missing)" (`with_missing`; the class column's list excepted, see
+`category_set`): missing values are kept as that category by default,
+and whether a table has any is itself read from the data, so the label is part of every list, not added on
+demand. The release note says so.
 """
 
 from __future__ import annotations
@@ -195,11 +199,24 @@ def numeric_bounds(spec: "ColumnSpec") -> Bounds | None:
     return None
 
 
+def with_missing(values: tuple[str, ...]) -> tuple[str, ...]:
+    """A stated list of values with the missing-value label ("(missing)") added when it lacks it: a blank is a
+    value of every categorical column under the default policy, whatever the data holds, so the list everyone
+    may know includes it (adding it only when the table has a blank would read the table)."""
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    return values if MISSING_LABEL in values else tuple(values) + (MISSING_LABEL,)
+
+
 def category_set(spec: "ColumnSpec") -> Categories | None:
-    """The column's categories: its domain's, else its taxonomy's leaves (with the taxonomy's origin), else None."""
+    """The column's categories: its domain's (with "(missing)", see `with_missing`, except for the class column:
+    its list is the data user's set of labels, and an extra class would change the classifier and InfoGain's
+    sensitivity, so a blank outcome is a class only when the custodian lists it), else its taxonomy's leaves
+    (with the taxonomy's origin), else None."""
+    from ppdp_gui.engine.data.schema import Role
     d = spec.domain
     if d is not None and d.categories is not None:
-        return Categories(d.categories, "domain", d.origin)
+        values = d.categories if spec.role == Role.CLASS else with_missing(d.categories)
+        return Categories(values, "domain", d.origin)
     tax = spec.taxonomy
     if tax is not None:
         return Categories(tuple(tax.leaf_values()), "taxonomy", getattr(tax, "origin", "public"))

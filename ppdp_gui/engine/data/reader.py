@@ -28,7 +28,7 @@ from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, chec
 from ppdp_gui.engine.data.missing import (MissingReport, check_leave_out, every_row_missing, left_out_columns,
                                           never_released)
 from ppdp_gui.engine.data.prechecks import check_parquet, read_regular
-from ppdp_gui.engine.data.roles import guess_roles_with_reasons
+from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, NAPolicy, Role, SourceInfo
 from ppdp_gui.engine.data.xlsx import read_xlsx
 from ppdp_gui.engine.errors import DataError
@@ -112,7 +112,7 @@ def _read(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, she
             row_hashes = canonical_row_hashes(pa.table(cols))
             del arrays
         built = _build(cols, n_read, kinds=kinds, roles=roles, taxonomies=None, na_policy=na_policy,
-                       line_of_row=line_of_row, path=where, profile=profile)
+                       line_of_row=line_of_row, path=where, profile=profile, mark_guesses=True)
     except MemoryError:
         raise DataError("is too large to load into this computer's memory", path=where) from None
     missing = built.missing
@@ -129,7 +129,9 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     """A Dataset from an in-memory frame of strings or typed values, by the same rules as `read_table`.
 
     The input frame is not modified. Roles not given are guessed; kinds not given are inferred (pass the kinds
-    of an existing Dataset to keep them). Categorical columns always hold strings in the result.
+    of an existing Dataset to keep them). Categorical columns always hold strings in the result. Unlike a file
+    read by `read_table`, nothing is marked as guessed (`ColumnSpec.guessed`): the calling code chose this table
+    and how it is read (tests, the audit's own tables, a mechanism's working copy).
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
@@ -330,7 +332,7 @@ class Built(NamedTuple):
 
 
 def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy, line_of_row: LineOfRow | None,
-           path: str | None, profile: bool = False):
+           path: str | None, profile: bool = False, mark_guesses: bool = False):
     """Missing values, kinds, conversion and roles -> a `Built` (frame, schema, rows dropped, per-column counts
     or None, the missing-value report, why each role was guessed).
 
@@ -426,7 +428,10 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
         if names else pd.DataFrame(index=range(m))
     reasons = guess_roles_with_reasons(frame, final_kinds)
     guessed = {**{name: role for name, (role, _why) in reasons.items()}, **roles}
-    schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c))
+    # what was read from the values (a file read by the publish path; code building a frame states its choice)
+    marks = guessed_parts(reasons, names, roles, kinds) if mark_guesses else {}
+    schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c),
+                              guessed=marks.get(c, frozenset()))
                    for c in names)
     blanks_kept = tuple(c for c in names if c in unreleased and missing.get(c))
     report = MissingReport(rows=n, missing=missing, left_out=left_out, dropped=dropped, blanks_kept=blanks_kept)

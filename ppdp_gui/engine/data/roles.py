@@ -1,5 +1,9 @@
 """First guess of each column's privacy role from its name and its values, with the reason for each guess.
 
+Each reason is a `Reason` that says whether the guess read the values: only a direct identifier, a person's name
+or free text recognised by the column's name alone is data-independent; a DP plan refuses the other guesses until
+the custodian states or confirms them (pipeline/plan.py).
+
 The guess only pre-fills the Data view: the custodian confirms or changes every role, and the Data view shows the
 reason beside each guess. The guess is tuned to fail safe on hospital tables: a column that could point to one
 patient (a record or patient number, a column with a different value in nearly every row) is guessed an
@@ -290,6 +294,40 @@ class ColumnFacts:
         return present_sample(self.frame[name])
 
 
+class Reason(str):
+    """Why a role was guessed, in plain words, and whether the guess read the column's values (`from_values`).
+
+    Only rule 1 (a direct identifier, a person's name or free text, by the name alone) reads nothing but the
+    name; every later rule runs after the free-text rule, which reads values, or reads values itself (distinct
+    counts, dates), so one record more or less can change its outcome. A differentially private plan accepts
+    only guesses that did not read values, unless the custodian stated or confirmed the role (plan.py)."""
+
+    from_values: bool = True
+
+    def __new__(cls, text: str, from_values: bool = True) -> "Reason":
+        out = super().__new__(cls, text)
+        out.from_values = bool(from_values)
+        return out
+
+    def __reduce__(self):  # pickled to and from the window's worker processes with its flag
+        return (Reason, (str(self), self.from_values))
+
+
+def guessed_parts(reasons: dict, names, given_roles=(), given_kinds=()) -> dict[str, frozenset]:
+    """{column: what of it was read from the values and not given} — "role" when its role was not given and its
+    guess read values (`Reason.from_values`), "kind" when its kind was not given (the kind rule always reads
+    values). Kept on each `ColumnSpec.guessed`; a DP plan asks for them to be stated or confirmed."""
+    out = {}
+    for name in names:
+        parts = set()
+        if name not in given_roles and getattr(reasons.get(name, (None, None))[1], "from_values", True):
+            parts.add("role")
+        if name not in given_kinds:
+            parts.add("kind")
+        out[name] = frozenset(parts)
+    return out
+
+
 def _hit(words: set[str], vocabulary: frozenset) -> str | None:
     found = sorted(words & vocabulary)
     return found[0] if found else None
@@ -400,7 +438,8 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
                           "record: left out of the release")
         if role is None:
             role, reason = Role.INSENSITIVE, "nothing in its name or values suggests a role: published as is"
-        out[name] = (role, reason)
+        # only rule 1 by the name reads nothing else — unless rule 0 read the values first (a person-number name)
+        out[name] = (role, Reason(reason, from_values=not by_name or person_by_name(name) is not None))
     return out
 
 
@@ -438,5 +477,9 @@ def role_rule_text() -> str:
         "name.\n"
         f"  7. Identifier: whole numbers or text with a different value in at least {100 * NEAR_UNIQUE:.0f} % of "
         f"rows (tables of {UNIQUE_ID_MIN_ROWS} rows or more).\n"
-        "  8. Everything else: insensitive (published as is)."
+        "  8. Everything else: insensitive (published as is).\n"
+        "Only rule 1 by the name (direct identifiers, people's names, free-text names) reads nothing but the name. "
+        "The other rules read the values, or come after one that does (free text by its values), so one record "
+        "more or less can change their guess: a differentially private release asks you to confirm them (Data "
+        "step: Confirm roles and kinds; ppdp: --confirm-roles)."
     )

@@ -39,13 +39,20 @@ class Role(str, Enum):
         return self in (Role.IDENTIFIER, Role.PERSON)
 
 
+#: what a missing value of a categorical column reads as under the default policy (also part of every stated
+#: list of values: data/domains.py)
+MISSING_LABEL = "(missing)"
+
+
 @dataclass(frozen=True)
 class NAPolicy:
-    """Which tokens mean 'missing' and what to do with rows that have one."""
+    """Which tokens mean 'missing' and what to do with rows that have one. By default rows are kept: a missing
+    value of a categorical column is the category "(missing)" (a numeric column keeps an empty cell); dropping
+    rows is the custodian's explicit choice ("drop"), never the default (data/missing.py says why)."""
 
     tokens: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
-    action: Literal["drop", "category"] = "drop"
-    category_label: str = "(missing)"
+    action: Literal["drop", "category"] = "category"
+    category_label: str = MISSING_LABEL
     #: columns left out by name (never read into the table)
     leave_out: tuple[str, ...] = ()
     #: when rows with a missing value are dropped, a column missing in more than this share of the rows is left
@@ -87,6 +94,9 @@ class ColumnSpec:
     role: Role = Role.INSENSITIVE
     taxonomy: "Taxonomy | None" = None
     domain: "Domain | None" = None
+    #: what of this column ("role", "kind") the reader read from its values and nobody stated or confirmed; a
+    #: differentially private plan refuses such a column (one record can change a guess; pipeline/plan.py)
+    guessed: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -139,10 +149,27 @@ class Dataset:
     def with_column(self, name: str, **changes) -> "Dataset":
         """A copy with one column's spec changed (role, kind or taxonomy). A taxonomy is checked as it is attached
         (`Taxonomy.check_labels`), so no mechanism ever starts — or charges ε — with a cyclic or ambiguous one."""
-        self.spec(name)
+        spec = self.spec(name)
         if changes.get("taxonomy") is not None:
             changes["taxonomy"].check_labels()
+        if "guessed" not in changes and ("role" in changes or "kind" in changes):  # set now: stated, not guessed
+            changes["guessed"] = spec.guessed - {part for part in ("role", "kind") if part in changes}
         schema = tuple(replace(c, **changes) if c.name == name else c for c in self.schema)
+        return replace(self, schema=schema)
+
+    @property
+    def guessed_columns(self) -> list[str]:
+        """Columns whose role, or (for a column that may be released) kind, was read from the values and never
+        stated or confirmed by the custodian: what a differentially private plan refuses."""
+        return [c.name for c in self.schema
+                if "role" in c.guessed or ("kind" in c.guessed and not Role(c.role).never_released)]
+
+    def confirm_guesses(self, columns: Iterable[str] | None = None) -> "Dataset":
+        """A copy in which the custodian confirmed the roles and kinds shown (of `columns`, default all): they
+        are no longer guesses (the Data step's "Confirm roles and kinds", `ppdp run --confirm-roles`)."""
+        names = None if columns is None else set(columns)
+        schema = tuple(replace(c, guessed=frozenset()) if names is None or c.name in names else c
+                       for c in self.schema)
         return replace(self, schema=schema)
 
     def with_roles(self, roles: dict[str, Role]) -> "Dataset":

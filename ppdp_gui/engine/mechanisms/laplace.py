@@ -29,6 +29,7 @@ import pandas as pd
 
 from ppdp_gui.engine.claims import PublicSchema
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
+from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
@@ -125,8 +126,8 @@ def build_axes(data: Dataset, params: dict[str, Any]) -> tuple[list[Axis], list[
         if spec.kind == "numeric":
             x = pd.to_numeric(series, errors="coerce")
             if x.isna().any():
-                raise ParameterError(f"numeric column {col!r} has missing values: drop them (missing-value "
-                                     "policy) or make the column categorical")
+                raise ParameterError(f"numeric column {col!r} has missing values (empty cells). "
+                                     + numeric_blanks_fix(col) + ".")
             if params.get("low") is not None and params.get("high") is not None:
                 lo, hi, integer, source = float(params["low"]), float(params["high"]), False, "parameters"
                 found = numeric_bounds(spec)

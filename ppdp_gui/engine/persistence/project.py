@@ -1,7 +1,8 @@
 """Project files: a release *recipe* as versioned JSON (never pickle), read back strictly, migrated from old files.
 
 A recipe is everything needed to make the same release again: the table (path + sha256, so a changed file is
-noticed), how it is read (missing-value policy, kinds), the roles, the taxonomies (as ARX rows, leaf to root,
+noticed), how it is read (missing-value policy, kinds), the roles (and which roles and kinds are still guesses
+read from the values, not confirmed: `guessed`), the taxonomies (as ARX rows, leaf to root,
 with their origin), the public column domains, the mechanism and its parameters, and whether the custodian opted
 into domains read from the data. The window saves its session as one; `ppdp run --recipe FILE` runs one; both
 go through `engine.pipeline.load`, so they make the same release.
@@ -56,6 +57,11 @@ class Recipe:
     allow_data_domains: bool = False
     #: nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     publish_as_is: tuple[str, ...] = ()
+    #: {column: ("kind", "role")}: what of a column is still the reader's guess from its values, neither stated
+    #: nor confirmed (`ColumnSpec.guessed`; a DP plan refuses it). The window saves every role and kind in
+    #: `roles` / `kinds` so a project reopens as it was left; this says which of them were only guesses. Empty
+    #: once the custodian pressed "Confirm roles and kinds" — the confirmation the project keeps.
+    guessed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
     #: the release context of the governance (engine/governance/context.py): optional, checked there
     context: dict = field(default_factory=dict)
@@ -239,6 +245,7 @@ def recipe_to_json(recipe: Recipe) -> dict:
         "na_policy": {"tokens": list(pol.tokens), "action": pol.action, "category_label": pol.category_label,
                       "leave_out": list(pol.leave_out), "mostly_missing": pol.mostly_missing},
         "kinds": dict(recipe.kinds),
+        "guessed": {k: sorted(v) for k, v in recipe.guessed.items() if v},
         "roles": {k: Role(v).value for k, v in recipe.roles.items()},
         "taxonomies": {k: {"rows": t.to_paths(), "origin": getattr(t, "origin", "public")}
                        for k, t in recipe.taxonomies.items()},
@@ -272,6 +279,11 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
         if kind not in ("numeric", "categorical"):
             raise DataError(f"kinds[{name!r}] must be 'numeric' or 'categorical', not {kind!r}")
     roles = {k: parse_role(v, f"roles[{k!r}]") for k, v in _obj(obj.get("roles"), "roles").items()}
+    guessed = {}
+    for name, parts in _obj(obj.get("guessed"), "guessed").items():
+        if not isinstance(parts, list) or not set(parts) <= {"role", "kind"}:
+            raise DataError(f"guessed[{name!r}] must be a list of 'role' and/or 'kind'")
+        guessed[str(name)] = tuple(sorted(set(parts)))
     mech = _obj(obj.get("mechanism"), "mechanism")
     name = mech.get("name")
     if name is not None and not isinstance(name, str):
@@ -293,7 +305,7 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
                   roles=roles, taxonomies=_taxonomies_from(obj.get("taxonomies")), taxonomy_files=files,
                   bundled=bundled, domains=_domains_from(obj.get("domains")), mechanism=name, params=params,
                   allow_data_domains=bool(mech.get("allow_data_domains", False)), publish_as_is=tuple(as_is),
-                  releases=list(releases), context=_context_from(obj.get("context")))
+                  releases=list(releases), context=_context_from(obj.get("context")), guessed=guessed)
 
 
 def _context_from(obj) -> dict:

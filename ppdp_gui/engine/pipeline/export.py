@@ -7,7 +7,9 @@
    recount fails, every temporary file is removed and nothing is published (CheckError).
 3. Only then is the release note (which lists each staged file's sha256) written, atomically, and the files
    renamed into place after it: a kill between the two never leaves a table without its note (a failed rename
-   takes the note back). The custodian record (ledger folder, plus a copy where the custodian asks) follows.
+   takes the note back). Then the ledger entry of a DP release gets the release's hash (not before: an entry
+   without one means "no output"). The custodian record (ledger folder, plus a copy where the custodian asks)
+   follows.
 
 A caller may follow the stages (`progress(fraction, message)`) and veto the renaming (`before_commit()`, called
 once just before the first rename; raising there — e.g. `Cancelled` — removes every temporary file and writes
@@ -242,6 +244,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     finally:
         for st in staged.values():
             st.discard()  # a no-op for committed files (their temporary name is gone)
+    published = _output_recorded(published, ledger)  # the file exists now
     exports = [{"file": str(p), "sha256": f["sha256"]} for p, f in zip(written, files)]
     if note_written is not None:
         exports.append({"file": str(note_written), "release note": True})
@@ -256,6 +259,17 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
         write_pdf(record_pdf(record), record_written.with_suffix(".pdf"), protected=guard)
     say(1.0, "Exported")
     return Exported(written, note_written, record_written, checks, note, pdf=pdf, kept_notes=kept)
+
+
+def _output_recorded(published: Published, ledger) -> Published:
+    """The ledger entry of a DP release gets the release's hash once its file exists (run_release leaves the
+    entry without one: "no output" until then). Exporting the same release again records nothing new."""
+    entry = published.ledger_entry
+    if ledger is None or entry is None or getattr(entry, "output_hash", None) == published.output_hash:
+        return published
+    ledger.complete(entry.id, published.output_hash)
+    fresh = ledger.entry(entry.id) if hasattr(ledger, "entry") else None
+    return dataclasses.replace(published, ledger_entry=fresh if fresh is not None else entry)
 
 
 def _put_note(note: dict, note_path, keep_note: Path | None, guard, pdf: bool) -> tuple[Path | None, list[Path]]:

@@ -83,6 +83,7 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
         data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
                           roles=recipe.roles or None, **kwargs)
+    data = _mark_guesses(data, recipe.guessed)
     out = Loaded(data)
     out.notes += list(data.source.notes)  # how the file was read (formulas, merged cells, the sheet chosen)
     if recipe.source_sha256 and source_changed(recipe):
@@ -120,6 +121,8 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
             data = _recoded(data, col, lambda values, c=col, v=version: to_categories(c, values, v, keep=_keep(data)),
                             out)
         data = data.with_column(col, taxonomy=tax)
+    data, notes = _room_for_missing(data)
+    out.notes += notes
     for col, domain in recipe.domains.items():
         _known(data, col, "a domain")
         spec = data.spec(col)
@@ -128,6 +131,43 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
         data = data.with_column(col, domain=domain)
     out.dataset = data
     return out
+
+
+def _room_for_missing(data: Dataset) -> tuple[Dataset, list[str]]:
+    """Blanks are kept as the value "(missing)" by default; a taxonomy attached from a file that has no leaf for
+    it gets one directly under its root, so the k-anonymity family keeps working, and the custodian is told.
+    The tree so extended is marked as read from the data (origin "data"): whether the table has a blank decided
+    its shape, so a differentially private release does not take its values as public (add "(missing)" to the
+    hierarchy file, or state the column's domain, to make it public)."""
+    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    from ppdp_gui.engine.taxonomy.from_spec import with_missing_leaf
+    notes: list[str] = []
+    if is_large(data) or data.source.na_policy.action != "category":
+        return data, notes
+    for spec in data.schema:
+        tax = spec.taxonomy
+        if tax is None or spec.kind != "categorical" or tax.has_value(MISSING_LABEL):
+            continue
+        if not (data.frame[spec.name] == MISSING_LABEL).any():
+            continue
+        grown = with_missing_leaf(tax)
+        grown.origin = "data"
+        data = data.with_column(spec.name, taxonomy=grown)
+        notes.append(f"The taxonomy of {spec.name} has no place for missing values, which are kept as "
+                     f"“{MISSING_LABEL}”: that value was added directly under its root. Add it to the hierarchy "
+                     "file to make the tree public for a differentially private release.")
+    return data, notes
+
+
+def _mark_guesses(data: Dataset, guessed: dict) -> Dataset:
+    """The recipe's record of what is still a guess (roles and kinds the window saved without confirmation) put
+    back on the columns, besides what the reader itself guessed now."""
+    from dataclasses import replace
+    if not guessed:
+        return data
+    schema = tuple(replace(c, guessed=c.guessed | frozenset(guessed.get(c.name, ()))) for c in data.schema)
+    return replace(data, schema=schema)
 
 
 def _keep(data: Dataset) -> tuple[str, ...]:

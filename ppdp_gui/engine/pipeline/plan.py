@@ -9,6 +9,19 @@ domain, or a domain / taxonomy built from the records) is an error naming the co
 in (`allow_data_domains`), in which case the plan fills those domains from the records and the release is
 labelled "not ε-DP: domain of C taken from the data" in the window, the note, the record and the ledger.
 
+Roles and kinds: a DP plan refuses, naming each, the columns whose role or kind is still the reader's guess from
+the values (`ColumnSpec.guessed`: a code column with half its values distinct is guessed an identifier, a column
+with more than 10 distinct numbers numeric — one record can flip either, and with it the released columns). The
+custodian states them (`--role`, `--kind`, the Data step's combos) or confirms the guesses shown (the Data step's
+"Confirm roles and kinds", `--confirm-roles`). A guess from the column's name alone stands (`Reason.from_values`),
+and a never-released column's kind does not matter. With the data-domain opt-in the release is labelled instead.
+k-anonymity releases are not affected (their guarantee is recounted on the released groups themselves).
+
+Row counts: a mechanism that is ε-DP for one record *replaced* (DP-PCA, Laplace / Exponential on records)
+publishes n as public, so it refuses a table read with "drop rows with a missing value" (`replace_one_drop_message`):
+under that policy n depends on the data. Missing values are kept as a category by default, so n is the number of
+rows in the file, and columns never released cost no row under any policy.
+
 Identifying columns: a record-level release (Mondrian, TDS, Fragmentation) publishes every column that is neither
 an identifier nor a quasi-identifier with its values unchanged (`Mechanism.published_columns`). One of those with
 a different value in nearly every row (a patient number guessed insensitive) would identify patients while the
@@ -26,7 +39,7 @@ import pandas as pd
 
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
 from ppdp_gui.engine.data.linkable import unprotected
-from ppdp_gui.engine.data.missing import left_out_by_the_data
+from ppdp_gui.engine.data.missing import impute_public, left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
@@ -73,6 +86,8 @@ class Plan:
     confirmed_columns: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
     #: published columns that are unique or nearly unique per row (confirmed or not): the window lists them
     identifying_columns: tuple[str, ...] = ()
+    #: a DP plan's columns whose role or kind is still a guess read from the values (Dataset.guessed_columns)
+    unconfirmed_columns: tuple[str, ...] = ()
     #: columns someone else can know (data/linkable.Linkable, with the reason) published unchanged: a warning the
     #: Run step lists with its buttons and `ppdp run` prints; not an error
     linkable: tuple = ()
@@ -201,6 +216,39 @@ def _domain_problems(needs: list[NeedState]) -> list[Problem]:
     return problems
 
 
+CONFIRM_BUTTON = "Confirm roles and kinds"
+KEEP_MISSING = "Keep missing as its own category"
+
+
+def replace_one_drop_message(name: str) -> str:
+    """Why a replace-one mechanism refuses a table read with "drop rows with a missing value": it states n as
+    public, and under that policy n depends on the data (one record with a blank more or less changes it)."""
+    return (f"{name} is differentially private for one record replaced: it treats the number of rows as public. "
+            "Rows with a missing value are being dropped, so that number depends on the data (replacing one "
+            "patient by one with a blank changes it) and the release would not be private. In the Data step, "
+            f"choose “{KEEP_MISSING}” under Missing values and press “Reload with this policy” (ppdp: --na "
+            "category), or choose a mechanism that is private for one record added or removed (Laplace "
+            "histogram, DiffGen, DP-LDA).")
+
+
+def guessed_caveat(columns) -> str:
+    """The caveat of a release made with roles or kinds read from the values (explicit opt-in only)."""
+    return f"roles or kinds of {', '.join(columns)} guessed from the data, not confirmed"
+
+
+def guessed_problem(columns) -> Problem:
+    """The refusal of a DP plan whose columns' roles or kinds are guesses read from the values, naming each."""
+    one = len(columns) == 1
+    names = ", ".join(columns)
+    return Problem(
+        f"The role or kind of {names} {'was' if one else 'were'} guessed from the table's values (how many "
+        "different values a column has, whether they look like numbers), and one patient more or less can change "
+        "such a guess — and with it what the release contains. A differentially private release must not depend "
+        f"on that. Check {'its' if one else 'each'} role and kind in the Data step, then press “{CONFIRM_BUTTON}” "
+        "(ppdp: --confirm-roles, or --role COLUMN=ROLE and --kind COLUMN=numeric|categorical for each); or "
+        "explicitly allow domains from the data — the release is then not ε-differentially private.")
+
+
 #: a published column is identifying when this share of its rows hold distinct values …
 DISTINCT_SHARE = 0.9
 #: … or when this share of rows hold a value no other row has
@@ -303,6 +351,23 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
                 out.dataset, out.caveats = check_data, caveats
             else:
                 out.problems += _domain_problems(out.needs)
+        # rows are kept: an empty number cell gets the middle of its public range (per record; see missing.py)
+        filled, notes = impute_public(check_data)
+        if notes:
+            if out.dataset is data and check_data is not data:  # domains filled only to check: not released
+                out.dataset = impute_public(data)[0]
+            else:
+                out.dataset = filled
+            check_data = filled
+            out.problems += [Problem(n, level="warning") for n in notes]
+        if out.cost.neighbouring == REPLACE and (data.source.na_policy.action == "drop"
+                                                                   or data.source.n_rows_dropped):
+            out.problems.append(Problem(replace_one_drop_message(mech.name)))
+        out.unconfirmed_columns = tuple(data.guessed_columns)
+        if out.unconfirmed_columns and allow_data_domains:
+            out.caveats = list(out.caveats) + [guessed_caveat(out.unconfirmed_columns)]
+        elif out.unconfirmed_columns:
+            out.problems.append(guessed_problem(out.unconfirmed_columns))
         by_data = left_out_by_the_data(data.source)
         if by_data and allow_data_domains:
             out.caveats = list(out.caveats) + [f"column {c} left out because the data has it mostly missing"

@@ -3,7 +3,9 @@
 The *release note* goes out with the file. It is built from an allow-list: the mechanism and its guarantee,
 the resolved (public) parameters, the claims, the mechanism's `Release.note` (which holds only public domains
 and what the noise produced), the release's own id, time and software version, the files with their hashes,
-and plain words on what the guarantee means and does not mean. Nothing in it is computed from the records
+how missing values were treated (the custodian's policy, in words: "(missing)" is part of every stated list of
+values; for a replace-one release n is the file's, public), and plain words on what the guarantee means and does
+not mean. Nothing in it is computed from the records
 except through the mechanism's noise: no row counts of the source, no source path or hash, no warnings, no
 figures against the true data.
 
@@ -187,9 +189,24 @@ def release_note(published: Published, files: list[dict] | None = None) -> dict:
         "checked on the written file": [],
         "what this means": meaning(published),
     }
+    if dp is not None:
+        doc["missing values"] = missing_values_note(published)
     if published.seeded:
         doc["seeded for a test"] = True  # never in a real release: its noise would be predictable
     return doc
+
+
+def missing_values_note(published: Published) -> str:
+    """How a DP release treated blanks, in words: the custodian's public policy, never a count."""
+    pol = published.source.na_policy
+    if pol.action == "drop":
+        return "rows with a missing value in a released column were dropped before the release"
+    text = (f"kept: a missing value of a categorical column is the category “{pol.category_label}”, part of every "
+            "stated list of values (but the class's); an empty number cell is given the middle of the column's "
+            "public range")
+    if published.cost.neighbouring is Neighbouring.REPLACE_ONE:
+        text += "; no row is dropped, so the number of records n is that of the file, public"
+    return text
 
 
 def _columns(columns) -> list[dict]:

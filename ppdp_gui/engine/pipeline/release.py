@@ -7,6 +7,11 @@ the release makes is recounted by the independent checker on the tables in memor
 export recounts them again on the bytes written. The result is one `Published`; when a ledger is used, its
 custodian record is written at once into the ledger's folder (the ε is spent whether or not it is exported).
 
+Once ε is reserved, nothing that only serves the custodian may stop the run: utility and risk figures that fail
+(scikit-learn on a degenerate sample, say) are recorded as failed in the custodian record's warnings, never
+raised. The ledger entry gets the release's hash only when `export` has put a file in place; until then it says
+"no output" (an entry without a hash).
+
 A release is never seeded, except when the environment variable PPDP_TEST_SEED is set (tests only): then the
 noise, the release id and the time stamp are fixed, and the note says "seeded for a test".
 """
@@ -83,13 +88,23 @@ def risk_figures(sizes: np.ndarray | None, persons: bool = False) -> dict[str, f
 
 def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | None = None
              ) -> tuple[dict, np.ndarray | None]:
+    """Utility and risk figures for the custodian. They run after ε is reserved, so no failure of theirs may
+    stop the run: any exception is a note in the custodian record ("could not be computed"), never raised."""
     out: dict[str, float] = {}
     try:
         out = {str(k): float(v) for k, v in (plan.mechanism.measures(release, plan.dataset, None) or {}).items()}
     except PpdpError as exc:
         notes.append(f"Utility figures not available: {exc}")
-    sizes = class_sizes(release, person_ids)
-    out.update(risk_figures(sizes, persons=bool(person_ids)))
+    except Exception as exc:  # noqa: BLE001 - after the reservation: recorded, never raised (module docstring)
+        notes.append(f"Utility figures could not be computed ({type(exc).__name__}: {exc}); the release itself "
+                     "is complete and checked.")
+    sizes = None
+    try:
+        sizes = class_sizes(release, person_ids)
+        out.update(risk_figures(sizes, persons=bool(person_ids)))
+    except Exception as exc:  # noqa: BLE001 - as above
+        notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
+                     "complete and checked.")
     return out, sizes
 
 
@@ -121,7 +136,13 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
                                label=data.source.path or "", neighbouring=cost.neighbouring)
     lo, hi = RUN_SPAN
     # on cancellation the mechanism stops too; the budget stays spent
-    release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)
+    try:
+        release = yield from relay_progress(mech.execute(data, rng=rng, params=params), lo, hi)
+    except PpdpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a mechanism's own failure, said in words (ε is already spent)
+        spent = " The ε reserved stays spent; the ledger entry records no output." if entry is not None else ""
+        raise MechanismError(f"{mech.name} could not finish ({type(exc).__name__}: {exc}).{spent}") from exc
     if release is None:
         raise MechanismError(f"{mech.name} finished without a release")
     yield Progress(hi, "recounting every claim of the release")
@@ -140,9 +161,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         raise CheckError(f"{mech.name}: the independent check failed, nothing can be exported: "
                          + "; ".join(f"{c.claim.table}: {c.message}" for c in bad))
     digest = release.records.digest() if release.records is not None else content_hash(release.table)
-    if entry is not None:
-        ledger.complete(entry.id, digest)
-        entry = ledger.entry(entry.id)
+    if entry is not None:  # its output hash is recorded by `export`, once a file exists
         budget = ledger.budget(identity)
     yield Progress(0.93, "computing utility and risk figures for you (not for publication)")
     notes: list[str] = []
@@ -159,6 +178,12 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
         person_ids=ids)
     if write_record and published.ledger_path:
         from ppdp_gui.engine.pipeline.export import write_record as _write
-        published = _write(published, ledger)
+        try:
+            published = _write(published, ledger)
+        except (OSError, PpdpError) as exc:  # after the reservation: said, never raised; export writes it again
+            import dataclasses
+            published = dataclasses.replace(published, warnings=published.warnings + (
+                f"The custodian record could not be written to the ledger's folder ({exc}); it is written when "
+                "you export the release.",))
     yield Progress(1.0, "done")
     yield published

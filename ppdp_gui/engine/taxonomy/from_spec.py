@@ -22,6 +22,8 @@ Origin follows the builder: a tree whose leaves are the column's own values (fla
 is ``origin="data"`` — a differentially private release must not treat its values as public unless the
 custodian allows data domains — and `bands` (built only from the stated bounds) and `icd9:categories` /
 `icd10:categories` (the classification's shipped list) are ``origin="public"``.
+A value "(missing)" (a blank kept as its own category, the default) gets a leaf of its own under the root in the
+trees of numbers, dates and codes (`with_missing_leaf`), so those builders keep working on tables with blanks.
 A spec that is not understood, or values a builder refuses, is one TaxonomyError naming the column (and an
 example value when values are at fault), never a traceback.
 """
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ppdp_gui.engine.data.schema import MISSING_LABEL
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, as_numbers, default_width, masking,
                                                numeric_intervals, ordered_intervals)
@@ -142,6 +145,32 @@ def build_taxonomy(column: str, values, spec: BuildSpec | str) -> Taxonomy:
     if isinstance(spec, str):
         spec = parse_spec(column, spec)
     values = pd.Series(values)
+    if spec.kind in ("icd9", "icd10") and spec.level == "categories":
+        # a public list admits "(missing)" always, as every stated list of values does: whether the table has a
+        # blank must not shape a public tree
+        return with_missing_leaf(_build(column, values, spec))
+    blanks = spec.kind in MISSING_AS_LEAF and bool((values.astype(str) == MISSING_LABEL).any())
+    if blanks:  # kept missing values ("(missing)", the default policy): a leaf of their own under the root
+        return with_missing_leaf(_build(column, values[values.astype(str) != MISSING_LABEL], spec))
+    return _build(column, values, spec)
+
+
+#: builders whose values are numbers, dates or codes: "(missing)" is none of them, so it is set aside and put
+#: back as its own leaf (flat takes it as any value; bands checks every value against its public bounds)
+MISSING_AS_LEAF = ("intervals", "dates", "mask", "icd9", "icd10")
+
+
+def with_missing_leaf(tax: Taxonomy) -> Taxonomy:
+    """`tax` with the value "(missing)" on its own branch directly under the root, padded ARX-style to the
+    tree's height ("(missing)" at every level below the root) so every leaf stays at one depth."""
+    paths = tax.to_paths()
+    height = max(len(p) for p in paths)
+    out = Taxonomy.from_paths(tax.column, paths + [[MISSING_LABEL] * (height - 1) + [tax.label(tax.root)]])
+    out.origin = getattr(tax, "origin", "public")
+    return out
+
+
+def _build(column: str, values: pd.Series, spec: BuildSpec) -> Taxonomy:
     if spec.kind == "flat":
         # built from the table's own values: marked so, it cannot serve as a public domain for ε-DP
         return Taxonomy.flat(column, values.dropna().astype(str).unique(), origin="data")

@@ -13,8 +13,9 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
-from ppdp_gui.engine.data.missing import left_out_by_the_data
+from ppdp_gui.engine.data.missing import WARN_SHARE, left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.engine.pipeline.plan import CONFIRM_BUTTON
 from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note
@@ -23,8 +24,13 @@ from ppdp_gui.gui.widgets.messages import describe_error
 
 KINDS = ("numeric", "categorical")
 ROLES = tuple(Role)
+#: how a role reads in the combo where its label alone would not say enough
+ROLE_TEXT = {Role.PERSON: "Person (whose row it is)"}
+ROLE_TIPS = {Role.PERSON: "The column that says whose row it is (a patient number that repeats over several "
+                          "encounters): never released, and the unit that privacy protects."}
 DOMAIN_COL, SET_COL = 4, 5  # the "Public domain" text and its Set… button
-_NA_ACTIONS = {"drop": "Drop rows that have a missing value", "category": "Keep missing as its own category"}
+#: the default (rows kept) first: the window starts with it
+_NA_ACTIONS = {"category": "Keep missing as its own category", "drop": "Drop rows that have a missing value"}
 
 
 def tokens_text(tokens) -> str:
@@ -75,6 +81,18 @@ class DataView(StepView):
         self.leave_out_button.setVisible(False)
         self.leave_out_button.clicked.connect(self.leave_out_by_name)
         self.user_kinds: dict[str, str] = {}  # kinds the custodian chose; the others are guessed again on reload
+        # the custodian's confirmation of the roles and kinds shown (saved in the project; a DP release needs it)
+        self.confirm_button = QPushButton(CONFIRM_BUTTON)
+        self.confirm_button.setAccessibleName(CONFIRM_BUTTON)
+        self.confirm_button.setToolTip(
+            "Roles and kinds are first guesses, most of them read from the table's values (how many different "
+            "values a column has, whether they look like numbers); one patient more or less can change such a "
+            "guess. Check each column, then press this to make them your choice: a differentially private release "
+            "asks for it. A kind or role you change yourself counts as confirmed. Reading the table again with "
+            "another missing-value policy guesses the kinds again.")
+        self.confirm_button.clicked.connect(self.confirm_roles)
+        self.confirm_label = note("", object_name="confirm_state")
+        self.confirm_label.setAccessibleName("Whether the roles and kinds are confirmed")
 
         # missing-value policy
         self.na_tokens = QLineEdit(tokens_text(NAPolicy().tokens))
@@ -88,6 +106,12 @@ class DataView(StepView):
         self.na_apply.setEnabled(False)
         na_box = QGroupBox("Missing values")
         na_form = QFormLayout(na_box)
+        self.na_action.setToolTip(
+            "Keep missing as its own category (the default): every row is kept; a blank in a text column reads "
+            "“(missing)”, a value like any other (and part of every list of public values), a blank in a number "
+            "column stays empty. Drop rows: every row with a blank in a released column is left out — on a "
+            "clinical table that can be most of the rows, and the mechanisms private for one record replaced "
+            "(DP-PCA, Laplace or Exponential on records) refuse it, as the number of rows then depends on the data.")
         na_form.addRow("Tokens meaning missing:", self.na_tokens)
         na_form.addRow("Rows with a missing value:", self.na_action)
         na_form.addRow("", self.na_apply)
@@ -129,6 +153,10 @@ class DataView(StepView):
         lv.addWidget(na_box)
         lv.addWidget(QLabel("Columns:"))
         lv.addWidget(self.columns, 1)
+        confirm_row = QHBoxLayout()
+        confirm_row.addWidget(self.confirm_label, 1)
+        confirm_row.addWidget(self.confirm_button, 0, Qt.AlignTop)
+        lv.addLayout(confirm_row)
         lv.addWidget(self.why_label)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
@@ -271,6 +299,7 @@ class DataView(StepView):
             self.file_label.setText(f"<b>{Path(src.path).name if src.path else 'table'}</b>: "
                                     f"{ds.n_rows:,} rows × {len(ds.schema)} columns{dropped}")
             self.file_label.setToolTip(src.path or "")
+        self._show_confirmation(ds)
         self.state_changed.emit()
 
     def _fill_new_columns(self) -> None:
@@ -293,8 +322,10 @@ class DataView(StepView):
             kind.currentTextChanged.connect(lambda k, n=spec.name: self._kind_chosen(n, k))
             self.columns.setCellWidget(row, 1, kind)
             role = QComboBox()
-            for r in ROLES:
-                role.addItem(r.label, r)
+            for i, r in enumerate(ROLES):
+                role.addItem(ROLE_TEXT.get(r, r.label), r)
+                if r in ROLE_TIPS:
+                    role.setItemData(i, ROLE_TIPS[r], Qt.ToolTipRole)
             role.setCurrentIndex(ROLES.index(spec.role))
             role.setAccessibleName(f"Role of {spec.name}")
             role.setToolTip(self.role_reason(spec.name, spec.role))
@@ -407,7 +438,28 @@ class DataView(StepView):
         kinds[column] = kind
         domains = {c.name: c.domain for c in ds.schema if c.domain is not None and c.name != column}
         recipe = self._reload_recipe(kinds=kinds, domains=domains, mechanism=None, params={})
+        left = tuple(p for p in recipe.guessed.get(column, ()) if p != "kind")  # chosen now: no longer a guess
+        recipe.guessed = {**recipe.guessed, column: left} if left else \
+            {c: g for c, g in recipe.guessed.items() if c != column}
         self.load(ds.source.path, recipe=recipe, after=self.session.update_dataset)
+
+    def confirm_roles(self) -> None:
+        """The custodian confirms every role and kind shown (kept in the project as `Recipe.guessed` emptied)."""
+        self.session.confirm_roles()
+
+    def _show_confirmation(self, ds: Dataset | None) -> None:
+        guessed = ds.guessed_columns if ds is not None else []
+        self.confirm_button.setEnabled(bool(guessed))
+        self.confirm_button.setVisible(ds is not None)
+        if ds is None:
+            self.confirm_label.setText("")
+        elif guessed:
+            shown = ", ".join(guessed[:6]) + (f" and {len(guessed) - 6} more" if len(guessed) > 6 else "")
+            self.confirm_label.setText(
+                f"The roles and kinds of {shown} are first guesses read from the values. Check them, then press "
+                f"“{CONFIRM_BUTTON}”: a differentially private release needs your confirmation.")
+        else:
+            self.confirm_label.setText("Roles and kinds confirmed by you.")
 
     # -- step state -----------------------------------------------------------------------------------------
     def state(self) -> tuple[str, str]:
@@ -420,4 +472,11 @@ class DataView(StepView):
         parts = [f"{ds.n_rows:,} rows", f"{qi} quasi-identifier{'s' if qi != 1 else ''}"]
         if ds.class_column:
             parts.append(f"class: {ds.class_column}")
+        if ds.guessed_columns:
+            parts.append("roles and kinds to confirm")
+        src = ds.source
+        if src.n_rows_read and src.n_rows_dropped > WARN_SHARE * src.n_rows_read:  # not a green tick
+            parts.append(f"{100 * src.n_rows_dropped / src.n_rows_read:.0f} % of rows dropped: choose “Keep missing "
+                         "as its own category”")
+            return WARN, ", ".join(parts)
         return (DONE if qi or ds.class_column else WARN), ", ".join(parts)

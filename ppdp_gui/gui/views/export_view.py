@@ -55,9 +55,10 @@ def short_hash(text: str | None) -> str:
     return "(none)" if not text else f"{text[:12]}…{text[-6:]}" if len(text) > 24 else text
 
 
-def describe_entry(record) -> str:
+def describe_entry(record, exported: bool = False) -> str:
     """What the budget ledger recorded for a release, in plain words (the exact fingerprints are kept in full
-    where an auditor needs them: the release note and the custodian record)."""
+    where an auditor needs them: the release note and the custodian record). `exported`: a file of it was put in
+    place, so the ledger now holds its fingerprint (the entry in memory is the one from before the export)."""
     entry, budget = record.ledger_entry, record.budget
     fingerprint = (f"The release's fingerprint is {short_hash(record.output_hash)} (the release note lists it in "
                    "full as “output sha256”, so this entry can be matched to the file that was published).")
@@ -79,8 +80,9 @@ def describe_entry(record) -> str:
         lines.append("This table is a near copy of one released before, so it shares that table's budget.")
     lines.append(f"The table is recognised by its rows (fingerprint {short_hash(entry.fingerprint)}), not by its "
                  "file name: a copy or an edited version is charged to the same budget.")
-    lines.append(fingerprint if entry.output_hash else
-                 "The release did not finish, so the entry has no fingerprint; the ε stays spent.")
+    lines.append(fingerprint if (entry.output_hash or exported) else
+                 "No file of this release has been put in place yet, so the entry records no output (its "
+                 "fingerprint is added when you export it); the ε stays spent.")
     params = dict(entry.params or {})
     caveats = params.pop("not ε-DP because", None)
     if params:
@@ -242,8 +244,8 @@ class ExportView(StepView):
             if record is not self._path_record or not self.path_edit.text().strip():
                 self._path_record = record
                 self.path_edit.setText(str(self.suggested_path()))
-            self.entry_text.setPlainText(describe_entry(record))
             done = self.session.exported(record)
+            self.entry_text.setPlainText(describe_entry(record, exported=bool(done)))
             self.result.setText("Exported to: " + ", ".join(done) if done else "")
             self.record_note.setText(
                 "The <b>custodian record</b> (source file, exact row counts, figures measured against your data, "

@@ -252,7 +252,7 @@ class MechanismView(StepView):
         self.budget_label.setText(p.budget_text())
         self.budget_label.setStyleSheet("color: #a33a00;" if p.over_budget else "")
         self.cap_button.setEnabled(p.is_dp)
-        needs_opt_in = p.is_dp and bool(p.data_domain_columns)
+        needs_opt_in = p.is_dp and bool(p.data_domain_columns or p.unconfirmed_columns)
         self.data_domains_check.setVisible(needs_opt_in or self.session.allow_data_domains)
         self._set_checked(self.data_domains_check, self.session.allow_data_domains)
         near = getattr(p.identity, "near_copy_of", None) if p.identity is not None else None

@@ -31,8 +31,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import PublicSchema
-from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds, spelled_outside
-from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.data.domains import (DomainNeed, category_set, numeric_bounds, spelled_outside,
+                                          with_missing)
+from ppdp_gui.engine.data.schema import MISSING_LABEL, Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
 from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
@@ -95,7 +96,10 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
     """The tree a categorical QI is specialised along (see the module docstring for the rules)."""
     spec = data.spec(col)
     tax, dom = spec.taxonomy, spec.domain
-    public_values = dom.categories if dom is not None and dom.categories is not None else None
+    public_values = (dom.categories if spec.role == Role.CLASS else with_missing(dom.categories)) \
+        if dom is not None and dom.categories is not None else None
+    if tax is not None and public_values is not None and MISSING_LABEL not in tax.leaf_values():
+        public_values = tuple(v for v in public_values if v != MISSING_LABEL)  # the tree says where blanks go
     if tax is None:
         if public_values is None:
             raise TaxonomyError(f"categorical quasi-identifier {col!r} has neither a taxonomy nor a list of values")

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
+from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 
@@ -219,8 +220,8 @@ def data_problems(data: Dataset, enc: Encoding) -> list[tuple[str, str, str]]:
         if b.kind == "numeric":
             v = numeric_column(series)
             if np.isnan(v).any():
-                found.append(("error", b.column, f"numeric column {b.column!r} has missing values: drop them "
-                                                 "(missing-value policy) or make the column categorical"))
+                found.append(("error", b.column, f"numeric column {b.column!r} has missing values (empty "
+                                                 "cells). " + numeric_blanks_fix(b.column) + "."))
                 continue
             outside = int(((v < b.low) | (v > b.high)).sum())
             if outside:

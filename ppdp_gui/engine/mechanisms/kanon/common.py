@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import has_missing
+from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
@@ -112,8 +113,8 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
         spec = data.spec(name)
         col = data.frame[name]
         if has_missing(data, name):
-            problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
-                                    column=name))
+            problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
+                                    + numeric_blanks_fix(name) + ".", column=name))
             continue
         if spec.taxonomy is not None:
             try:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
+from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.kanon.common import (flat_problem, passed_through, person_problems, unit_note,
                                                     unit_sentence)
@@ -54,8 +55,8 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
     for name in qis:
         col = data.frame[name]
         if has_missing(data, name):
-            problems.append(Problem(f"quasi-identifier {name!r} has missing values; choose a missing-value policy",
-                                    column=name))
+            problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
+                                    + numeric_blanks_fix(name) + ".", column=name))
             continue
         tax = taxonomy_for(data, name)
         if tax is None:
