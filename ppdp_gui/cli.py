@@ -145,7 +145,7 @@ def load_dataset(args):
         if engine == "duckdb":
             _warn("the table is large: it stays on disk and is counted with SQL (DuckDB); --engine memory "
                   "loads it whole instead")
-    loaded = load(recipe, engine=engine)
+    loaded = load(recipe, engine=engine, spark_master=getattr(args, "spark_master", None))
     for note in loaded.notes:
         _warn(note)
     return recipe, loaded
@@ -593,11 +593,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--separate-dataset", action="store_true",
                    help="confirm that a table the ledger sees as a near copy of a known one is about other people "
                         "(recorded in the ledger)")
-    p.add_argument("--engine", choices=["auto", "memory", "duckdb"], default="auto",
+    p.add_argument("--engine", choices=["auto", "memory", "duckdb", "spark"], default="auto",
                    help="duckdb: leave the table on disk and count with SQL (tables larger than memory; DiffGen, "
                         "Global recoding, strict Mondrian; CSV/TSV/Parquet; missing values, kinds and roles by the "
                         "same rules as memory); auto (default): duckdb above 1 GB or 5 million Parquet rows when the mechanism "
-                        "can run there, else memory")
+                        "can run there, else memory; spark: the same passes on Apache Spark (needs Java and "
+                        "pyspark: pip install '.[spark]'), the file read where Spark reads it (path, hdfs://, s3a://)")
+    p.add_argument("--spark-master", metavar="URL",
+                   help="the Spark master for --engine spark (default local[2], or $PPDP_SPARK_MASTER), e.g. "
+                        "spark://host:7077 or yarn")
     p.add_argument("--ledger", help="privacy ledger file (default $PPDP_LEDGER or the user's data folder)")
     p.add_argument("--cap", help="set the dataset's total ε cap before its first release, or lower it (e.g. 2 or "
                                  "1/2); raising a cap is `ppdp ledger cap DATASET VALUE --reason …`")

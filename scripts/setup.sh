@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the app and its tests need on a fresh Debian/Ubuntu machine: Qt's system libraries and fonts
-# (apt, when run as root or with sudo), then a virtualenv in .venv with the project and its test extras.
+# (apt, when run as root or with sudo) and a Java runtime for Spark, then a virtualenv in .venv with the project,
+# its test extras and the Spark extra (pyspark, sqlglot). Every step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -11,11 +12,13 @@ QT_PKGS="libglib2.0-0 libgl1 libegl1 libx11-6 libdbus-1-3 libfontconfig1 libfree
 if [ ! -x .venv/bin/python ] && ! "$PY" -c "import ensurepip, venv" >/dev/null 2>&1; then QT_PKGS="$QT_PKGS python3-venv"; fi
 # pyfim (KRIMP's itemset miner) is built from source: it needs a C compiler and Python's headers
 if ! command -v cc >/dev/null 2>&1; then QT_PKGS="$QT_PKGS gcc libc6-dev python3-dev"; fi
+# the Spark engine (--engine spark, engine/bigdata/spark_source.py) runs on a Java runtime
+if ! command -v java >/dev/null 2>&1; then QT_PKGS="$QT_PKGS default-jre-headless"; fi
 if command -v apt-get >/dev/null 2>&1; then
   missing=$(for p in $QT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
   if [ -n "$missing" ]; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    echo "Installing Qt system libraries and fonts: $missing"
+    echo "Installing system libraries, fonts and the Java runtime: $missing"
     $SUDO apt-get update -qq
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
@@ -23,8 +26,8 @@ if command -v apt-get >/dev/null 2>&1; then
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-echo "Installing the project and its test tools into .venv (log: .venv/pip.log)..."
-if ! .venv/bin/python -m pip install -e ".[test]" > .venv/pip.log 2>&1; then
+echo "Installing the project, its test tools and Spark into .venv (log: .venv/pip.log)..."
+if ! .venv/bin/python -m pip install -e ".[test,spark]" > .venv/pip.log 2>&1; then
   tail -40 .venv/pip.log; echo "pip install failed: see .venv/pip.log"; exit 1
 fi
 echo "Set-up done: .venv is ready."

@@ -193,6 +193,106 @@ FIGURES: dict[str, Figure] = {
                              "better).", "100 / size of the smallest group", "lower", "risk"),
     "average risk %": Figure("Average re-identification risk", _RISK_ANY + ", averaged over all rows (lower is "
                              "better).", "100 × groups / rows", "lower", "risk"),
+    # DP-PCA, DP-LDA and the record baselines (seed 003): released records against the original ones
+    "F-norm": Figure("Distance from the original records", "How far the released records are from the original "
+                     "ones, all rows and columns together, on a 0–1 scale per column (lower is better).",
+                     "‖X̃ − X‖_F: square root of the sum over rows and encoded columns of (released − original)², "
+                     "numbers scaled by their public bounds, categories one-hot", "lower", "utility"),
+    "MSE": Figure("Average squared error per value", "How far a released value is from the original, on average, "
+                  "on a 0–1 scale per column (lower is better).",
+                  "‖X̃ − X‖²_F / (rows × encoded columns)", "lower", "utility"),
+    "F-norm (noisy matrix)": Figure("Distance of the noisy matrix", "The same distance measured on the noisy "
+                                    "matrix before it is put back into the columns' public ranges, as the paper "
+                                    "measures the noise (lower is better).", "‖X̃ − X‖_F before clamping",
+                                    "lower", "utility"),
+    "MSE (noisy matrix)": Figure("Average squared error of the noisy matrix", "The average squared error before "
+                                 "the values are put back into the columns' public ranges (lower is better).",
+                                 "‖X̃ − X‖²_F / (rows × encoded columns), before clamping", "lower", "utility"),
+    "categories kept %": Figure("Categories kept", "Share of the released category values that equal the original "
+                                "row's value (higher is better).",
+                                "mean over rows and categorical columns of [released category = original] × 100",
+                                "higher", "utility"),
+    "ACA LDA %": Figure("Classification accuracy (LDA)", "How often a linear discriminant model trained on the "
+                        "release predicts the class of held-out original rows correctly (higher is better).",
+                        "correct predictions / held-out rows × 100", "higher", "utility"),
+    "ACA tree %": Figure("Classification accuracy (decision tree)", "How often a decision tree trained on the "
+                         "release predicts the class of held-out original rows correctly (higher is better).",
+                         "correct predictions / held-out rows × 100", "higher", "utility"),
+    "AUC LDA": Figure("Ranking quality (LDA)", "How well the linear discriminant model trained on the release "
+                      "ranks held-out rows of one class above the others: 0.5 is guessing, 1 is perfect.",
+                      "area under the ROC curve, one class against the rest, averaged over the classes",
+                      "higher", "utility"),
+    "AUC tree": Figure("Ranking quality (decision tree)", "How well the decision tree trained on the release ranks "
+                       "held-out rows of one class above the others: 0.5 is guessing, 1 is perfect.",
+                       "area under the ROC curve, one class against the rest, averaged over the classes",
+                       "higher", "utility"),
+    "BA LDA %": Figure("Accuracy on the original data (LDA)", "The same linear discriminant model trained on your "
+                       "original rows: the best a release can hope for.",
+                       "correct predictions / held-out rows × 100, trained on the original training rows",
+                       "higher", "reference"),
+    "BA tree %": Figure("Accuracy on the original data (decision tree)", "The same decision tree trained on your "
+                        "original rows: the best a release can hope for.",
+                        "correct predictions / held-out rows × 100, trained on the original training rows",
+                        "higher", "reference"),
+    "entropy (bits)": Figure("Spread of the released values", "How evenly the released values of a column are "
+                             "spread, averaged over the columns; compare it with the original rows' own figure.",
+                             "mean over columns of −Σ p log₂ p, numbers counted in 10 bins of their public bounds",
+                             None, "utility"),
+    "entropy of the records (bits)": Figure("Spread of the original values", "The same spread measured on your "
+                                            "original rows: the line a release is compared with.",
+                                            "mean over columns of −Σ q log₂ q", None, "reference"),
+    "KL divergence (bits)": Figure("Difference of the distributions", "How different each released column's "
+                                   "distribution is from the original one, averaged over the columns: 0 is the "
+                                   "same (lower is better).",
+                                   "mean over columns of D(P‖Q) = Σ p log₂(p / q), half a row added to every cell",
+                                   "lower", "utility"),
+    # KRIMP synthetic data (seed 004): how close the generated rows are to the original ones (custodian only)
+    "anonymity score": Figure("Anonymity score", "How many original rows reappear in the generated table, rare "
+                              "rows weighing more (lower is safer).",
+                              "AS = Σ over support levels s of (1/s) × P(an original row of support s is generated)",
+                              "lower", "other"),
+    "normalised anonymity score": Figure("Anonymity score (0 to 1)", "The anonymity score divided by its value "
+                                         "for a copy of the table: 0 means no original row reappears, 1 that "
+                                         "every one does (lower is safer).", "NAS = AS(generated) / AS(original)",
+                                         "lower", "other"),
+    "generated rows equal to some original row %": Figure("Generated rows that are real rows", "Share of the "
+                                                          "generated rows equal to some row of your table.",
+                                                          "generated rows equal to an original row / generated "
+                                                          "rows × 100", "lower", "other"),
+    "risk: generated rows copying a unique original row %": Figure(
+        "Generated rows copying a unique row", "Share of the generated rows equal to a row that occurs "
+        "only once in your table: such a row can point at one person (lower is safer).",
+        "generated rows equal to an original row of support 1 / generated rows × 100", "lower", "risk"),
+    "risk: generated rows copying an original row of support < min_sup %": Figure(
+        "Generated rows copying a rare row", "Share of the generated rows equal to an original row shared by fewer "
+        "rows than the minimum support: a pattern KRIMP could not have learnt, so a copy is chance or a leak "
+        "(lower is safer).", "generated rows equal to an original row of support < min_sup / generated rows × 100",
+        "lower", "risk"),
+    "equal frequent itemsets %": Figure("Frequent patterns kept", "Share of your table's frequent value "
+                                        "combinations that are also frequent in the generated table (higher is "
+                                        "better).", "|F(original) ∩ F(generated)| / |F(original)| × 100",
+                                        "higher", "utility"),
+    "avg support difference of equal itemsets %": Figure(
+        "Frequency error of kept patterns", "How far the frequency of a kept pattern is from its frequency in your "
+        "table, on average, in % of the rows (lower is better).",
+        "mean over common frequent itemsets of |support in original − support in generated| × 100", "lower",
+        "utility"),
+    "avg support of new itemsets %": Figure(
+        "Frequency of invented patterns", "How frequent, on average, the patterns are that only the generated "
+        "table has, in % of its rows (lower is better).",
+        "mean over itemsets frequent only in the generated table of their support × 100", "lower", "utility"),
+    "dissimilarity (code tables)": Figure(
+        "Difference of the two tables", "How differently KRIMP compresses the two tables: 0 means they look alike "
+        "to it (lower is better).",
+        "DS = max over the two tables D of (L(D, CT_other) − L(D, CT_own)) / L(D, CT_own)",
+        "lower", "utility"),
+    "compression ratio L(D,CT)/L(D,ST) %": Figure(
+        "Compression achieved", "The size of your table encoded with the patterns KRIMP found, against its size "
+        "with no patterns: lower means more structure was found.",
+        "L(D, CT) / L(D, ST) × 100 (ST: the code table of single values)", "lower", "other"),
+    "code-table elements per generated row": Figure(
+        "Patterns per generated row", "How many of the learnt patterns were put together to make a generated row, "
+        "on average.", "mean over generated rows of the code-table elements used", None, "other"),
 }
 
 #: figures named after a column: 'NCP % age' -> the information loss of age

@@ -4,6 +4,8 @@ window shows, from the same glossary."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 
 from ppdp_gui.engine import glossary
@@ -37,6 +39,6 @@ def test_the_guide_covers_what_the_issue_asked():
     for words in ("Does not mean", "repeat each row as many times as its count", "Never publish it",
                   "nothing is run and nothing is charged", "never given back"):
         assert words.lower() in text.lower(), words
-    for name, fig in glossary.FIGURES.items():  # every figure of the window, with its formula
-        assert fig.title in text and name in text
+    for name, fig in glossary.FIGURES.items():  # every figure of the window, with its formula (as HTML)
+        assert escape(fig.title) in text and escape(name) in text
     assert "Σ over groups of (group size)²" in text

@@ -88,8 +88,7 @@ class SqlRecords:
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))
-        self.source.run(f"COPY ({self.select(fmt != 'parquet', ordered=True)}) TO {literal(str(path))} ({options})",
-                        fetch="")
+        self.source.copy(self.select(fmt != 'parquet', ordered=True), path, options)
 
 
 def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]) -> list[str]:

@@ -83,13 +83,23 @@ def check_parquet_file(path: Path, limits: Limits) -> None:
     check_parquet(pf, str(path), limits, in_memory=False)
 
 
+def is_remote(path: str) -> bool:
+    """A URL Spark reads (hdfs://, s3a://, …) rather than a local path."""
+    import re
+    return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", str(path))) and not str(path).startswith("file://")
+
+
 class TableSource:
     """A Parquet or CSV (TSV, .gz) file as DuckDB views of text columns (see the module docstring).
 
     Views: `raw_src` (the file as DuckDB reads it), `kept` (the columns kept, each cell as the reader's text,
     missing cells NULL, rows dropped by the 'drop' policy left out) and `src` (what the mechanisms count:
     `kept`, with a categorical column's missing cells shown as the policy's label under 'category', see
-    `apply_kinds`). Opening runs the one missing-value pass (bigdata/columns.py)."""
+    `apply_kinds`). Opening runs the one missing-value pass (bigdata/columns.py). bigdata/spark_source.py is the
+    same on Spark."""
+
+    engine = "DuckDB"
+    remote = False
 
     def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None,
                  memory_limit: str = MEMORY_LIMIT, threads: int | None = None, roles=None):
@@ -290,6 +300,14 @@ class TableSource:
             raise duckdb_error(exc, self.path) from None
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
+    def copy(self, sql: str, path: Path, options: str) -> None:
+        """Write the rows of `sql`, in order, to `path` (`COPY … TO`, DuckDB's options)."""
+        self.run(f"COPY ({sql}) TO {literal(str(path))} ({options})", fetch="")
+
+    def reader(self):
+        """A DuckDB connection that reads a written file back (here: the source's own)."""
+        return self.con
+
     def close(self) -> None:
         self.con.close()
 
@@ -318,15 +336,19 @@ def has_missing(data, column: str) -> bool:
 
 
 def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None, delimiter=None,
-               hashes: bool = True) -> LargeDataset:
+               hashes: bool = True, engine: str = "duckdb", master: str | None = None) -> LargeDataset:
     """A LargeDataset over `path` read by the in-memory reader's rules, applied in SQL to every row: missing
     values, columns left out and their notes (one pass), kinds (one pass over the kept rows), role guesses (exact
     counts for the columns whose name decides nothing); the source hash streamed, the ledger's row hashes
-    computed in batches (`hashes=False` skips them, for tests)."""
+    computed in batches (`hashes=False` skips them, for tests). `engine`: "duckdb" or "spark" (on `master`)."""
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
     from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
-    source = TableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles)
+    if engine == "spark":
+        from ppdp_gui.engine.bigdata.spark_source import SparkTableSource
+        source = SparkTableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles, master=master)
+    else:
+        source = TableSource(path, na_policy=na_policy, delimiter=delimiter, roles=roles)
     unknown = [c for c in list(kinds or {}) + list(roles or {}) if c not in source.raw_columns]
     if unknown:
         raise DataError(f"no column named {unknown[0]!r} (columns: {', '.join(source.raw_columns)})",
@@ -348,11 +370,12 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     schema = tuple(replace(spec if spec.name in given_roles else replace(spec, role=guessed[spec.name]),
                            guessed=marks.get(spec.name, frozenset()))
                    for spec in typed.schema)
-    info = SourceInfo(path=str(source.path.resolve()), sha256=file_sha256(source.path),
+    info = SourceInfo(path=source.url if source.remote else str(source.path.resolve()),
+                      sha256="" if source.remote else file_sha256(source.path),
                       n_rows_read=source.n_rows_read, n_rows_dropped=source.n_rows_read - source.n_rows,
                       na_policy=na_policy, delimiter=delimiter, file_format=source.file_format,
                       row_hashes=source.row_hashes() if hashes else None,
-                      notes=tuple(source.report().notes(na_policy)) + (ENGINE_NOTE,),
+                      notes=tuple(source.report().notes(na_policy)) + (ENGINE_NOTE.replace("DuckDB", source.engine),),
                       left_out=tuple(source.left_out), missing=dict(source.missing), role_reasons=reasons)
     return LargeDataset(frame=typed.frame.iloc[:0], schema=schema, source=info, table=source)
 

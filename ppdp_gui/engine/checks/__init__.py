@@ -1,5 +1,5 @@
 """Independent checks run on released tables before they may be exported."""
 
-from ppdp_gui.engine.checks.anonymity import CheckResult, check_release
+from ppdp_gui.engine.checks.anonymity import check_release
 
-__all__ = ["CheckResult", "check_release"]
+__all__ = ["check_release"]

@@ -92,12 +92,6 @@ class ReleaseContext:
                 "date_shift": dict(self.date_shift)}
 
 
-def proposed_threshold(kind: str) -> tuple[float, str]:
-    if kind not in THRESHOLDS:
-        raise DataError(f"the release is {kind!r}; choose one of {', '.join(RELEASE_KINDS)}")
-    return THRESHOLDS[kind]
-
-
 def _text(obj: dict, key: str) -> str:
     value = obj.get(key) or ""
     if not isinstance(value, str):

@@ -27,11 +27,6 @@ class PersonRisk:
     at_risk: float  # share of persons whose risk is above `threshold`
     threshold: float
 
-    def as_dict(self) -> dict:
-        return {"unit": self.unit, "persons" if self.unit != "row" else "rows": self.units, "classes": self.classes,
-                "highest risk": self.highest, "average risk": self.average,
-                f"share above {self.threshold:.3g}": self.at_risk}
-
 
 def person_risk(frame: pd.DataFrame, qis: Sequence[str], person: str | None = None,
                 threshold: float = 0.1) -> PersonRisk:

@@ -1,4 +1,8 @@
-"""Names -> mechanism classes. Adding a mechanism is a module plus one line here.
+"""Names -> mechanism classes, and where each DP mechanism's audit tables are built.
+
+Adding a mechanism is a module, one line in `_ENTRIES` and, for a DP mechanism, one line in `_AUDITS` (the
+statistical audit's neighbouring tables, engine/verify) — see docs/adding_a_mechanism.md and the conformance kit
+(tests/test_conformance.py), which checks every entry.
 
 The modules are named by strings and imported on first use (start-up stays fast), so a bundler that follows
 `import` statements cannot see them: `modules()` is the explicit list the PyInstaller build hands it as hidden
@@ -26,6 +30,24 @@ _ENTRIES: dict[str, str] = {
     "Laplace on records": "ppdp_gui.engine.mechanisms.dp_pca:LaplaceRecords",
     "Exponential on records": "ppdp_gui.engine.mechanisms.dp_pca:ExponentialRecords",
 }
+
+
+# name -> "module:function" returning the verifier's audit tables (`Scenario`s, engine/verify) of a DP mechanism;
+# named by strings like the mechanisms (the verifier is imported only by whoever audits)
+_AUDITS: dict[str, str] = {
+    "Laplace histogram": "ppdp_gui.engine.verify.scenarios:laplace_scenarios",
+    "DiffGen": "ppdp_gui.engine.verify.scenarios:diffgen_scenarios",
+    "DP-PCA": "ppdp_gui.engine.verify.scenarios_records:dp_pca_scenarios",
+    "DP-LDA": "ppdp_gui.engine.verify.scenarios_records:dp_lda_scenarios",
+    "Laplace on records": "ppdp_gui.engine.verify.scenarios_records:record_baseline_scenarios",
+    "Exponential on records": "ppdp_gui.engine.verify.scenarios_records:record_baseline_scenarios",
+    "Marginal synthesizer": "ppdp_gui.engine.verify.scenarios_marginals:marginal_scenarios",
+}
+
+
+def audit_tables(name: str) -> str | None:
+    """The "module:function" building the audit tables of the mechanism registered as `name`, or None."""
+    return _AUDITS.get(name)
 
 
 def names() -> list[str]:

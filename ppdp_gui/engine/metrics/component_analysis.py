@@ -134,6 +134,14 @@ def _auc(y_test: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float:
     return float(roc_auc_score(y_test, full, labels=present, multi_class="ovr"))
 
 
+def _class_means(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's class mean (rows of `x` grouped by the labels `y`)."""
+    _, codes = np.unique(y, return_inverse=True)
+    sums = np.zeros((codes.max() + 1 if codes.size else 0, x.shape[1]))
+    np.add.at(sums, codes, x)
+    return (sums / np.bincount(codes)[:, None])[codes]
+
+
 def classifier_scores(train: pd.DataFrame, test: pd.DataFrame, class_column: str, features: Sequence[str],
                       weights: np.ndarray | None = None, random_state: int = 0) -> dict[str, float]:
     """Accuracy (%) and AUC of an LDA classifier and a decision tree trained on `train` (rows weighted by
@@ -157,11 +165,17 @@ def classifier_scores(train: pd.DataFrame, test: pd.DataFrame, class_column: str
     reps = np.rint(w).astype(np.int64) if weights is not None else None
     lda_x, lda_y = (x_train, y_train) if reps is None else (np.repeat(x_train, reps, axis=0),
                                                             np.repeat(y_train, reps))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # dummies are collinear: the SVD solver copes and says so
-        model = LinearDiscriminantAnalysis(solver="svd").fit(lda_x, lda_y)
-        out["ACA LDA %"] = 100.0 * float((model.predict(x_test) == y_test).mean())
-        out["AUC LDA"] = _auc(y_test, model.predict_proba(x_test), model.classes_)
+    centred = lda_x - _class_means(lda_x, lda_y)
+    if not centred.size or not np.any(centred):
+        # every class is one point (a tiny synthetic table): no spread within the classes, which LDA's solver
+        # divides by (scikit-learn fails with an IndexError); there is no LDA figure to give
+        out["ACA LDA %"], out["AUC LDA"] = float("nan"), float("nan")
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dummies are collinear: the SVD solver copes and says so
+            model = LinearDiscriminantAnalysis(solver="svd").fit(lda_x, lda_y)
+            out["ACA LDA %"] = 100.0 * float((model.predict(x_test) == y_test).mean())
+            out["AUC LDA"] = _auc(y_test, model.predict_proba(x_test), model.classes_)
     tree = DecisionTreeClassifier(criterion="entropy", min_weight_fraction_leaf=MIN_LEAF_FRACTION,
                                   random_state=random_state)
     tree.fit(x_train, y_train, sample_weight=w)

@@ -79,11 +79,6 @@ class PopulationUniqueness:
     dankar: float
     dankar_model: str  # which model Dankar's rule chose
 
-    def as_dict(self) -> dict[str, float | str]:
-        return {"population size": self.population_size, "sampling fraction": self.sampling_fraction,
-                "sample uniqueness": self.sample_uniqueness, "Zayatz": self.zayatz, "Pitman": self.pitman,
-                "SNB": self.snb, "Dankar": self.dankar, "Dankar's choice": self.dankar_model}
-
 
 @dataclass(frozen=True)
 class RiskReport:

@@ -207,11 +207,12 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             if big is not None and name == "table":
                 from ppdp_gui.engine.bigdata.recount import file_relation, recount
                 relation = file_relation(st.tmp, st.fmt)
-                read = int(big.source.scalar(f"SELECT COUNT(*) FROM {relation} AS r"))
+                con = big.source.reader()  # DuckDB on the machine that wrote the file (either engine)
+                read = int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r").fetchall()[0][0])
                 if read != _rows(published, name):
                     raise CheckError(f"{st.target.name}: {read:,} rows were read back, "
                                      f"{_rows(published, name):,} were written")
-                checks += recount(big.source.con, relation, mine, name=neutral)
+                checks += recount(con, relation, mine, name=neutral)
                 continue
             frame = read_back(st, table.columns) if len(table) else table.iloc[:0].astype(str)
             if len(frame) != len(table):
@@ -220,6 +221,8 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             # the person column is never written: its ids come from the source, lined up with the rows written
             checks += check_claims({name: frame}, mine, neutralise=neutral, person=published.person_column,
                                    persons=published.person_ids)
+        from ppdp_gui.engine.checks.never_released import refuse_private_columns  # no identifier leaves
+        refuse_private_columns(published.release.tables(), published.columns, published.person_ids)
         bad = failures(checks)
         if bad:
             raise CheckError("the written file does not keep the release's promise, so nothing was published: "

@@ -31,8 +31,9 @@ class Loaded:
 
 
 #: how a table is read: "memory" (the reader: the whole table as a DataFrame) or "duckdb" (engine/bigdata: the
-#: file stays on disk and the counting passes are SQL; DiffGen and Global recoding only)
-ENGINES = ("memory", "duckdb")
+#: file stays on disk and the counting passes are SQL; DiffGen, Global recoding and strict Mondrian) or "spark" (the
+#: same passes on Apache Spark: engine/bigdata/spark_source.py)
+ENGINES = ("memory", "duckdb", "spark")
 
 
 #: `choose_engine`: a Parquet file with more rows than this, or any file larger than the reader's byte limit,
@@ -69,16 +70,18 @@ def choose_engine(path, mechanism, *, max_rows: int = AUTO_ROWS, max_bytes: int 
     return "memory"
 
 
-def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory") -> Loaded:
-    """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES."""
+def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory",
+         spark_master: str | None = None) -> Loaded:
+    """Read `recipe.source` and apply the recipe to it (see the module docstring). `engine`: see ENGINES;
+    `spark_master`: the Spark master URL for engine "spark" (default local[2] or $PPDP_SPARK_MASTER)."""
     if engine not in ENGINES:
         raise DataError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
     from ppdp_gui.engine.data.outputs import remember_inputs
     remember_inputs(recipe.source, *recipe.taxonomy_files.values())  # no writer of this process may replace them
-    if engine == "duckdb":
+    if engine in ("duckdb", "spark"):
         from ppdp_gui.engine.bigdata.source import open_large
         data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
-                          roles=recipe.roles or None)
+                          roles=recipe.roles or None, engine=engine, master=spark_master)
     else:
         kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
         data = read_table(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,

@@ -1,7 +1,6 @@
 """Taxonomy editor widget: edit one column's generalisation tree, undoably; import/export ARX; build intervals."""
 
 from ppdp_gui.gui.taxonomy_editor.editor import TaxonomyEditor
-from ppdp_gui.engine.taxonomy.editing import EditTree
 from ppdp_gui.gui.taxonomy_editor.model import TaxonomyModel
 
-__all__ = ["EditTree", "TaxonomyEditor", "TaxonomyModel"]
+__all__ = ["TaxonomyEditor", "TaxonomyModel"]

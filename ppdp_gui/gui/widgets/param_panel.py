@@ -337,7 +337,10 @@ class ParamPanel(QWidget):
                 out[spec.name] = w.currentText()
             elif spec.kind == "column":
                 text = NONE_LABEL if w.currentData() == NONE_LABEL else w.currentText()
-                out[spec.name] = None if text in ("", NONE_LABEL) and spec.optional else \
+                # an optional column left empty is the spec's own "none" (None or ""), as `ppdp run` gives it,
+                # so both record the same parameters in the release note
+                none = spec.default if spec.default in (None, "") else None
+                out[spec.name] = none if text in ("", NONE_LABEL) and spec.optional else \
                     ("" if text == NONE_LABEL else text)
             else:
                 out[spec.name] = tuple(w.item(i).text() for i in range(w.count())

@@ -11,8 +11,7 @@ job's private temporary folder instead (written in the child; read in the parent
 GIL) — see benchmarks/bench_gui_heartbeat.py for the measured figures.
 
 Messages from the child: ("progress", fraction, text), ("result", obj), ("error", type name, message, traceback,
-{path, line, column, reason}). Objects the parent lists as `shared` come back as references to its own (see
-child_main).
+{path, line, column, reason}).
 """
 
 from __future__ import annotations
@@ -31,47 +30,20 @@ PROGRESS_INTERVAL = 0.05  # seconds between progress messages (the GUI shows no 
 
 
 # -- framing -------------------------------------------------------------------------------------------------
-class _Pickler(pickle.Pickler):
-    """Pickles objects listed in `shared` as their index: the parent then gets back its own object, not a copy."""
-
-    def __init__(self, file, shared: dict[int, int], **kw):
-        super().__init__(file, **kw)
-        self._shared = shared
-
-    def persistent_id(self, obj):
-        return self._shared.get(id(obj))
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, shared: tuple, **kw):
-        super().__init__(file, **kw)
-        self._shared = shared
-
-    def persistent_load(self, pid):
-        return self._shared[pid]
-
-
-def send(conn, obj: Any, shared: dict[int, int] | None = None) -> None:
-    """`shared`: {id(object): index} of objects the parent sent (see child_main) that go back as references."""
-    import io
+def send(conn, obj: Any) -> None:
+    """`obj` pickled with protocol 5, its large buffers sent out of band (see the module docstring)."""
     buffers: list[pickle.PickleBuffer] = []
-    if shared:
-        out = io.BytesIO()
-        _Pickler(out, shared, protocol=5, buffer_callback=buffers.append).dump(obj)
-        head = out.getvalue()
-    else:
-        head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
     conn.send_bytes(len(buffers).to_bytes(4, "little") + head)
     for buf in buffers:
         conn.send_bytes(buf.raw())
 
 
-def receive(conn, shared: tuple = ()) -> Any:
-    import io
+def receive(conn) -> Any:
     first = conn.recv_bytes()
     n = int.from_bytes(first[:4], "little")
     buffers = [conn.recv_bytes() for _ in range(n)]
-    return _Unpickler(io.BytesIO(memoryview(first)[4:]), tuple(shared), buffers=buffers).load()
+    return pickle.loads(memoryview(first)[4:], buffers=buffers)
 
 
 # -- big tables through Parquet ----------------------------------------------------------------------------------
@@ -134,11 +106,8 @@ def load_tables(obj):
 
 
 # -- the child's main function ----------------------------------------------------------------------------------
-def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | None, shared: tuple = ()) -> None:
-    """Runs in the worker process: drive `make_gen(*args)`, stream throttled progress, send the result or error.
-    `shared`: objects (arrived here as copies, in one pickle with `args`) that the result names by reference,
-    so that the window gets its own objects back (a table's taxonomies: views compare them by identity)."""
-    keep = {id(obj): i for i, obj in enumerate(shared)}
+def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | None) -> None:
+    """Runs in the worker process: drive `make_gen(*args)`, stream throttled progress, send the result or error."""
     try:
         send(conn, ("started", os.getpid(), sorted(m for m in ("PySide6", "shiboken6", "pyqtgraph", "superqt")
                                                        if m in sys.modules)))
@@ -156,7 +125,7 @@ def child_main(conn, make_gen: Callable[..., Any], args: tuple, folder: str | No
                 result = item
         if pending is not None:
             send(conn, ("progress", float(pending.fraction), pending.message))
-        send(conn, ("result", pack_result(result, folder)), keep)
+        send(conn, ("result", pack_result(result, folder)))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the window as a message
         where = {k: getattr(exc, k, None) for k in ("path", "line", "column", "reason")}
         where = {k: v if v is None or isinstance(v, int) else str(v) for k, v in where.items()}

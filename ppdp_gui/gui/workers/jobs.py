@@ -64,10 +64,6 @@ class JobThread(QThread):
     def cancel(self) -> None:
         self._cancel.set()
 
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
     def run(self) -> None:  # runs in the worker thread
         with gc_paused():
             self._drive()
@@ -130,12 +126,10 @@ class JobRunner(QObject):
     def start_process(self, func: Callable[..., Iterator[Any]], args: tuple = (), *,
                       on_done: Callable[[Any], None], on_error: Callable[[BaseException, str], None] | None = None,
                       on_progress: Callable[[float, str], None] | None = None,
-                      on_cancelled: Callable[[], None] | None = None, shared: tuple = (),
-                      then: Callable[[Any], Any] | None = None):
-        """`func(*args)` in a worker process; func and args must be picklable (func by module and name). `shared`
-        and `then`: see ProcessJob."""
+                      on_cancelled: Callable[[], None] | None = None):
+        """`func(*args)` in a worker process; func and args must be picklable (func by module and name)."""
         from ppdp_gui.gui.workers.process import ProcessJob
-        return self._launch(ProcessJob(func, args, shared=shared, then=then), on_done, on_error, on_progress,
+        return self._launch(ProcessJob(func, args), on_done, on_error, on_progress,
                             on_cancelled)
 
     def _launch(self, job, on_done, on_error, on_progress, on_cancelled):

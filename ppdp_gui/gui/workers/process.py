@@ -74,12 +74,9 @@ class ProcessJob(QObject):
     cancelled = Signal()
     finished = Signal()
 
-    def __init__(self, func: Callable[..., Any], args: tuple = (), parent=None, *, shared: tuple = (),
-                 then: Callable[[Any], Any] | None = None):
-        """`shared`: objects inside `args` the result may hold, given back as these very objects (not copies);
-        `then(result)`: runs in the reader thread before `succeeded`, for what must happen in this process."""
+    def __init__(self, func: Callable[..., Any], args: tuple = (), parent=None):
         super().__init__(parent)
-        self._func, self._args, self._shared, self._then = func, tuple(args), tuple(shared), then
+        self._func, self._args = func, tuple(args)
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._read, name="ppdp-job-reader", daemon=True)
         self.process = None
@@ -92,19 +89,12 @@ class ProcessJob(QObject):
     def cancel(self) -> None:
         self._cancel.set()
 
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
     def wait(self, msecs: int = 30000) -> bool:
         """Block until the reader thread (and so the process) has ended; True if it has."""
         if self._thread.ident is None:
             return True
         self._thread.join(msecs / 1000)
         return not self._thread.is_alive()
-
-    def isRunning(self) -> bool:  # noqa: N802 - same name as QThread's
-        return self._thread.is_alive()
 
     # -- reader thread ------------------------------------------------------------------------------------------
     def _read(self) -> None:
@@ -113,8 +103,7 @@ class ProcessJob(QObject):
         try:
             ctx = context()
             reader, writer = ctx.Pipe(duplex=False)
-            candidate = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder,
-                                                                        self._shared),
+            candidate = ctx.Process(target=child.child_main, args=(writer, self._func, self._args, folder),
                                     name="ppdp-worker", daemon=True)
             candidate.start()
             proc = candidate
@@ -143,7 +132,7 @@ class ProcessJob(QObject):
                     break
                 continue
             try:
-                message = child.receive(reader, self._shared)
+                message = child.receive(reader)
             except (EOFError, OSError):
                 break  # the child went away without a last word
             kind = message[0]
@@ -154,8 +143,6 @@ class ProcessJob(QObject):
                     self.progress.emit(message[1], message[2])
             elif kind == "result":
                 result = child.load_tables(message[1])
-                if self._then is not None and not self._cancel.is_set():
-                    result = self._then(result)
                 if self._cancel.is_set():
                     self.cancelled.emit()
                 else:

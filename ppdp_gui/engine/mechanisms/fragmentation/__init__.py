@@ -2,6 +2,7 @@
 non-reconstructability of joins on the class (naive, dependency graph, ρ-selectivity) and the l-diversity
 extension."""
 
-from ppdp_gui.engine.mechanisms.fragmentation.mechanism import Fragmentation, fragment_tables
+from ppdp_gui.engine.mechanisms.fragmentation.measures import fragment_tables
+from ppdp_gui.engine.mechanisms.fragmentation.mechanism import Fragmentation
 
 __all__ = ["Fragmentation", "fragment_tables"]

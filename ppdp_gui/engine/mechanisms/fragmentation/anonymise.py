@@ -5,8 +5,6 @@ Kept apart from the Mechanism class so the reproduction script and tests can cal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ppdp_gui.engine.mechanisms.fragmentation import diversity, enforce
@@ -14,15 +12,6 @@ from ppdp_gui.engine.mechanisms.fragmentation.segments import segment
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
 
 STRATEGIES = ("naive", "dependency graph", "ρ-selectivity")
-
-
-@dataclass(frozen=True)
-class Anonymised:
-    """Equivalence class per row per fragment, and the class values each fragment publishes."""
-
-    ecs: list[np.ndarray]
-    enforced: enforce.Enforced
-    segments: np.ndarray | None  # l-diversity: segment per row
 
 
 def partition_fragments(codes: list[np.ndarray], y: np.ndarray, k: int, *, mode: str = "strict",
@@ -118,14 +107,3 @@ def enforce_diverse(ecs: list[np.ndarray], y: np.ndarray, k: int, l: int, codes:
     n_classes = int(y.max()) + 1
     ecs, merges = diversity.repair(ecs, y, n_classes, k, l, codes, republish or (lambda f, parts: parts))
     return ecs, enforce.Enforced([y.copy() for _ in ecs], None, [0] * len(ecs)), merges
-
-
-def anonymise(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, strategy: str = "dependency graph",
-              rho: float = 0.5, mode: str = "strict", all_codes: np.ndarray | None = None,
-              order_rng=None) -> Anonymised:
-    """Steps 2-3 on coded fragments (classes = Mondrian partitions; the mechanism uses published groups)."""
-    ecs, seg = partition_all(codes, y, k, l=l, mode=mode, all_codes=all_codes)
-    if l and l > 1:
-        ecs, enforced, _ = enforce_diverse(ecs, y, k, l, codes)
-        return Anonymised(ecs, enforced, seg)
-    return Anonymised(ecs, enforce_all(ecs, y, k, strategy=strategy, rho=rho, order_rng=order_rng), seg)

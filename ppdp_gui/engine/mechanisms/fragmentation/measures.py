@@ -17,6 +17,15 @@ from ppdp_gui.engine.metrics.fmeasure import original_features, release_features
 from ppdp_gui.engine.metrics.information_loss import ncp_per_qi
 
 
+def fragment_tables(release) -> dict[str, pd.DataFrame]:
+    """Every fragment table of a fragmentation release, by name (the first is `release.table`)."""
+    out = {}
+    for frag in release.record["fragments"]:
+        name = frag["table"]
+        out[name] = release.table if frag["where"] == "table" else release.extra_tables[name]
+    return out
+
+
 def resolve_ambiguous(table: pd.DataFrame, qis: list[str], cls: str, marker: str = "*") -> np.ndarray:
     """Class labels (as text) with each group's "*" slots filled round-robin from the group's listed values."""
     labels = table[cls].astype(str).to_numpy().copy()
@@ -78,8 +87,6 @@ def information_loss(fragments: list[dict], tables: list[pd.DataFrame]) -> float
 
 def fragmentation_measures(release, train, test=None) -> dict[str, float]:
     """Information loss, class distortion, smallest group and (with test data) F-measures of a release."""
-    from ppdp_gui.engine.mechanisms.fragmentation.mechanism import fragment_tables
-
     meta = release.record
     frags = meta["fragments"]
     tables = list(fragment_tables(release).values())

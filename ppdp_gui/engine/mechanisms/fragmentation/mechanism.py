@@ -39,15 +39,6 @@ def fragment_name(i: int) -> str:
     return f"fragment {i + 1}"
 
 
-def fragment_tables(release: Release) -> dict[str, pd.DataFrame]:
-    """Every fragment table of a fragmentation release, by name (the first is `release.table`)."""
-    out = {}
-    for frag in release.record["fragments"]:
-        name = frag["table"]
-        out[name] = release.table if frag["where"] == "table" else release.extra_tables[name]
-    return out
-
-
 def assign_other_columns(frame: pd.DataFrame, fragments: list[list[str]], others: list[str]) -> list[list[str]]:
     """Non-QI columns (published as they are) go to the fragment holding the QI they say most about.
 

@@ -1,0 +1,235 @@
+"""A table read and counted by Apache Spark: the second implementation of `TableSource` (docs/big_tables.md).
+
+Everything above the source is shared with the DuckDB engine: the views (`raw_src` → `kept` → `src`), the
+reader's rules for missing values, kinds and roles (bigdata/columns.py), the counting passes of DiffGen, global
+recoding and strict Mondrian, the released-records query and its recount. Only three things differ:
+
+- *reading*: Spark reads the file where it lies (a local path, `hdfs://`, `s3a://` …): a CSV/TSV as text
+  (header, the reader's delimiter, `"` quoting, malformed lines an error), a Parquet file with its types;
+- *running*: each statement is the DuckDB text transpiled to Spark SQL (bigdata/dialect.py), run in a session of
+  its own (temporary views do not meet another table's), results collected to the driver (counts, a few values);
+  once the kinds are decided, `src` (the cells as the reader's text) is cached by Spark (memory, spilling to
+  disk) so the counting passes do not redo that text for every query;
+- *writing*: the released rows, in their written order, are collected to the driver as Arrow and written there by
+  the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes), and the written file is read back
+  and recounted by DuckDB on the driver.
+
+The session is `local[2]` by default; `--spark-master URL` (or $PPDP_SPARK_MASTER) names a cluster, and the usual
+Spark configuration ($SPARK_CONF_DIR/spark-defaults.conf) applies. What leaves the driver: the queries (text) and,
+to the executors, the small mapping tables of values → released labels; the rows stay where the file is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ppdp_gui.engine.bigdata.dialect import to_spark
+from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_remote, pre_read_checks
+from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.errors import DataError
+
+#: the master used when none is named: two local cores (a cluster: --spark-master or $PPDP_SPARK_MASTER)
+DEFAULT_MASTER = "local[2]"
+
+#: Spark's type names → the DuckDB names bigdata/columns.py decides on
+_TYPES = {"string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "smallint": "SMALLINT", "tinyint": "TINYINT",
+          "double": "DOUBLE", "float": "FLOAT", "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP",
+          "timestamp_ntz": "TIMESTAMP", "binary": "BLOB"}
+
+
+def spark_session(master: str | None = None):
+    """The process's SparkSession (created once; Java must be installed: scripts/setup.sh installs it)."""
+    import shutil
+    if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
+        raise DataError("the Spark engine needs a Java runtime: install it (scripts/setup.sh does: "
+                        "default-jre-headless) or use the DuckDB engine")
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise DataError("the Spark engine needs pyspark: pip install '.[spark]' (scripts/setup.sh installs it) "
+                        "or use the DuckDB engine") from None
+    master = master or os.environ.get("PPDP_SPARK_MASTER") or DEFAULT_MASTER
+    builder = (SparkSession.builder.master(master).appName("ppdp")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.sql.session.timeZone", "UTC"))
+    if master.startswith("local"):  # a few cores: a few shuffle partitions
+        builder = builder.config("spark.sql.shuffle.partitions", "2")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _spark_type(name: str) -> str:
+    return "VARCHAR" if name.startswith("decimal") else _TYPES.get(name, "VARCHAR")
+
+
+class _Result:
+    def __init__(self, frame):
+        self.frame = frame
+
+    def fetchall(self):
+        return [tuple(r) for r in self.frame.collect()]
+
+    def df(self) -> pd.DataFrame:
+        return self.frame.toPandas()
+
+
+class SparkConnection:
+    """What the shared code asks of a connection (`execute(sql).fetchall() / .df()`, `register`), on Spark."""
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def execute(self, sql: str, params=None) -> _Result:
+        if params:
+            raise ValueError("the Spark engine takes no query parameters")
+        return _Result(self.spark.sql(to_spark(sql)))
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        from pyspark.sql import types as T
+        from pandas.api import types as P
+        fields, rows = [], {}
+        for c in frame.columns:
+            col = frame[c]
+            if P.is_bool_dtype(col.dtype):
+                t, v = T.BooleanType(), col.astype(bool)
+            elif P.is_integer_dtype(col.dtype):
+                t, v = T.LongType(), col.astype(np.int64)
+            elif P.is_float_dtype(col.dtype):
+                t, v = T.DoubleType(), col.astype(np.float64)
+            else:
+                t, v = T.StringType(), col.astype(object)
+            fields.append(T.StructField(str(c), t))
+            rows[str(c)] = v.to_numpy(dtype=object)
+        data = list(zip(*rows.values())) if rows else []
+        self.spark.createDataFrame(data, schema=T.StructType(fields)).createOrReplaceTempView(name)
+
+    def close(self) -> None:
+        for view in self.spark.catalog.listTables():
+            if view.isTemporary:
+                self.spark.catalog.dropTempView(view.name)
+
+
+def spark_error(exc: Exception, path) -> DataError:
+    """A Spark error as the reader would say it: the file and the first line of Spark's message."""
+    lines = [t.strip() for t in str(exc).strip().splitlines() if t.strip()]
+    return DataError(f"cannot be read as a table: {lines[0] if lines else type(exc).__name__}", path=str(path))
+
+
+class SparkTableSource(TableSource):
+    """`TableSource` on Spark (see the module docstring); every view and query is the DuckDB engine's."""
+
+    engine = "Spark"
+
+    def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None, roles=None,
+                 master: str | None = None):
+        self.given_roles = dict(roles or {})
+        text = str(path)
+        self.remote = is_remote(text)
+        self.path = Path(text) if self.remote else Path(os.path.expanduser(text))
+        self.url = text if self.remote else str(self.path.resolve())
+        limits = None if self.remote else pre_read_checks(self.path)  # the reader's checks, on a local file
+        if na_policy.action not in ("drop", "category"):
+            raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
+        self.na_policy = na_policy
+        self.spark = spark_session(master).newSession()  # its own temporary views
+        self.con = SparkConnection(self.spark)
+        name = text.lower()
+        self.file_format = "parquet" if name.endswith((".parquet", ".pq")) or name.endswith("/") else "csv"
+        try:
+            if self.file_format == "parquet":
+                if limits is not None:
+                    check_parquet_file(self.path, limits)
+                raw = self.spark.read.parquet(self.url)
+            else:
+                if limits is not None:  # NUL bytes, UTF-8, a gzip's expansion, the delimiter: as the reader
+                    from ppdp_gui.engine.data.prechecks import scan_text_file
+                    delim = scan_text_file(self.path, limits, delimiter)[0]
+                else:
+                    delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else ",")
+                raw = self.spark.read.options(header=True, sep=delim, quote='"', escape='"', multiLine=True,
+                                              mode="FAILFAST", inferSchema=False).csv(self.url)
+            raw.createOrReplaceTempView("raw_src")
+        except DataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - Spark's errors (Py4J, analysis) as one message
+            raise spark_error(exc, self.path) from None
+        self.delimiter = delimiter
+        self.raw_columns = [str(c) for c in raw.columns]
+        self.raw_types = {str(c): _spark_type(t) for c, t in raw.dtypes}
+        self._count_missing()
+        self._n_rows = None if self.dropped is None else self.n_rows_read - self.dropped
+        self.kinds = {}
+        self._whole_floats = set()
+        self.integers = set()
+        self._define_views()
+
+    def _define_views(self) -> None:
+        """The views as on DuckDB, and `src` cached (memory, then disk) when first read: every pass after the
+        reading ones counts it, and recomputing the reader's text of every cell for each query is what costs."""
+        self.spark.sql("UNCACHE TABLE IF EXISTS src")
+        super()._define_views()
+        if self.kinds:  # the final views (apply_kinds); before that only the reading passes run, once each
+            self.spark.sql("CACHE LAZY TABLE src")
+
+    def run(self, sql: str, params=None, fetch: str = "all"):
+        try:
+            result = self.con.execute(sql, params)
+            return result.df() if fetch == "df" else (result.fetchall() if fetch == "all" else None)
+        except (ValueError, DataError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - Spark's errors (a malformed line, a value not a number)
+            raise spark_error(exc, self.path) from None
+
+    def first_seen(self, column: str) -> pd.Series:
+        """As `TableSource.first_seen`: the window's file order is Spark's row ids (bigdata/dialect.py)."""
+        from ppdp_gui.engine.bigdata.columns import quote
+        c = quote(column)
+        got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
+                         f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+        return got["v"].astype(str)
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        self.con.register(name, frame)
+
+    def row_hashes(self) -> np.ndarray:
+        """The ledger's raw row hashes over the file's raw text, as the DuckDB engine computes them."""
+        from ppdp_gui.engine.bigdata.columns import quote
+        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
+        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
+        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
+        try:
+            table = self.spark.sql(to_spark(f"SELECT {texts} FROM raw_src")).toArrow()
+        except Exception as exc:  # noqa: BLE001
+            raise spark_error(exc, self.path) from None
+        return canonical_row_hashes(table) if table.num_rows else np.zeros(0, dtype=np.uint64)
+
+    def copy(self, sql: str, path: Path, options: str) -> None:
+        """The rows of `sql`, in order, collected as Arrow and written on the driver by DuckDB's COPY."""
+        import duckdb
+
+        from ppdp_gui.engine.bigdata.columns import literal
+        try:
+            rows = self.spark.sql(to_spark(sql)).toArrow()
+        except Exception as exc:  # noqa: BLE001
+            raise spark_error(exc, self.path) from None
+        con = duckdb.connect()
+        try:
+            con.register("released_rows", rows)
+            con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
+        finally:
+            con.close()
+
+    def reader(self):
+        """The written file is on the driver: DuckDB reads it back there."""
+        import duckdb
+        return duckdb.connect()
+
+    def close(self) -> None:
+        self.spark.sql("UNCACHE TABLE IF EXISTS src")
+        self.con.close()
