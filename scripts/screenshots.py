@@ -83,6 +83,9 @@ def main(argv=None) -> int:
     w.open_path(str(sample_table()))
     wait_until(app, lambda: w.session.dataset is not None)
     shot("1_data")
+    confirm = getattr(w.data_view, "confirm_button", None)  # "Confirm roles and kinds", as before a DP release
+    if confirm is not None and confirm.isEnabled():
+        confirm.click()
     w.go_to(w.taxonomy_view)  # the sample's hierarchies were attached when it opened
     w.taxonomy_view.select("education")
     shot("2_taxonomies")

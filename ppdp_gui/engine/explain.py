@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema
+from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, PublicSchema, unit_words
 
 NOISE_SENTENCE = ("The counts carry random noise on purpose. They do not add up exactly to your table's rows, and "
                   "combinations nobody in your table has can get a count — for example ages below your youngest "
@@ -152,7 +152,8 @@ def published_sentences(published) -> list[str]:
     for claim in published.claims:
         if isinstance(claim, KAnonymity):
             where = "" if claim.table == MAIN_TABLE else f" in {claim.table}"
-            lines.append(f"Every combination of {_names(claim.columns)}{where} is shared by at least {claim.k} rows "
+            lines.append(f"Every combination of {_names(claim.columns)}{where} is shared by at least {claim.k} "
+                         f"{'different ' if claim.person else ''}{unit_words(claim.person, claim.k)} "
                          "(recounted on the table).")
     return lines
 
@@ -283,7 +284,9 @@ def compare_risk(published, frame, *, population_size: float | None = None,
             why = ("The release keeps none of the quasi-identifiers in its main table, so no released row can be "
                    "matched to a person through them.")
     released = tuple(f for t in tables.values() for f in safe_harbor.screen(t))
-    candidates = linkable_candidates(published, frame)
+    released_columns = {c for t in tables.values() for c in t.columns}
+    # only what the release publishes: DiffGen leaves an insensitive date out, and the tab called it "published"
+    candidates = [c for c in linkable_candidates(published, frame) if c in released_columns]
     attributes_input = tuple(risk_models.attribute_risks(frame, qis, candidates))
     attributes_release = ()
     if after is not None:

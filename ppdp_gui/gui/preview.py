@@ -45,7 +45,15 @@ def cost_words(cost: PrivacyCost | None, person: str | None = None) -> str:
     if cost.is_dp:
         text = (f"ε = {fmt_eps(cost.epsilon)}, spent from this table's privacy budget (a smaller ε hides each "
                 "person better and adds more noise)")
-        return text + (f"; δ = {float(cost.delta):.3g}" if cost.delta else "")
+        text += f"; δ = {float(cost.delta):.3g}" if cost.delta else ""
+        unit = getattr(cost, "unit", None)  # whom ε protects, when the mechanism states it (one person's rows)
+        per_person = bool(getattr(unit, "person_column", None)) or "person" in str(cost.neighbouring)
+        if person is not None and not per_person:
+            # the guarantee is per row; with several rows per person (Role.PERSON) a person is protected by m·ε
+            text += (f". ε protects one row, not one person: {person} has several rows per person, and a person "
+                     f"with m rows is protected only by m·ε. For ε per person, publish a table with one row per "
+                     "person")
+        return text
     if cost.k is not None:
         unit = "rows" if person is None else f"different persons ({person})"
         text = f"k = {cost.k}: every published combination of the quasi-identifiers is shared by at least {cost.k} {unit}"

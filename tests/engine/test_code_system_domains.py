@@ -67,3 +67,25 @@ def test_domain_errors_show_the_spelling_expected():
                                     domain=Domain(categories=("1", "2"))),))
     planned = plan(ds, "Laplace histogram", {"epsilon": 1, "columns": ["sex"]})
     assert "'1.0' (the list has '1')" in " ".join(p.message for p in planned.errors)
+
+
+def test_full_icd10_codes_against_the_icd_list_say_which_builder_to_press():
+    """The nurse's walk: an emergency extract of full ICD-10 codes ('J18.9'), "Use the ICD-10 list" pressed in the
+    domain dialog. DiffGen refused with "has values that are not in its taxonomy; add them to it" — wrong advice
+    (the list is the public classification) and no value named. It now names the codes and the builder to use."""
+    from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role, SourceInfo
+    rng = np.random.default_rng(4)
+    n = 300
+    frame = pd.DataFrame({"diagnosis": rng.choice(["J18.9", "I10", "S52.50"], n),
+                          "disposition": rng.choice(["admitted", "discharged"], n)})
+    from ppdp_gui.engine.data.domains import Domain
+    specs = (ColumnSpec("diagnosis", "categorical", Role.QUASI_IDENTIFIER, domain=code_system_domain("icd10")),
+             ColumnSpec("disposition", "categorical", Role.CLASS,
+                        domain=Domain(categories=("admitted", "discharged"))))
+    data = Dataset(frame, specs, SourceInfo(n_rows_read=n))
+    planned = plan(data, "DiffGen", {"h": 2})
+    text = " ".join(p.message for p in planned.errors)
+    assert "J18.9" in text and "'ICD-10 diagnoses' with leaves 'categories'" in text and "Taxonomies step" in text
+    assert "add them to it" not in text
+    # the fix is the builder, not the list: the window offers no "Set the domain of diagnosis…" for it
+    assert all(p.column is None for p in planned.errors if "J18.9" in p.message)

@@ -101,3 +101,20 @@ def test_the_plan_carries_the_linkable_columns_with_their_reasons(diabetes):
     assert {"diag_2", "payer_code"} <= {f.column for f in p.linkable}
     assert all(f.reason for f in p.linkable) and not [e for e in p.errors if e.column == "diag_2"]
     assert plan(diabetes, "DiffGen", {}, allow_data_domains=True).linkable == ()
+
+
+def test_a_count_of_diagnoses_is_not_diagnosis_codes():
+    """The clinical screenshot's Run step said "number_diagnoses holds diagnosis codes, which an insurer … can
+    know; it has 16 different values": it counts a stay's diagnoses (1 to 16)."""
+    import numpy as np
+    import pandas as pd
+
+    from ppdp_gui.engine.data import dataset_from_frame
+    from ppdp_gui.engine.data.linkable import linkable_column
+    r = np.random.default_rng(2)
+    frame = pd.DataFrame({"number_diagnoses": r.integers(1, 17, 300), "num_procedures": r.integers(0, 7, 300),
+                          "diag_1": r.choice(["250.83", "428", "414", "V45"], 300), "age": r.integers(0, 90, 300)})
+    data = dataset_from_frame(frame)
+    assert linkable_column(data, "number_diagnoses") is None and linkable_column(data, "num_procedures") is None
+    found = linkable_column(data, "diag_1")
+    assert found is not None and found.what == "diagnosis codes"

@@ -14,7 +14,7 @@ from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role, SourceInfo
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism
-from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, most_cells
+from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, most_cells, positive_noise_mean
 from ppdp_gui.engine.taxonomy.icd import icd_taxonomy
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
@@ -113,3 +113,17 @@ def test_the_figures_after_the_run_show_the_same_estimate_for_the_custodian_only
     # the release note holds nothing of it
     note = json.dumps(jsonable(dict(published.release.note)))
     assert "up to" not in note and "noise: ≈" not in note
+
+
+def test_the_share_of_noise_is_said_as_a_range_when_the_cells_are_not_known():
+    """The nurse's walk (an emergency-department extract, DiffGen ε = 1, h = 10): the Run step said "about 0 %
+    noise: at least 1 records added", and the run came out 39 % noise. The likely share alone reads as 'no noise';
+    the step now also says how much it can be if the run reaches the most cells, and counts in plain words."""
+    est = NoiseEstimate(678, positive_noise_mean(2.0), 2.0, (("age", 11),), False, ("a smaller h",), 30_960)
+    likely, most = est.share_range(4225)
+    assert likely < 0.01 and most > 0.8
+    text = " ".join(est.sentences(4225))
+    assert "up to 86%" in text and "30,960 cells" in text
+    assert "1 records" not in text and "if every cell were empty" not in text
+    exact = NoiseEstimate(678, positive_noise_mean(2.0), 2.0, exact=True)
+    assert exact.share_range(4225)[1] is None and "up to" not in " ".join(exact.sentences(4225))

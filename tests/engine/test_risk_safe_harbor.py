@@ -82,3 +82,15 @@ def test_the_diabetes_shaped_table_before_release():
     assert {(f.column, f.identifier) for f in found} == {
         ("encounter_id", "other unique identifying numbers or codes"), ("patient_nbr", "medical record numbers")}
     assert all(isinstance(f, Finding) and f.reason.startswith(f.column) for f in found)
+
+
+def test_generalised_zip_ranges_are_not_telephone_numbers():
+    """The nurse's walk: after Mondrian, zip held '10000-99999', '10000-49999'; the risk tab's Safe Harbor screen
+    said "zip: its values look like telephone numbers; remove it" beside the right ZIP finding — a red herring."""
+    frame = pd.DataFrame({"zip": ["10000-99999", "10000-49999", "50000-99999", "20000-29999"] * 30,
+                          "age": ["0-119", "0-99", "30-39", "40-49"] * 30,
+                          "contact": ["+44 20 7946 0958", "555-123-4567", "020 7946 0018", "+1 212 555 0100"] * 30})
+    kinds = {(f.column, f.identifier) for f in screen(frame)}
+    assert ("zip", "telephone numbers") not in kinds and ("age", "telephone numbers") not in kinds
+    assert ("zip", "geographic units smaller than a state") in kinds
+    assert ("contact", "telephone numbers") in kinds  # real telephone numbers are still found

@@ -128,3 +128,16 @@ def test_value_rules_read_samples_only_for_columns_that_could_match(monkeypatch)
     dated = pd.DataFrame({"seen_on": [f"2024-03-{1 + i % 28:02d}" for i in range(30)], "x": ["a"] * 30})
     reasons = guess_roles_with_reasons(dated, {})
     assert reasons["seen_on"][0] == Q and "dates" in reasons["seen_on"][1] and calls == ["date"]
+
+
+def test_emergency_extract_roles():
+    """The nurse's walk: an emergency-department extract (tests/engine/ed_shaped.py). Its outcome column is
+    'disposition' (admitted / discharged / transferred): it was left insensitive, so DiffGen refused with "needs a
+    class column" and the custodian had to find the role. The visit and patient numbers, the name and the note
+    stay out of the release."""
+    from ed_shaped import ed_shaped
+    _reasons, roles = guessed(ed_shaped(800))
+    assert roles["disposition"] == Role.CLASS
+    assert roles["patient_id"] == Role.PERSON
+    assert all(roles[c].never_released for c in ("visit_id", "name", "note"))
+    assert {"age", "sex", "zip"} <= {c for c, r in roles.items() if r == Role.QUASI_IDENTIFIER}

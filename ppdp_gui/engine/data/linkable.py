@@ -19,13 +19,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ppdp_gui.engine.data.roles import name_words
+from ppdp_gui.engine.data.roles import counts_something, name_words
 from ppdp_gui.engine.data.schema import Dataset, Role
 
 #: a categorical column with at least this many different values can single people out when published as is
 MANY_VALUES = 20
 #: share of the present values that must look like ICD codes for a column to be read as diagnosis codes
 CODE_SHARE = 0.8
+#: what to do, said after each reason (the Run step says it once, above its list, and leaves it out of each line)
+ADVICE = " Make it a quasi-identifier (it is then generalised) or leave it out."
 _ICD = re.compile(r"^(?:[VvEe]?\d{2,4}(?:\.\d{1,2})?|[A-Za-z]\d{2}(?:\.\d{1,4})?)$")
 
 #: what someone else can know, by words of the column's name: (kind, who knows it)
@@ -52,6 +54,8 @@ class Linkable:
 
 
 def _known_by(column: str, series: pd.Series) -> tuple[str, str] | None:
+    if counts_something(column):  # number_diagnoses counts diagnoses: it does not hold codes
+        return None
     words = name_words(column)
     for vocabulary, what, who in _KNOWN_BY:
         if words & vocabulary:
@@ -63,6 +67,23 @@ def _known_by(column: str, series: pd.Series) -> tuple[str, str] | None:
         if sample.str.match(_ICD).mean() >= CODE_SHARE and not pd.to_numeric(sample, errors="coerce").notna().all():
             return "diagnosis codes", "an insurer, or a neighbour who knows of the hospital stay"
     return None
+
+
+def holds_diagnosis_codes(column: str, series: pd.Series) -> bool:
+    """Whether the column is diagnosis codes by its name or the look of its values: the domain dialog offers the
+    ICD lists for those only (it offered them for age and gender too, the wrong action for a custodian)."""
+    known = _known_by(column, series)
+    return known is not None and known[0] == "diagnosis codes"
+
+
+def known_columns(dataset: Dataset) -> str:
+    """The table's own quasi-identifiers in words ('age, sex, zip'), not a fixed 'age and gender': the
+    emergency extract of the nurse's walk has sex, not gender."""
+    qis = list(dataset.quasi_identifiers)
+    if not qis:
+        return "the other columns"
+    shown = ", ".join(qis[:4]) + (" …" if len(qis) > 4 else "")
+    return f"the quasi-identifiers ({shown})"
 
 
 def linkable_column(dataset: Dataset, column: str) -> Linkable | None:
@@ -80,13 +101,12 @@ def linkable_column(dataset: Dataset, column: str) -> Linkable | None:
     if known is not None:
         what, who = known
         reason = (f"{column} holds {what}, which {who} can know; it has {distinct:,} different values. Published "
-                  "unchanged, it can single out a patient together with age and gender.")
+                  f"unchanged, it can single out a patient together with {known_columns(dataset)}.")
     else:
         what = "many different values"
         reason = (f"{column} has {distinct:,} different values: published unchanged, a rare value can single out a "
                   "patient for anyone who knows it.")
-    return Linkable(column, what, distinct, reason + " Make it a quasi-identifier (it is then generalised) or "
-                                                     "leave it out.")
+    return Linkable(column, what, distinct, reason + ADVICE)
 
 
 def linkable_columns(dataset: Dataset) -> list[Linkable]:

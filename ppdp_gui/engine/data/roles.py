@@ -59,7 +59,7 @@ CLASS_WORDS = frozenset({
     "mortality", "survival", "survived", "income", "salary",
 })
 #: whole names that are a class (a word inside a longer name would match too often: 'y_coordinate')
-CLASS_NAMES = frozenset({"y"})
+CLASS_NAMES = frozenset({"y", "disposition"})  # an emergency visit's outcome: admitted, discharged …
 #: several words together that name an outcome ('vital status')
 CLASS_PHRASES = (frozenset({"vital", "status"}), frozenset({"discharge", "status"}))
 SENSITIVE_WORDS = frozenset({
@@ -106,6 +106,12 @@ def name_words(name: str) -> frozenset[str]:
     words = {w for w in re.split(r"[^0-9A-Za-z]+", spaced.lower()) if w}
     joined = re.sub(r"[^0-9a-z]+", "", str(name).lower())
     return frozenset(words | {joined})
+
+
+def counts_something(name: str) -> bool:
+    """'num_medications', 'number_diagnoses': a count, whatever it counts ('num' alone is not)."""
+    first = re.split(r"[^0-9a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name)).lower())[0]
+    return first in COUNT_WORDS and len(name_words(name)) > 2
 
 
 def person_name_word(name: str) -> str | None:
@@ -388,8 +394,7 @@ def guess_roles_with_reasons(frame: pd.DataFrame, kinds: dict[str, str] | None =
                     reason = (f"its name suggests the outcome ('{word}'): the class, the value a data user wants "
                               "to predict")
                 have_class = True
-        first = re.split(r"[^0-9a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name)).lower())[0]
-        is_count = first in COUNT_WORDS and len(words) > 2  # "num_medications", not "num" alone
+        is_count = counts_something(name)
         if role is None and not is_count:
             word = _hit(words, SENSITIVE_WORDS)
             if word:

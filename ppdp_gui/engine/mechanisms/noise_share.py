@@ -23,7 +23,7 @@ warning rests on the likely C (the most is rarely reached).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: above this share of records coming from noise, the Run step warns (half the table would be noise)
 NOISE_WARNING_SHARE = 0.5
@@ -82,17 +82,34 @@ class NoiseEstimate:
         most = f", up to {_n(self.at_most)}" if self.at_most is not None and self.at_most > self.cells else ""
         return f"about {_n(self.cells)} cells (likely{most}: the groups are chosen at random during the run)"
 
+    def _with(self, cells: int) -> "NoiseEstimate":
+        return replace(self, cells=cells, at_most=None)
+
+    def share_range(self, records: int) -> tuple[float, float | None]:
+        """The share of noise with the likely number of cells and, when the cells are not exact, with the most
+        (None when exact or the most is not larger): a run can land anywhere between, and the custodian must see
+        both — 'about 0 %' alone was read as 'no noise' on a table whose run came out 39 % noise."""
+        most = self._with(self.at_most).share(records) if (
+            not self.exact and self.at_most is not None and self.at_most > self.cells) else None
+        return self.share(records), most
+
     def sentences(self, records: int | None) -> list[str]:
         """The plain lines the Run step and the figures show (for the custodian only)."""
         lines = [f"The table will have {self._cells_text()}, each with a noisy count; a cell nobody has gets "
-                 f"{self.per_empty_cell:.2g} records on average from the noise. Expected records added by noise: "
-                 f"≈ {_n(self.added)} if every cell were empty (for cells nobody has)."]
+                 f"{self.per_empty_cell:.2g} records on average from the noise."]
         if self.columns:
             lines.append("Values per column (at most): " + ", ".join(f"{c} {_n(v)}" for c, v in self.columns) + ".")
         if records is not None:
-            lines.append(f"A table of about {_n(records)} records (the size you state) would then be about "
-                         f"{self.share(records):.0%} noise: at least {_n(self.added_for(records))} records added "
-                         "by the noise to cells nobody has.")
+            likely, most = self.share_range(records)
+            added = self.added_for(records)
+            text = (f"For a table of about {_n(records)} records (the size you state): about {likely:.0%} of the "
+                    f"released records would come from the noise alone ({_n(added)} "
+                    f"record{'' if round(added) == 1 else 's'} added to cells nobody has)")
+            if most is not None:
+                worst = self._with(self.at_most).added_for(records)
+                text += (f" with the likely number of cells, and up to {most:.0%} ({_n(worst)} records) if the run "
+                         f"reaches the most, {_n(self.at_most)} cells")
+            lines.append(text + ".")
         return lines
 
     def warning(self, records: int | None) -> str | None:

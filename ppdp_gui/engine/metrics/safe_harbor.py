@@ -195,6 +195,18 @@ def _bare_codes(text: pd.Series) -> bool:
     return bool(text.str.fullmatch(r"[0-9]{1,9}", na=False).mean() >= 1 - PATTERN_SHARE)
 
 
+def _number_ranges(text: pd.Series) -> bool:
+    """Values written as ranges of numbers of one length ('10000-49999', '30-39'): what a generalised ZIP code or
+    age looks like after k-anonymity, not telephone numbers ('555-1234' has halves of different lengths)."""
+    parts = text.str.extract(r"^([0-9]+)-([0-9]+)$")
+    ok = parts[0].notna()
+    if ok.mean() < 1 - PATTERN_SHARE:
+        return False
+    low, high = parts[0][ok], parts[1][ok]
+    same = (low.str.len() == high.str.len()) & (low.astype("int64") <= high.astype("int64"))
+    return bool(same.mean() >= 1 - PATTERN_SHARE)
+
+
 def _near_unique(series: pd.Series) -> float:
     n = int(series.notna().sum())
     if n < MIN_ROWS_UNIQUE:
@@ -232,11 +244,12 @@ def screen(frame: pd.DataFrame, *, today: _dt.date | None = None) -> list[Findin
         if "age" in words or str(name).strip().lower() == "age":
             found += _age_findings(name, series)
         text = _text_values(series) if not pd.api.types.is_numeric_dtype(series.dtype) else pd.Series(dtype=str)
+        not_phones = is_dates or (not text.empty and (_bare_codes(text) or _number_ranges(text)))
         for kind, (vocabulary, pattern) in _BY_NAME.items():
             hit = sorted(words & vocabulary)
             if hit:
                 found.append(Finding(name, kind, f"{name}: its name says it holds {kind} ('{hit[0]}'); remove it"))
-            elif pattern and not text.empty and not (kind == "telephone numbers" and (is_dates or _bare_codes(text))) \
+            elif pattern and not text.empty and not (kind == "telephone numbers" and not_phones) \
                     and _share_matching(pd.Series(text.unique()), pattern) >= PATTERN_SHARE:
                 rows = int(text.str.match(pattern, na=False).sum())
                 found.append(Finding(name, kind, f"{name}: its values look like {kind}; remove it", rows))

@@ -17,6 +17,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
@@ -89,7 +90,10 @@ def describe_entry(record, exported: bool = False) -> str:
             specs = registry.get(record.mechanism).params
         except Exception:  # noqa: BLE001 - a mechanism no longer installed: its parameters by name
             specs = ()
-        lines.append(f"Recorded with it: {record.mechanism}, {params_text(params, specs)}.")
+        # an empty column parameter names the column whose role it took when the release was made ('Class column
+        # = disposition (its role is Class)'), as the Run step said — not '(none)'
+        roles = SimpleNamespace(schema=tuple(getattr(record, "columns", ()) or ()))
+        lines.append(f"Recorded with it: {record.mechanism}, {params_text(params, specs, roles)}.")
     if caveats:
         lines.append("Recorded as NOT ε-differentially private: " + "; ".join(map(str, caveats)) + ".")
     return "\n\n".join(lines)

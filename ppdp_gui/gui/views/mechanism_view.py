@@ -163,6 +163,8 @@ class MechanismView(StepView):
         if known:
             if name is not None and self.combo.findText(name) >= 0 and name != self.combo.currentText():
                 self.combo.setCurrentText(name)
+            if name is None:
+                self._no_runnable_default()
             return name
         from ppdp_gui.gui.preview import runnable
         for i in range(self.combo.count()):
@@ -173,7 +175,20 @@ class MechanismView(StepView):
                 if name != self.combo.currentText():
                     self.combo.setCurrentText(name)
                 return name
+        self._no_runnable_default()
         return None
+
+    def _no_runnable_default(self) -> None:
+        """None can run as the table is: show the first mechanism that spends no ε (k-anonymity), whose
+        problems name what to change in the Data step — not the first of the list, a DP histogram that asks for
+        columns to count and public domains (seen on an emergency table whose ZIP column had blanks)."""
+        from ppdp_gui.engine.mechanisms import registry
+        for i in range(self.combo.count()):
+            guarantee = str(getattr(registry.get(self.combo.itemText(i)), "guarantee", ""))
+            if "ε" not in guarantee and "no formal" not in guarantee:
+                if self.combo.currentIndex() != i:
+                    self.combo.setCurrentIndex(i)
+                return
 
     def choose(self, name: str, params: dict | None = None) -> None:
         """Select `name` and show `params` (used when a project is opened)."""

@@ -14,8 +14,9 @@ import math
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QListWidget,
-                               QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFrame, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QListWidget, QListWidgetItem, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from ppdp_gui.engine import glossary
 from ppdp_gui.gui.views.common import escape, note
@@ -182,8 +183,15 @@ class RiskPanel(QWidget):
         lv.addWidget(self.not_measured)
         lv.addWidget(self.attribute_box, 1)
         lv.addWidget(self.harbor_box, 1)
+        # scrolled, never squeezed: with the DP note shown the column is taller than a 820-pixel window, and a
+        # squeezed layout drew the note over the risk table's last rows
+        self.left_scroll = QScrollArea()
+        self.left_scroll.setWidgetResizable(True)
+        self.left_scroll.setFrameShape(QFrame.NoFrame)
+        self.left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.left_scroll.setWidget(left)
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(left)
+        split.addWidget(self.left_scroll)
         split.addWidget(self._chart_holder)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)

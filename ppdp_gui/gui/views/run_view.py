@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout)
 
+from ppdp_gui.engine.data.linkable import ADVICE, known_columns
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError, TaxonomyError
 from ppdp_gui.engine.mechanisms import registry
@@ -234,13 +235,14 @@ class RunView(StepView):
         if not found:
             return
         intro = QLabel("An insurer, a neighbour or a colleague may know these values of a patient; published "
-                       "unchanged beside age and gender they can single the patient out. Make each a "
-                       "quasi-identifier (it is then generalised; it may need a taxonomy) or leave it out.")
+                       f"unchanged beside {escape(known_columns(self.session.dataset))} they can single the "
+                       "patient out. Make each a quasi-identifier (it is then generalised; it may need a taxonomy) "
+                       "or leave it out.")
         intro.setWordWrap(True)
         intro.setStyleSheet("font-weight: normal;")
         self.linkable_grid.addWidget(intro, 0, 0, 1, 3)
         for row, (column, reason) in enumerate(found, 1):
-            text = QLabel(escape(reason))
+            text = QLabel(escape(reason.removesuffix(ADVICE)))  # the advice is said once, above the list
             text.setWordWrap(True)
             text.setStyleSheet("font-weight: normal; color: #555;")
             text.setAccessibleName(f"Why {column} could be linked to a patient")

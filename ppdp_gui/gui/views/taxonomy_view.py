@@ -292,7 +292,9 @@ class TaxonomyView(StepView):
         ds = self.session.dataset
         spec = ds.spec(name)
         if spec.taxonomy is None:
-            return "numeric: intervals or a tree (optional)" if spec.kind == "numeric" else "no taxonomy"
+            if spec.kind == "numeric":
+                return "numeric: intervals or a tree (optional)"
+            return "no tree: its public list is one level (value or *)" if self._listed(name) else "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":
             text += "\n    built from the table's values: not a public domain"
@@ -451,6 +453,12 @@ class TaxonomyView(StepView):
         self._refresh()
 
     # -- step state ---------------------------------------------------------------------------------------------
+    def _listed(self, name: str) -> bool:
+        """A column with a stated public list of values: without a tree the list is its one level (each value
+        kept or replaced by *), which is what a flat tree would be — no warning for it."""
+        dom = self.session.dataset.spec(name).domain
+        return dom is not None and dom.categories is not None and dom.is_public
+
     def state(self) -> tuple[str, str]:
         ds = self.session.dataset
         if ds is None:
@@ -458,7 +466,7 @@ class TaxonomyView(StepView):
         qis = ds.quasi_identifiers
         if not qis:
             return WARN, "no quasi-identifiers marked"
-        missing = self.session.qi_without_taxonomy()
+        missing = [c for c in self.session.qi_without_taxonomy() if not self._listed(c)]
         if missing:
             n = len(missing)
             return WARN, f"{n} quasi-identifier{'s' if n != 1 else ''} without taxonomy"

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
 
 from ppdp_gui.engine.data.domains import (CODE_SYSTEMS, Domain, category_set, code_system_domain, numeric_bounds,
                                           spelled_outside)
+from ppdp_gui.engine.data.linkable import holds_diagnosis_codes
 from ppdp_gui.engine.errors import DataError
 
 WHY = ("A differentially private release must not learn its categories or bounds from your table: a value held "
@@ -53,6 +54,7 @@ SUGGESTIONS: tuple[tuple[str, Suggestion], ...] = (
     (r"hours?(_worked)?_per_day", Suggestion(0, 24, False, "hours in a day")),
     (r"(\w+_)?day_of_(the_)?month|day", Suggestion(1, 31, True, "a day of the month")),
     (r"(\w+_)?month", Suggestion(1, 12, True, "a month of the year")),
+    (r"(\w+_)?(zip|zip_?code|zip5)", Suggestion(0, 99999, True, "a 5-digit ZIP code")),
     (r"(\w+_)?(percent|percentage|pct)", Suggestion(0, 100, False, "a percentage")),
     (r"(\w+_)?weight_(in_)?kgs?", Suggestion(0, 500, False, "a body weight in kg")),
     (r"(\w+_)?height_(in_)?cm", Suggestion(0, 250, False, "a height in cm")),
@@ -345,7 +347,8 @@ class DomainDialog(QDialog):
         # a public code system's list, shipped with ppdp: one click states it (nothing is read from the table)
         codes_row = QHBoxLayout()
         self.code_buttons: dict[str, QPushButton] = {}
-        for name, words in CODE_SYSTEMS.items():
+        codes = holds_diagnosis_codes(self.column, self.session.dataset.frame[self.column])
+        for name, words in (CODE_SYSTEMS.items() if codes else ()):
             button = QPushButton(f"Use the {words.split(' diagnosis')[0]} list")
             button.setAutoDefault(False)
             button.setToolTip(f"State the public list of {words} shipped with ppdp as this column's domain (every "

@@ -264,6 +264,15 @@ class ParamPanel(QWidget):
         """Parameters whose typed value is outside its range, with the message shown under them."""
         return {name: self._editors[name].problem() for name in self._problems if self._editors[name].problem()}
 
+    def _none_text(self, spec: ParamSpec) -> str:
+        """'(by its role: disposition)' when an empty choice stands for the one column with the spec's role (the
+        class column of DiffGen): "(none)" read as "no class column" beside an error asking for one."""
+        roles = tuple(getattr(spec, "roles", ()) or ())
+        if self.dataset is None or not roles:
+            return NONE_LABEL
+        found = [c.name for c in self.dataset.schema if c.role in roles]
+        return f"(by its role: {found[0]})" if len(found) == 1 else NONE_LABEL
+
     def _fill_columns(self, spec: ParamSpec, value: Any) -> None:
         w = self._editors[spec.name]
         names = allowed_columns(spec, self.dataset)
@@ -271,7 +280,7 @@ class ParamPanel(QWidget):
         w.clear()
         if spec.kind == "column":
             if spec.optional or not names:
-                w.addItem(NONE_LABEL)
+                w.addItem(self._none_text(spec), NONE_LABEL)  # the item's data says "none" whatever it reads
             w.addItems(names)
             i = w.findText(str(value)) if value not in (None, "") else -1
             w.setCurrentIndex(i if i >= 0 else 0)
@@ -327,7 +336,7 @@ class ParamPanel(QWidget):
             elif spec.kind == "choice":
                 out[spec.name] = w.currentText()
             elif spec.kind == "column":
-                text = w.currentText()
+                text = NONE_LABEL if w.currentData() == NONE_LABEL else w.currentText()
                 # an optional column left empty is the spec's own "none" (None or ""), as `ppdp run` gives it,
                 # so both record the same parameters in the release note
                 none = spec.default if spec.default in (None, "") else None

@@ -48,6 +48,7 @@ from ppdp_gui.engine.mechanisms.diffgen.partition import (CategoricalAttr, Numer
 from ppdp_gui.engine.mechanisms.diffgen.scores import UTILITIES, sensitivity
 from ppdp_gui.engine.noise.intervals import count_note
 from ppdp_gui.engine.noise.sampler import exact_epsilon
+from ppdp_gui.engine.taxonomy.icd import categories_version
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 OUTPUTS = ("counts", "records")
@@ -84,7 +85,9 @@ class Plan:
 def _class_column(data: Dataset, params: dict[str, Any]) -> str:
     cls = params.get("class_column") or data.class_column
     if not cls:
-        raise ParameterError("DiffGen needs a class column: mark one column's role as Class or choose it")
+        raise ParameterError("DiffGen needs a class column (the outcome the counts should predict, e.g. "
+                             "readmitted): choose it under Class column above, or set that column's role to Class "
+                             "in the Data step")
     if cls not in data.frame.columns:
         raise ParameterError(f"Class column: no column named {cls!r}")
     return cls
@@ -118,6 +121,24 @@ def categorical_taxonomy(data: Dataset, col: str) -> Taxonomy:
     return tax
 
 
+def outside_taxonomy_message(col: str, tax: Taxonomy, outside: list[str]) -> str:
+    """Which values of `col` its tree (or public list) lacks, spelled as the table has them, and what to do in the
+    window. Full diagnosis codes ('J18.9') against the shipped ICD list of 3-character categories are the usual
+    case: adding them to the list would be wrong (it is the public classification); the ICD builder at the level
+    'categories' writes them as their category. For the custodian only (it names values of the table)."""
+    shown = spelled_outside(sorted(map(str, outside)), tax.leaf_values())
+    head = f"{len(outside)} value(s) of {col} are not in its taxonomy or public list: {shown}"
+    version = categories_version(tax)
+    if version is not None:
+        from ppdp_gui.engine.taxonomy.registry import builder
+        label = builder(version).label  # as the Taxonomies step lists it: 'ICD-10 diagnoses'
+        return (f"{head}. They are full diagnosis codes, and the list holds 3-character categories: in the "
+                f"Taxonomies step select {col}, choose '{label}' with leaves 'categories' and press Build — the "
+                "codes are then written as their category (J18.9 → J18)")
+    return (f"{head}. If they belong to the public list, add them to it (Set the domain of {col}…), then to the "
+            f"tree (Taxonomies step, select {col}, Add missing values)")
+
+
 def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
     problems: list[Problem] = []
     cls = _class_column(data, params)
@@ -146,8 +167,12 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
         spec = data.spec(col)
         if spec.kind == "categorical":
             tax = categorical_taxonomy(data, col)
-            if (plan_checks(data, col, tax=tax)[0] if large else check_values_in_taxonomy(tax, data.frame[col])):
-                raise TaxonomyError(f"column {col!r} has values that are not in its taxonomy; add them to it")
+            outside = plan_checks(data, col, tax=tax)[0] if large else check_values_in_taxonomy(tax, data.frame[col])
+            if outside:
+                exc = TaxonomyError(outside_taxonomy_message(col, tax, outside))
+                if categories_version(tax) is None:  # the fix is the list: the window offers its dialog
+                    exc.column = col  # (for full ICD codes it is the Taxonomies step's builder, not the list)
+                raise exc
             taxonomies[col] = tax
             continue
         b = numeric_bounds(spec)

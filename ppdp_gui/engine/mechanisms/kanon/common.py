@@ -19,7 +19,8 @@ from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
 
 K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, high=1000,
-                    help="Every published combination of quasi-identifier values is shared by at least k rows.",
+                    help="Every published combination of quasi-identifier values is shared by at least k rows — of k "
+                         "different persons when the table has a Person column.",
                     formula="every group of rows with the same published quasi-identifiers has ≥ k rows: "
                             "highest re-identification risk (someone known to be in the table) ≤ 1/k",
                     more_private="higher")

@@ -115,8 +115,9 @@ class GlobalRecoding(Mechanism):
                "quality model allows (optimal search over all level combinations).")
     params = (
         ParamSpec("k", "k (smallest group size)", "int", default=10, low=1, high=1000,
-                  help="Every published combination of quasi-identifier values is shared by at least k rows "
-                       "(1 = no group size requirement: only the other models)."),
+                  help="Every published combination of quasi-identifier values is shared by at least k rows — of k "
+                       "different persons when the table has a Person column (1 = no group size requirement: only "
+                       "the other models)."),
         ParamSpec("suppression", "Suppression limit (% of rows)", "float", default=5.0, low=0.0, high=100.0,
                   help="Rows of groups that still fail are suppressed (their quasi-identifiers shown as '*'), at "
                        "most this share of the table. 0 = generalise until every row passes."),
