@@ -28,7 +28,8 @@ def run(capsys, *argv):
 
 def _argv(tmp_path, *extra):
     return ["run", "Laplace histogram", "-i", tmp_path / "adult.csv", "--ledger", tmp_path / "ledger.sqlite",
-            "-p", "columns=sex,salary-class", "-p", "epsilon=0.5", "--bundled-taxonomies", "adult", *extra]
+            "-p", "columns=sex,salary-class", "-p", "epsilon=0.5", "--bundled-taxonomies", "adult", "--confirm-roles",
+            *extra]
 
 
 @pytest.fixture

@@ -83,3 +83,15 @@ def test_the_person_column_under_another_name_is_refused_by_its_values(tmp_path)
     with pytest.raises(CheckError, match="holds the person ids under another name"):
         export(published(keep="age,patient", rename="visit_group"), tmp_path / "out.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_declared_keyed_pseudonym_is_the_one_column_allowed_to_follow_the_persons():
+    """governance/pseudonyms.py adds `<id>_pseudonym` on purpose (one value per patient) and states it in the
+    note; the same values under an undeclared name are still the person column renamed."""
+    import numpy as np
+    import pandas as pd
+    from ppdp_gui.engine.checks.never_released import released_private_columns
+    ids = np.repeat(np.arange(20), 3)
+    table = pd.DataFrame({"patient_nbr_pseudonym": [f"p{i}" for i in ids], "copy": [f"p{i}" for i in ids]})
+    found = released_private_columns({"table": table}, [], {"table": ids}, pseudonyms=["patient_nbr_pseudonym"])
+    assert len(found) == 1 and "'copy'" in found[0]
