@@ -376,9 +376,14 @@ def verify(mechanism, *, size: str = "quick", seed: int = 0, alpha: float = ALPH
     yield verdict
 
 
-def run_verification(mechanism, **kwargs: Any) -> Verdict:
+def last_result(steps) -> Any:
+    """The last item of a generator of Progress and one result: the result, with the progress dropped."""
     result = None
-    for item in verify(mechanism, **kwargs):
+    for item in steps:
         if not isinstance(item, Progress):
             result = item
     return result
+
+
+def run_verification(mechanism, **kwargs: Any) -> Verdict:
+    return last_result(verify(mechanism, **kwargs))

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.engine.verify.audit import ALPHA, Check, ScenarioResult, Verdict, seed_of
+from ppdp_gui.engine.verify.audit import ALPHA, Check, ScenarioResult, Verdict, last_result, seed_of
 from ppdp_gui.engine.verify.pipeline_files import FilePair, pairs_for, recipe_parts
 from ppdp_gui.engine.verify.pipeline_run import (SCRATCH_CAP, Outcome, fixed_differences, outcome_features,
                                                  release_file, shorten)
@@ -280,8 +280,4 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
 
 
 def run_pipeline_verification(mechanism, **kwargs: Any) -> Verdict:
-    result = None
-    for item in verify_pipeline(mechanism, **kwargs):
-        if not isinstance(item, Progress):
-            result = item
-    return result
+    return last_result(verify_pipeline(mechanism, **kwargs))
