@@ -161,3 +161,26 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
     text = export(w, qtbot, target)
     assert "It was not overwritten" in text and record.release_id in text
     assert json.loads(note_path.read_text())["release_id"] == second.release_id
+
+
+def test_a_patient_number_published_as_is_can_be_marked_person_from_the_run_step(make_window, qtbot, tmp_path):
+    """The Run step's identifying-column box offered only "Leave patient_nbr out"; a patient number repeated over
+    visits is the person column, and one click there makes k count patients (found in the lead's look at the
+    clinical screenshots)."""
+    path, frame = clinical_csv(tmp_path)
+    w = make_window()
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    for column in frame.columns:
+        if column in QIS:
+            set_role(w, column, Role.QUASI_IDENTIFIER)
+    set_role(w, "patient_nbr", Role.INSENSITIVE)
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    w.go_to(w.run_view)
+    qtbot.waitUntil(lambda: "patient_nbr" in w.run_view.person_buttons, timeout=5000)
+    button = w.run_view.person_buttons["patient_nbr"]
+    assert "Person" in button.text() and "patient" in button.toolTip()
+    qtbot.mouseClick(button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.session.dataset.person_column == "patient_nbr", timeout=5000)
+    qtbot.waitUntil(lambda: not w.run_view.identifying_box.isVisible(), timeout=5000)

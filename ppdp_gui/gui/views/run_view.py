@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, Q
                                QPushButton, QSpinBox, QVBoxLayout)
 
 from ppdp_gui.engine.data.linkable import ADVICE, known_columns
+from ppdp_gui.engine.data.roles import person_by_name
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError, TaxonomyError
 from ppdp_gui.engine.mechanisms import registry
@@ -57,6 +58,7 @@ class RunView(StepView):
         self._identifying_shown: tuple = ()
         self.leave_out_buttons: dict[str, QPushButton] = {}
         self.as_is_checks: dict[str, QCheckBox] = {}
+        self.person_buttons: dict[str, QPushButton] = {}  # "mark it Person", for a column named like a patient number
         # columns someone else can know (data/linkable.py) that the release would publish unchanged
         self.linkable_box = QGroupBox("Columns someone else could know, published unchanged")
         self.linkable_box.setObjectName("linkable_box")
@@ -187,7 +189,7 @@ class RunView(StepView):
             item = self.identifying_grid.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
-        self.leave_out_buttons, self.as_is_checks = {}, {}
+        self.leave_out_buttons, self.as_is_checks, self.person_buttons = {}, {}, {}
         self.identifying_box.setVisible(bool(shown))
         if not shown:
             return
@@ -197,7 +199,7 @@ class RunView(StepView):
                        "person." + (" You cannot run until each one is settled." if unresolved else ""))
         intro.setWordWrap(True)
         intro.setStyleSheet("font-weight: normal;")
-        self.identifying_grid.addWidget(intro, 0, 0, 1, 3)
+        self.identifying_grid.addWidget(intro, 0, 0, 1, 4)
         for row, (column, level, message) in enumerate(shown, 1):
             text = QLabel(escape(message[:1].upper() + message[1:]))
             text.setWordWrap(True)
@@ -216,6 +218,16 @@ class RunView(StepView):
             self.identifying_grid.addWidget(leave, row, 1)
             self.identifying_grid.addWidget(check, row, 2)
             self.leave_out_buttons[column], self.as_is_checks[column] = leave, check
+            who = person_by_name(column)
+            if who and self.session.dataset is not None and self.session.dataset.person_column is None:
+                # a patient number repeated over visits is better marked Person than only left out: then k counts
+                # patients and ε is per patient (the Data step's role); its name alone says so
+                person = QPushButton(f"{column} says whose row it is: mark it Person")
+                person.setToolTip(f"Set the role of {column} to Person: it is left out of the release, and every "
+                                  f"guarantee then counts each {who} once, however many rows they have.")
+                person.clicked.connect(lambda _c=False, n=column: self.session.set_role(n, Role.PERSON))
+                self.identifying_grid.addWidget(person, row, 3)
+                self.person_buttons[column] = person
         self.identifying_grid.setColumnStretch(0, 1)
 
     def _show_linkable(self, plan) -> None:
