@@ -232,8 +232,8 @@ class RunView(StepView):
 
     def _show_linkable(self, plan) -> None:
         """One line per column someone else can know (diagnosis codes, specialty, payer, many values) that the
-        release would publish unchanged (the plan's `linkable`, data/linkable.py), with the buttons to press: make it a quasi-identifier
-        (it is then generalised) or leave it out. A warning: Run stays enabled."""
+        release would publish unchanged (the plan's `linkable`, data/linkable.py), with the buttons to press: make
+        it a quasi-identifier (it is then generalised) or leave it out. A warning: Run stays enabled."""
         found = tuple((f.column, f.reason) for f in getattr(plan, "linkable", ()) or ()) if plan is not None else ()
         if found == self._linkable_shown:
             return
