@@ -9,83 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ppdp_gui.cli_ledger import add_ledger_command, open_ledger
+from ppdp_gui.cli_parse import parse_builds, parse_domain, parse_fraction, parse_pairs, parse_role  # noqa: F401
 from ppdp_gui.engine.errors import ParameterError, PpdpError
-
-ROLE_ALIASES = {"qi": "quasi-identifier", "quasi": "quasi-identifier", "id": "identifier", "sa": "sensitive",
-                "label": "class", "target": "class", "other": "insensitive"}
-
-
-# ---- small parsers ------------------------------------------------------------------------------------------
-def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
-    """["a=1", "b=x"] -> {"a": "1", "b": "x"}; a missing '=' is a ParameterError naming the option."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ParameterError(f"--{what} expects NAME=VALUE, got {item!r}")
-        out[name.strip()] = value.strip()
-    return out
-
-
-def parse_role(text: str):
-    from ppdp_gui.engine.errors import DataError
-    from ppdp_gui.engine.persistence.project import parse_role as _parse
-    try:
-        return _parse(text, "--role")
-    except DataError:
-        raise ParameterError(f"unknown role {text!r}; use one of identifier, person, quasi-identifier, sensitive, "
-                             "class, insensitive (or qi, id, sa)") from None
-
-
-def parse_domain(column: str, text: str):
-    """'0:120' or '0:120:int' -> numeric bounds; 'a,b,c' -> a category list (all public, stated by the user);
-    'icd9' or 'icd10' -> the code system's list of categories shipped with the package."""
-    from ppdp_gui.engine.data.domains import CODE_SYSTEMS, Domain, code_system_domain
-    from ppdp_gui.engine.errors import DataError
-    if text.strip().lower().replace("-", "") in CODE_SYSTEMS:
-        return code_system_domain(text)
-    parts = text.split(":")
-    try:
-        if len(parts) in (2, 3) and all(p.strip() for p in parts[:2]):
-            lo, hi = float(parts[0]), float(parts[1])
-            integer = len(parts) == 3 and parts[2].strip().lower() in ("int", "integer", "whole")
-            if len(parts) == 3 and not integer:
-                raise ParameterError(f"--domain {column}={text}: the third part may only be 'int'")
-            return Domain(low=lo, high=hi, integer=integer)
-        values = [v.strip() for v in text.split(",") if v.strip()]
-        return Domain(categories=tuple(values))
-    except ValueError:
-        raise ParameterError(f"--domain {column}={text}: bounds must be numbers, e.g. 0:120") from None
-    except DataError as exc:
-        raise ParameterError(f"--domain {column}={text}: {exc}") from None
-
-
-def parse_builds(items: list[str] | None, files: dict[str, str]) -> dict[str, str]:
-    """--build-taxonomy COL=SPEC ... -> {column: spec}, each spec checked now (before the table is read) by the
-    engine's own parser, so a typo is one line naming the column and the accepted forms."""
-    from ppdp_gui.engine.taxonomy.from_spec import parse_spec
-    out: dict[str, str] = {}
-    for col, text in parse_pairs(items, "build-taxonomy").items():
-        if col in files:
-            raise ParameterError(f"column {col!r} has both --taxonomy {files[col]} and --build-taxonomy {text}; "
-                                 "give one of them")
-        parse_spec(col, text)
-        out[col] = text
-    return out
-
-
-def parse_fraction(text: str) -> Fraction:
-    try:
-        value = Fraction(str(text).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ParameterError(f"{text!r} is not a number (use e.g. 1, 0.5 or 1/2)") from None
-    if value <= 0:
-        raise ParameterError(f"the budget cap must be positive, got {text}")
-    return value
 
 
 def _say(*parts: Any) -> None:
@@ -149,11 +78,6 @@ def load_dataset(args):
     for note in loaded.notes:
         _warn(note)
     return recipe, loaded
-
-
-def open_ledger(path):
-    from ppdp_gui.engine.privacy.ledger import Ledger
-    return Ledger(path) if path else Ledger()
 
 
 def _budget_line(budget) -> str:
@@ -349,84 +273,6 @@ def plan_epsilon(args) -> int:
         _say(f"to release with it: the same command with -p epsilon={float(proposal.epsilon):g} and --output "
              "(in the window: type it into 'Privacy budget ε' in the Mechanism step)")
     return 0 if proposal.epsilon is not None else 1
-
-
-def cmd_ledger(args) -> int:
-    ledger = open_ledger(args.ledger)
-    action = list(args.action or [])
-    if action:
-        return _ledger_action(ledger, action, args)
-    rows = ledger.datasets()
-    _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
-    for ds in rows:
-        from ppdp_gui.engine.privacy.records import REPLACE, units_note
-        parts = [ds.fingerprint[:16], ds.label or "(no label)",
-                 f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
-                 f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
-        if ds.budget and ds.budget != ds.fingerprint:
-            share = f" (about {100 * ds.similarity:.0f} % of rows shared)" if ds.similarity is not None else ""
-            parts.append(f"near copy: shares the budget of {ds.budget[:16]}{share}")
-        if ds.separate_from:
-            parts.append(f"declared separate from {ds.separate_from[:16]} by {ds.separate_by or '?'} on "
-                         f"{ds.separate_at or '?'}")
-        _say("  " + "  ".join(parts))
-        if args.entries:
-            for e in ledger.entries(ds.fingerprint):
-                _say(f"      #{e.id} {e.created} {e.mechanism} ε={e.epsilon}"
-                     + (" (one record replaced)" if e.neighbouring == REPLACE else "")
-                     + f" output {(e.output_hash or '-')[:12]}"
-                     + (f" release {e.release_id}" if e.release_id else ""))
-    changes = ledger.cap_changes()
-    if args.entries and changes:
-        _say("cap changes:")
-        for c in changes:
-            _say(f"  {c.at} {c.budget[:16]} cap {c.old if c.old is not None else 'none'} -> {c.new} by "
-                 f"{c.who or '?'}: {c.reason}")
-    report = ledger.chain_report
-    if args.check or (report is not None and not report.ok):
-        for line in (report.lines() if report is not None else
-                     ["the ledger's chain cannot be checked: its key is missing or damaged"]):
-            _say(line)
-    if args.csv or args.tables_csv:
-        from ppdp_gui.engine.data.outputs import OutputPlan
-        from ppdp_gui.engine.data.writer import export_table
-        from ppdp_gui.engine.privacy.overview import dataset_table, entry_table
-        outputs = OutputPlan(ledger=ledger, overwrite=args.overwrite,
-                             inputs=[d.label for d in rows if d.label])  # the tables released from
-        outputs.add(args.csv, "the releases table")
-        outputs.add(args.tables_csv, "the tables table")
-        outputs.check()
-        if args.csv:
-            _say(f"releases written to {export_table(entry_table(ledger), args.csv, protected=outputs.guard)}")
-        if args.tables_csv:
-            _say(f"tables written to {export_table(dataset_table(ledger), args.tables_csv, protected=outputs.guard)}")
-    return 1 if args.check and (report is None or not report.ok) else 0
-
-
-def _ledger_action(ledger, action: list[str], args) -> int:
-    """`ppdp ledger cap DATASET VALUE --reason …` and `ppdp ledger acknowledge --reason …`."""
-    what = action[0].lower()
-    if what == "cap":
-        if len(action) != 3:
-            raise ParameterError("use: ppdp ledger cap DATASET VALUE --reason \"…\" (DATASET: the start of its "
-                                 "fingerprint or its file name, as ppdp ledger shows)")
-        if not (args.reason or "").strip():
-            raise ParameterError("changing a cap is the custodian's deliberate decision: say why with --reason \"…\"")
-        group = ledger.find(action[1])
-        before = ledger.cap(group)
-        ledger.set_cap(group, parse_fraction(action[2]), reason=args.reason)
-        _say(f"cap of {group[:16]} changed from {before} to {ledger.cap(group)} (recorded: who, when, why)")
-        return 0
-    if what in ("acknowledge", "ack"):
-        if len(action) != 1:
-            raise ParameterError("use: ppdp ledger acknowledge --reason \"…\"")
-        report = ledger.check()
-        for line in report.lines():
-            _say(line)
-        ack = ledger.acknowledge(args.reason or "")
-        _say(f"acknowledged by {ack['who'] or '?'} at {ack['at']} (recorded): {ack['reason']}")
-        return 0
-    raise ParameterError(f"unknown ledger action {action[0]!r}; use cap or acknowledge")
 
 
 def cmd_sweep(args) -> int:
@@ -631,19 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(p)
     add_rerun_options(p)
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("ledger", help="privacy budget spent per dataset; `ledger cap DATASET VALUE --reason …` "
-                                      "changes a cap, `ledger acknowledge --reason …` accepts a changed ledger")
-    p.add_argument("action", nargs="*", metavar="ACTION",
-                   help="cap DATASET VALUE (with --reason) or acknowledge (with --reason)")
-    p.add_argument("--reason", help="why (recorded in the ledger with who and when)")
-    p.add_argument("--check", action="store_true",
-                   help="check the ledger's tamper-evident chain (exit 1 if it was changed outside ppdp_gui)")
-    p.add_argument("--overwrite", action="store_true", help="let --csv/--tables-csv replace an existing file")
-    p.add_argument("--ledger", help="privacy ledger file")
-    p.add_argument("--entries", action="store_true", help="list every release too")
-    p.add_argument("--csv", help="write every release charged (one row each) to this table (.csv/.xlsx/.parquet)")
-    p.add_argument("--tables-csv", help="write every known table with its budget group to this table")
-    p.set_defaults(func=cmd_ledger)
+    add_ledger_command(sub)
     p = sub.add_parser("sweep", help="simulate a mechanism over a parameter grid (never charged)")
     p.add_argument("mechanism")
     _data_options(p)

@@ -159,7 +159,7 @@ def cmd_context(args) -> int:
 
 
 def cmd_safe_harbor(args) -> int:
-    from ppdp_gui.cli import parse_pairs, parse_role
+    from ppdp_gui.cli_parse import parse_pairs, parse_role
     from ppdp_gui.engine.data.writer import export_table
     from ppdp_gui.engine.governance import context as cx
     from ppdp_gui.engine.governance.safe_harbor_recipe import ATTESTATION, read_for_safe_harbor, record_in_context
