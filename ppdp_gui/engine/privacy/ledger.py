@@ -42,14 +42,10 @@ ledger_audit.py) checked on open and by every reservation.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import hmac
 import json
 import os
-import secrets
 import sqlite3
 import threading
-import time
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -63,6 +59,7 @@ from ppdp_gui.engine.privacy import chain, sketches
 from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes, containment, dataset_fingerprint,
                                                  keyed_row_hashes, legacy_fingerprint_v1)
 from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
+from ppdp_gui.engine.privacy.ledger_key import LedgerKey
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
                                              DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
@@ -73,7 +70,6 @@ __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCH
 
 _ENTRY_COLUMNS = ("id, fingerprint, mechanism, params, eps_num, eps_den, delta_num, delta_den, created, output_hash, "
                   "completed, label, release_id, budget, neighbouring")
-_KEY_CHECK = b"ppdp-key-check"
 _REMEMBERED = 4  # identities `fingerprint` keeps for bare-fingerprint callers (8 bytes per distinct row)
 
 
@@ -94,7 +90,7 @@ def _entry(row) -> LedgerEntry:
                        neighbouring_kind(row[14]))
 
 
-class Ledger(LedgerAudit):
+class Ledger(LedgerAudit, LedgerKey):
     """Budget ledger in one SQLite file; safe to use from several threads and processes at once.
 
     A connection is opened per call (cheap) so that a Ledger object can be shared with worker threads.
@@ -165,112 +161,6 @@ class Ledger(LedgerAudit):
         """The database, its key and its rollback journal: no export may ever be written over one of them."""
         base = self.path.resolve()
         return [base, self.key_path.resolve(), base.with_name(base.name + "-journal")]
-
-    # ---- key ------------------------------------------------------------------------------------------------
-    @staticmethod
-    def _check_value(key: bytes) -> str:
-        return hmac.new(key, _KEY_CHECK, hashlib.sha256).hexdigest()
-
-    @staticmethod
-    def _n_datasets(db: sqlite3.Connection) -> int:
-        return int(db.execute("SELECT COUNT(*) FROM datasets").fetchone()[0])
-
-    def _prepare_key(self) -> None:
-        """Create the key of an empty ledger (race-safe, mode 0600) and record its check value; for a ledger that
-        already has a key but no check value (schema 1) record the check value of that key. A missing key of a
-        ledger that records datasets is left missing: listing still works, anything needing the key refuses."""
-        if not self.key_path.exists():
-            with self._read() as db:
-                if self._n_datasets(db):
-                    return
-            self._create_key_file()
-            check = self._check_value(self._read_key())
-            with self._write() as db:
-                if self._n_datasets(db):  # registered meanwhile by a process using this same new key
-                    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
-                else:
-                    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
-            return
-        try:
-            check = self._check_value(self._read_key())
-        except PpdpError:
-            return  # damaged: refused when the key is needed
-        with self._read() as db:
-            stored = db.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
-        if stored is None:
-            with self._write() as db:
-                db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('key_check', ?)", (check,))
-
-    def _create_key_file(self) -> None:
-        """Write a new key to a private temporary file, fsync it, then link it to the key's name: the key file
-        appears complete or not at all (a kill can never leave an empty key), and of two processes creating it
-        at once the first link wins and both use that key."""
-        import tempfile
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.key_path.name}.", suffix=".new", dir=self.key_path.parent)
-        except OSError as exc:
-            raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
-        try:
-            os.chmod(tmp, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                handle.write(secrets.token_hex(32) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            try:
-                os.link(tmp, self.key_path)
-            except FileExistsError:
-                pass  # another process created it this instant: use theirs
-            except OSError as exc:
-                raise PpdpError(f"cannot create the ledger key {self.key_path}: {exc.strerror or exc}") from None
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-
-    def _read_key(self) -> bytes:
-        text = ""
-        for _ in range(50):  # another process may be writing it this instant
-            try:
-                text = self.key_path.read_text().strip()
-            except FileNotFoundError:
-                text = ""
-            except OSError as exc:
-                raise PpdpError(f"the ledger key {self.key_path} cannot be read ({exc.strerror or exc}); without it "
-                                "no dataset can be recognised and budgets could be reset, so restore it from a "
-                                "backup or fix its permissions") from None
-            if len(text) == 64:
-                break
-            time.sleep(0.01)
-        try:
-            key = bytes.fromhex(text)
-        except ValueError:
-            key = b""
-        if len(key) != 32:
-            raise PpdpError(f"the ledger key {self.key_path} is damaged; without it fingerprints change and "
-                            "budgets could be reset, so restore it from a backup")
-        return key
-
-    def _secret(self) -> bytes:
-        """The key, checked against the ledger's check value; refuses a missing, damaged or replaced key."""
-        if self._key is None:
-            if not self.key_path.exists():
-                with self._read() as db:
-                    n = self._n_datasets(db)
-                if n:
-                    raise PpdpError(
-                        f"the ledger key {self.key_path} is missing, but the ledger {self.path} already records "
-                        f"{n} dataset(s). Without that key no table can be recognised, so every privacy budget "
-                        f"would silently start again. Restore {self.key_path.name} from a backup into "
-                        f"{self.key_path.parent}; nothing was run or charged.")
-                self._prepare_key()  # an empty ledger whose key went: a new key is harmless
-            key = self._read_key()
-            with self._read() as db:
-                stored = db.execute("SELECT value FROM meta WHERE key = 'key_check'").fetchone()
-            if stored is not None and not hmac.compare_digest(stored[0], self._check_value(key)):
-                raise PpdpError(
-                    f"the ledger key {self.key_path} is not the key the ledger {self.path} was created with (it was "
-                    "replaced). With another key no table is recognised and every budget would silently start "
-                    "again; restore the original key from a backup. Nothing was run or charged.")
-            self._key = key
-        return self._key
 
     # ---- identity -------------------------------------------------------------------------------------------
     def identify(self, dataset, *, label: str = "", separate: bool = False) -> DatasetIdentity:
