@@ -4,8 +4,9 @@ The names below are imported on first use (PEP 562): importing one light module 
 domains) must not pull in the reader's and writer's libraries, so that the window appears before them
 (benchmarks/bench_start.py)."""
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ppdp_gui.engine.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:  # seen by static analysis (type checkers, the bundler's import graph); not run
     from ppdp_gui.engine.data import coltypes, reader, roles, schema, writer  # noqa: F401
@@ -21,9 +22,4 @@ _WHERE = {
 __all__ = list(_WHERE)
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())

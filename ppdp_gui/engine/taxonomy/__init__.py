@@ -3,8 +3,9 @@
 The names below are imported on first use (PEP 562), so that importing one light module of the package (the
 builders' registry) does not pull in numpy and the builders before the window is on screen (bench_start.py)."""
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ppdp_gui.engine.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:  # seen by static analysis (type checkers, the bundler's import graph); not run
     from ppdp_gui.engine.taxonomy import arx_io, builders, bundled, coverage, dates, icd, order, tree  # noqa: F401
@@ -23,9 +24,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
