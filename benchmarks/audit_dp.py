@@ -19,17 +19,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ppdp_gui.engine.mechanisms import registry  # noqa: E402
 from ppdp_gui.engine.verify import run_verification  # noqa: E402
+from ppdp_gui.engine.verify.pipeline_audit import dp_mechanisms  # noqa: E402
 
 
-def dp_mechanisms() -> list[str]:
-    out = []
-    for name in registry.names():
-        cls = registry.get(name)
-        if cls().privacy_cost(**cls.resolve_params()).is_dp:
-            out.append(name)
-    return out
 
 
 def main() -> int:

@@ -198,7 +198,8 @@ def _runs(planned, n: int, base: int, sc: int, side: int, factor, progress,
     yield out
 
 
-def _drain_runs(gen) -> Iterator[Progress]:
+def pass_progress(gen) -> Iterator[Progress]:
+    """`yield from` this: passes a generator's Progress on and returns its one other item (its result)."""
     result = None
     for item in gen:
         if isinstance(item, Progress):
@@ -230,7 +231,7 @@ def run_scenario(mech, scenario: Scenario, index: int, *, size: str, seed: int, 
         keep = (scenario.choice,)
     elif scenario.view is not None:
         keep = tuple(scenario.view) + tuple(scenario.constant)
-    runs_d = yield from _drain_runs(_runs(plan_d, n, seed, index, 0, factor, lambda i: report(i, n), keep))
+    runs_d = yield from pass_progress(_runs(plan_d, n, seed, index, 0, factor, lambda i: report(i, n), keep))
     if scenario.kind == "calibration":
         chosen = np.array([str(r.get(scenario.choice)) for r in runs_d])
         better, worse = sorted(scenario.scores, key=lambda c: -scenario.scores[c])[:2]
@@ -242,7 +243,7 @@ def run_scenario(mech, scenario: Scenario, index: int, *, size: str, seed: int, 
                              f"(stated ε' would give {100 / (1 + np.exp(-allowed * gap / (2 * scenario.sensitivity))):.1f} %)")
         return
     plan_d2 = _plan(mech, scenario.neighbour.data, scenario.params)
-    runs_d2 = yield from _drain_runs(_runs(plan_d2, n, seed, index, 1, factor, lambda i: report(n + i, n), keep))
+    runs_d2 = yield from pass_progress(_runs(plan_d2, n, seed, index, 1, factor, lambda i: report(n + i, n), keep))
     bound: Bound = audit(runs_d, runs_d2, alpha=alpha, delta=delta, view=scenario.view)
     best = bound.best
     best_text = "" if best is None else (f"{best.text} ({best.direction}: {100 * best.p_first:.1f} % vs "
@@ -366,7 +367,7 @@ def verify(mechanism, *, size: str = "quick", seed: int = 0, alpha: float = ALPH
     for index, sc in chosen:
         def report(i, n, _sc=sc, _done=done):
             return Progress(min(0.99, (_done + i) / total), f"{_sc.name}: {i:,} test releases")
-        result = yield from _drain_runs(run_scenario(mech, sc, index, size=size, seed=seed,
+        result = yield from pass_progress(run_scenario(mech, sc, index, size=size, seed=seed,
                                                      alpha=alpha / len(scenarios), factor=noise_factor,
                                                      report=report))
         verdict.results.append(result)

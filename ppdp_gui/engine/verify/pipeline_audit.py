@@ -35,7 +35,8 @@ from typing import Any, Iterator
 
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Progress
-from ppdp_gui.engine.verify.audit import ALPHA, Check, ScenarioResult, Verdict, last_result, seed_of
+from ppdp_gui.engine.verify.audit import (ALPHA, Check, ScenarioResult, Verdict, last_result, pass_progress,
+                                          seed_of)
 from ppdp_gui.engine.verify.pipeline_files import FilePair, pairs_for, recipe_parts
 from ppdp_gui.engine.verify.pipeline_run import (SCRATCH_CAP, Outcome, fixed_differences, outcome_features,
                                                  release_file, shorten)
@@ -150,16 +151,6 @@ def _runs(files: _Files, side: int, n: int, parts, mechanism: str, base: int, in
     yield outcomes
 
 
-def _collect(gen):
-    result = None
-    for item in gen:
-        if isinstance(item, Progress):
-            yield item
-        else:
-            result = item
-    return result
-
-
 def run_pair(mechanism: str, pair: FilePair, index: int, *, size: str, seed: int, alpha: float, factor,
              eps: Fraction, report, crashes: list[str] | None = None,
              neighbouring: str = "") -> Iterator[Progress | ScenarioResult]:
@@ -170,9 +161,9 @@ def run_pair(mechanism: str, pair: FilePair, index: int, *, size: str, seed: int
     parts = recipe_parts(pair, mechanism)
     with scratch_folder() as tmp:
         files = _Files(Path(tmp), pair)
-        first = yield from _collect(_runs(files, 0, n, parts, mechanism, seed, index, factor,
+        first = yield from pass_progress(_runs(files, 0, n, parts, mechanism, seed, index, factor,
                                           lambda i: report(i, n)))
-        second = yield from _collect(_runs(files, 1, n, parts, mechanism, seed, index, factor,
+        second = yield from pass_progress(_runs(files, 1, n, parts, mechanism, seed, index, factor,
                                            lambda i: report(n + i, n)))
     if crashes is not None:
         crashes += [f"{pair.name}: {o.refused}" for o in first + second if o.crashed]
@@ -268,7 +259,7 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
     for index, pair in chosen:
         def report(i, n, _p=pair, _done=done):
             return Progress(min(0.99, (_done + i) / total), f"{_p.name}: {i:,} releases through the whole path")
-        result = yield from _collect(run_pair(name, pair, index, size=size, seed=seed, alpha=alpha / len(chosen),
+        result = yield from pass_progress(run_pair(name, pair, index, size=size, seed=seed, alpha=alpha / len(chosen),
                                               factor=noise_factor, eps=cost.epsilon, report=report,
                                               crashes=crashes, neighbouring=str(cost.neighbouring)))
         verdict.results.append(result)
