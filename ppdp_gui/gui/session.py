@@ -32,6 +32,9 @@ class TableState:
     # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     confirmed_columns: set[str] = field(default_factory=set)
     param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
+    # the release context (recipient, threshold, overrides, project id: engine/governance/context.py), asked for
+    # this table's releases; a project restores its own once its table is open
+    governance_context: dict = field(default_factory=dict)
 
 
 def _table_field(name: str) -> property:
@@ -71,6 +74,7 @@ class Session(QObject):
     allow_data_domains = _table_field("allow_data_domains")
     separate_dataset = _table_field("separate_dataset")
     confirmed_columns = _table_field("confirmed_columns")
+    governance_context = _table_field("governance_context")
 
     # -- dataset ------------------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset | None) -> None:
@@ -241,7 +245,7 @@ class Session(QObject):
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
             publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
             releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases],
-            context=dict(getattr(self, "governance_context", None) or {}))  # set by gui/governance_menu.py
+            context=dict(self.governance_context))  # set by gui/governance_menu.py
 
 
 def same_source(before: Dataset | None, after: Dataset | None) -> bool:

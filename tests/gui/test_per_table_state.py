@@ -81,3 +81,19 @@ def test_second_table_shows_nothing_of_the_first(make_window, qtbot, tmp_path):
     editor.add_missing_values()
     assert not (set(w.session.dataset.spec("age").taxonomy.leaf_values() if w.session.dataset.spec("age").taxonomy
                     else []) & heart_ages)
+
+
+def test_the_release_context_belongs_to_its_table(make_window, qtbot, tmp_path):
+    """The governance questionnaire's answers (recipient, threshold, recorded overrides, the project id behind the
+    pseudonym key) were kept by the session across tables: the next table's export was gated, and its dossier
+    written, with the first table's context."""
+    from ppdp_gui.engine.governance import context as cx
+    heart, breast = tmp_path / "heart.csv", tmp_path / "breast.csv"
+    heart_like().to_csv(heart, index=False)
+    breast_like().to_csv(breast, index=False)
+    w = make_window()
+    open_table(w, qtbot, heart)
+    w.session.governance_context = cx.ReleaseContext(release="public", recipient="a journal").to_json()
+    assert w.session.recipe().context["recipient"] == "a journal"
+    open_table(w, qtbot, breast)
+    assert w.session.governance_context == {} and not w.session.recipe().context
