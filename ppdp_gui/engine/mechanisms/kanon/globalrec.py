@@ -109,7 +109,7 @@ def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> Sensitiv
 class GlobalRecoding(Mechanism):
     name = "Global recoding"
     guarantee = "k-anonymity"
-    large_tables = True  # the lattice needs only the group-size histogram (engine/bigdata/globalrec.py)
+    large_tables = True  # the lattice needs only the group-size histogram (kanon/globalrec_sql.py)
     summary = ("Generalises every quasi-identifier to one level of its taxonomy for all rows (e.g. age in 5-year "
                "bands) and suppresses the few rows that still stand out; the levels are the best the chosen "
                "quality model allows (optimal search over all level combinations).")
@@ -216,8 +216,8 @@ class GlobalRecoding(Mechanism):
     def _prepare(self, data: Dataset, params: dict[str, Any]) -> tuple[Encoded, Evaluator, str | None]:
         models = _models(params)
         sens = _sensitive(data, params) if models.needs_sensitive else None
-        if is_large(data):  # the group-size histogram by one SQL GROUP BY (engine/bigdata/globalrec.py)
-            from ppdp_gui.engine.bigdata.globalrec import encode_large
+        if is_large(data):  # the group-size histogram by one SQL GROUP BY (kanon/globalrec_sql.py)
+            from ppdp_gui.engine.mechanisms.kanon.globalrec_sql import encode_large
             enc = encode_large(data, data.quasi_identifiers, sens)
         else:
             enc = encode(data, data.quasi_identifiers, sens)
@@ -322,8 +322,8 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
 
 
 def _large_release(mech, data, params, enc, evaluate, node, sens, check: bool) -> Release:
-    """build_release for a large table: the records as SQL (bigdata/globalrec.py); the same claims and figures."""
-    from ppdp_gui.engine.bigdata.globalrec import records
+    """build_release for a large table: the records as SQL (kanon/globalrec_sql.py); the same claims and figures."""
+    from ppdp_gui.engine.mechanisms.kanon.globalrec_sql import records
     intervals, domains = {}, {}
     shown_marker = np.ones(enc.n_tuples, dtype=bool)
     for j, (q, lev) in enumerate(zip(enc.qis, node.levels)):

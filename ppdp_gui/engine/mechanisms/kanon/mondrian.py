@@ -49,7 +49,7 @@ class Mondrian(Mechanism):
         GRID_PARAM,
     )
 
-    large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (engine/bigdata/mondrian.py)
+    large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (kanon/mondrian_sql.py)
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = kanon_problems(data, params["k"], params["grid_width"])
@@ -121,7 +121,7 @@ class Mondrian(Mechanism):
 
     def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float) -> Release:
         """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""
-        from ppdp_gui.engine.bigdata.mondrian import run_large
+        from ppdp_gui.engine.mechanisms.kanon.mondrian_sql import run_large
         qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
         names = [q.name for q in qis]
         table = pd.DataFrame({c: pd.Series([], dtype=object) for c in records.columns})
