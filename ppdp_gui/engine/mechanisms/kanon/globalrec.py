@@ -37,6 +37,7 @@ from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, L
 from ppdp_gui.engine.mechanisms.kanon.models import DISTANCES, DIVERSITIES, PrivacyModels, SensitiveDistance
 from ppdp_gui.engine.mechanisms.kanon.quality import AGGREGATES, QUALITY_MODELS, Quality, aggregate, discernibility
 from ppdp_gui.engine.mechanisms.kanon.search import Evaluator, NodeResult, SearchResult, search
+from ppdp_gui.engine.metrics.risk import GROUPS, group_figures
 
 MARKER = "*"
 
@@ -356,7 +357,7 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
             "quality model": params["quality"], "aggregate": params["aggregate"],
             "l": models.l if models.uses_l else None, "diversity": models.diversity if models.uses_l else None,
             "t": models.t if models.uses_t else None, "distance": models.distance if models.uses_t else None,
-            "sensitive": sens, "groups": int(figures["classes"])}
+            "sensitive": sens, "groups": int(figures.get(GROUPS, 0))}
     record = {**note, "suppressed rows": node.n_suppressed, "figures": figures, "intervals": intervals,
               "domains": domains, "level labels": {q.name: sorted(set(map(str, q.labels[lev])))
                                                    for q, lev in zip(enc.qis, node.levels)}}
@@ -424,10 +425,7 @@ def node_figures(enc: Encoded, evaluate: Evaluator, node: NodeResult) -> dict[st
     out["discernibility"] = discernibility(node.verdict, n)
     out["suppressed rows"] = float(node.n_suppressed)
     out["suppressed %"] = 100 * node.n_suppressed / max(1, n)
-    out["classes"] = float(sizes.size)
+    out.update(group_figures(sizes, persons=enc.person is not None))
     if sizes.size:
-        out["smallest class"] = float(sizes.min())
         out["C_avg"] = float(sizes.sum() / sizes.size / max(1, evaluate.models.k))
-        out["highest risk %"] = 100.0 / float(sizes.min())
-        out["average risk %"] = 100.0 * sizes.size / float(sizes.sum())
     return out

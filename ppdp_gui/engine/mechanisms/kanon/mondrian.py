@@ -126,7 +126,7 @@ class Mondrian(Mechanism):
         names = [q.name for q in qis]
         table = pd.DataFrame({c: pd.Series([], dtype=object) for c in records.columns})
         note = {"quasi_identifiers": names, "k": k, "l": None, "sensitive": None, "diversity": None,
-                "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": int(figures["classes"])}
+                "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
         return Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=0, diversity="distinct"),
