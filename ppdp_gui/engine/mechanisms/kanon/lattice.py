@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import TaxonomyIndex
+from ppdp_gui.engine.data.qi_coding import TaxonomyIndex
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 MAX_EXACT_NODES = 100_000  # above this the search falls back to the heuristic (search.py)

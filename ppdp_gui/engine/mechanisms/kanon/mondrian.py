@@ -25,7 +25,7 @@ from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_
                                                     unit_note, resolve_sensitive)
 from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
 
 class Mondrian(Mechanism):

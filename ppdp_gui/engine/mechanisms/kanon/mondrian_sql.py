@@ -28,7 +28,7 @@ from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 from ppdp_gui.engine.taxonomy import Taxonomy
 
 
