@@ -194,11 +194,6 @@ class DatasetSummary:
         """REPLACE once the group holds a replace-one release (its total is then Σ replace + 2·Σ add/remove)."""
         return REPLACE if self.replace_releases else ADD_REMOVE
 
-    @property
-    def is_root(self) -> bool:
-        """True for the dataset whose budget group this is (its cap is the group's cap)."""
-        return not self.budget or self.budget == self.fingerprint
-
 
 @dataclass(frozen=True)
 class DatasetIdentity:

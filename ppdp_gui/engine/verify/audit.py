@@ -105,11 +105,6 @@ class Verdict:
         return sum(r.runs * (1 if r.kind == "calibration" else 2) for r in self.results)
 
     @property
-    def whole_bound(self) -> float:
-        """The largest bound among the audits of the whole release against the claimed ε (per add/remove)."""
-        return max((r.shown_bound for r in self.results if r.whole), default=0.0)
-
-    @property
     def closest(self) -> ScenarioResult | None:
         """The audit that came closest to (or went furthest past) its allowance."""
         return max(self.results, key=lambda r: r.share, default=None)
