@@ -83,7 +83,7 @@ def load_dataset(args):
 def _budget_line(budget) -> str:
     if budget is None:
         return ""
-    from ppdp_gui.engine.privacy.records import units_note
+    from ppdp_gui.engine.privacy.ledger_types import units_note
     # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
     line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}){units_note(budget)}"
     if budget.cap is not None:

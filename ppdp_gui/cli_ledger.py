@@ -26,7 +26,7 @@ def cmd_ledger(args) -> int:
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        from ppdp_gui.engine.privacy.records import REPLACE, units_note
+        from ppdp_gui.engine.privacy.ledger_types import REPLACE, units_note
         parts = [ds.fingerprint[:16], ds.label or "(no label)",
                  f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
                  f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError
 from ppdp_gui.engine.privacy import Ledger
-from ppdp_gui.engine.privacy.records import NEAR_COPY_CONTAINMENT
+from ppdp_gui.engine.privacy.ledger_types import NEAR_COPY_CONTAINMENT
 
 
 def patients(n: int, rng) -> pd.DataFrame:

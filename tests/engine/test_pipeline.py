@@ -16,7 +16,7 @@ from ppdp_gui.engine.errors import BudgetError, CheckError, ParameterError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Progress, Release
 from ppdp_gui.engine.mechanisms.laplace import LaplaceHistogram, expected_abs_noise
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.persistence.jsonable import jsonable
 from ppdp_gui.engine.pipeline import Published, plan, run_release, run_sweep
 from ppdp_gui.engine.pipeline.sweep import split_holdout
 

@@ -112,7 +112,7 @@ class PrivacyCost:
     l: int | None = None
     note: str = ""
     #: the neighbouring relation ε is stated for (the DifferentialPrivacy claim's); the ledger adds up releases of
-    #: the two relations soundly (engine/privacy/records.combined_total)
+    #: the two relations soundly (engine/privacy/ledger_types.combined_total)
     neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
     #: whom ε protects: every row of one person (at most c) or one row (the DifferentialPrivacy claim's unit)
     unit: Unit = Unit()

@@ -44,7 +44,7 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
-from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total
+from ppdp_gui.engine.privacy.ledger_types import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
@@ -116,7 +116,7 @@ class Plan:
     def replace_one_total(self) -> Fraction | None:
         """The budget group's sound total with this release, in replace-one units, when this release or one
         before it is ε-DP only for one record replaced (add/remove releases then count twice); None otherwise,
-        when the total is the plain sum of ε (see engine/privacy/records.combined_total)."""
+        when the total is the plain sum of ε (see engine/privacy/ledger_types.combined_total)."""
         b = self.budget
         if not self.is_dp or b is None:
             return None

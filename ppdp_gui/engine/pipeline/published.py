@@ -28,7 +28,7 @@ import pandas as pd
 from ppdp_gui.engine.claims import PER_PERSON, DifferentialPrivacy, Neighbouring, dp_claim, guarantee_text
 from ppdp_gui.engine.data.schema import ColumnSpec, SourceInfo
 from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
-from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.persistence.jsonable import jsonable
 
 NOTE_VERSION = 1
 RECORD_VERSION = 1

@@ -33,7 +33,7 @@ from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, P
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
 from ppdp_gui.engine.metrics.risk import group_figures
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.persistence.jsonable import jsonable
 from ppdp_gui.engine.pipeline.plan import Plan
 from ppdp_gui.engine.pipeline.published import Published
 from ppdp_gui.engine.privacy.fingerprint import content_hash

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.outputs import default_record_path
-from ppdp_gui.engine.privacy.records import units_note
+from ppdp_gui.engine.privacy.ledger_types import units_note
 from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error

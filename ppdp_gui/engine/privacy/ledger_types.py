@@ -58,7 +58,7 @@ def combined_total(spent, replace_releases: int, epsilon, kind: str) -> Fraction
 
 
 class Totals:
-    """What a set of entries spent, split by neighbouring, and its sound total (records.combined_total)."""
+    """What a set of entries spent, split by neighbouring, and its sound total (ledger_types.combined_total)."""
 
     __slots__ = ("add_remove", "delta", "last", "n", "n_replace", "replace")
 
