@@ -1,6 +1,6 @@
 """ICD-9-CM and ICD-10 (WHO) diagnosis codes: code → 3-character category → block → chapter → *.
 
-The structure is public (engine/taxonomy/icd_tables.py, bundled as ARX files in ppdp_gui/taxonomies/icd/), so a
+The structure is public (engine/taxonomy/icd_tables.py, bundled as ARX files in taxonomies/icd/), so a
 taxonomy of all categories is a public domain (`icd_categories`). A column holds full codes ('250.83', 'E11.9', 'V45.81'),
 whose list is the records' own, so `icd_taxonomy` (leaves = the column's codes) has origin "data".
 
@@ -81,7 +81,7 @@ def category_rows(version: str) -> list[list[str]]:
 
 
 def write_bundled_files(folder: Path) -> list[Path]:
-    """(Re)write ppdp_gui/taxonomies/icd/*.csv from the tables (ARX format, ';', one row per category)."""
+    """(Re)write taxonomies/icd/*.csv from the tables (ARX format, ';', one row per category)."""
     from ppdp_gui.engine.taxonomy.arx_io import write_arx_hierarchy
 
     folder.mkdir(parents=True, exist_ok=True)
