@@ -150,7 +150,7 @@ def to_categories(column: str, values, version: str = "icd9", keep=()) -> pd.Ser
 def categories_version(tax) -> str | None:
     """'icd9' / 'icd10' when `tax` holds exactly the shipped list of categories (the public tree built by
     `icd9:categories`), else None: a project reopened with such a tree gets its column written as categories."""
-    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    from ppdp_gui.engine.taxonomy.labels import MISSING_LABEL
     leaves = [v for v in tax.leaf_values() if v != MISSING_LABEL]  # the list's tree admits "(missing)" too
     for version in VERSIONS:
         if len(leaves) == len(category_rows(version)) and set(leaves) == {r[0] for r in category_rows(version)}:
