@@ -10,21 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from ppdp_gui.cli_ledger import add_ledger_command, open_ledger
+from ppdp_gui.cli_output import say as _say, warn as _warn
 from ppdp_gui.cli_parse import parse_builds, parse_domain, parse_fraction, parse_pairs, parse_role  # noqa: F401
 from ppdp_gui.engine.errors import ParameterError, PpdpError
-
-
-def _say(*parts: Any) -> None:
-    print(*parts, flush=True)
-
-
-def _warn(message: str) -> None:
-    if message[:9].lower() == "warning: ":  # engine notes may start with it already: say it once
-        message = message[9:]
-    print(f"ppdp: warning: {message}", file=sys.stderr, flush=True)
 
 
 # ---- loading: a recipe (from --recipe and/or the options), then the engine's one loader --------------------

@@ -9,11 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+from ppdp_gui.cli_output import say as _say
 from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError
-
-
-def _say(*parts) -> None:
-    print(*parts, flush=True)
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:

@@ -5,12 +5,9 @@ the ledger itself is engine/privacy."""
 from __future__ import annotations
 
 
+from ppdp_gui.cli_output import say as _say
 from ppdp_gui.cli_parse import parse_fraction
 from ppdp_gui.engine.errors import ParameterError
-
-
-def _say(*parts) -> None:
-    print(*parts, flush=True)
 
 
 def open_ledger(path):
