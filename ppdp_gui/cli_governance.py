@@ -37,7 +37,7 @@ class Treated:
 def treatments(args, recipe, data, ledger):
     """Keyed pseudonyms and per-person date shifts (engine/governance/pseudonyms.py), from the options (the window
     does not offer them yet, so a project never asks for them). Returns (dataset, Treated)."""
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.governance.pseudonyms import apply_treatments, project_key
     ctx = cx.of(recipe)
     columns = list(dict.fromkeys(getattr(args, "pseudonym", None) or []))
@@ -129,7 +129,7 @@ def cmd_context(args) -> int:
     """Fill in the release context of a project (the window's Tools → Release context…)."""
     import dataclasses
 
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.persistence.project import read_recipe, write_recipe
     recipe = read_recipe(args.recipe)
     ctx = cx.of(recipe)
@@ -158,7 +158,7 @@ def cmd_context(args) -> int:
 def cmd_safe_harbor(args) -> int:
     from ppdp_gui.cli_parse import parse_pairs, parse_role
     from ppdp_gui.engine.data.writer import export_table
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.governance.safe_harbor_recipe import ATTESTATION, read_for_safe_harbor, record_in_context
     from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
     recipe = read_recipe(args.recipe) if args.recipe else None

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QMessageBox, QPlainTextEdit, QTextBrowser, QVBoxLayout)
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.gui.widgets.messages import show_error
 
 

@@ -32,7 +32,7 @@ class TableState:
     # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     confirmed_columns: set[str] = field(default_factory=set)
     param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
-    # the release context (recipient, threshold, overrides, project id: engine/governance/context.py), asked for
+    # the release context (recipient, threshold, overrides, project id: engine/persistence/release_context.py), asked for
     # this table's releases; a project restores its own once its table is open
     governance_context: dict = field(default_factory=dict)
 

@@ -63,7 +63,7 @@ class Recipe:
     #: once the custodian pressed "Confirm roles and kinds" — the confirmation the project keeps.
     guessed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
-    #: the release context of the governance (engine/governance/context.py): optional, checked there
+    #: the release context of the governance (engine/persistence/release_context.py): optional, checked there
     context: dict = field(default_factory=dict)
 
 
@@ -310,7 +310,7 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
 
 def _context_from(obj) -> dict:
     """The optional `context` section, checked by the governance package (absent in older projects)."""
-    from ppdp_gui.engine.governance.context import context_from_json
+    from ppdp_gui.engine.persistence.release_context import context_from_json
     return context_from_json(obj).to_json() if obj else {}
 
 
