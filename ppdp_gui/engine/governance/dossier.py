@@ -1,7 +1,7 @@
 """The de-identification dossier: what a privacy office, a disclosure review board or an expert asks to see.
 
-Made from the project (its recipe and release context, `persistence/release_context.py`) and the custodian record of one release
-(`pipeline/published.custodian_record`), in one of two layouts:
+Made from the project (its recipe and release context, `persistence/release_context.py`) and the custodian
+record of one release (`pipeline/published.custodian_record`), in one of two layouts:
 
 - ``ema``: the sections of the anonymisation report shared by EMA Policy 0070 and Health Canada's Public Release
   of Clinical Information (methodology; every direct and indirect identifier with the technique applied; initial
