@@ -62,8 +62,8 @@ from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
 from ppdp_gui.engine.privacy.ledger_key import LedgerKey
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
 from ppdp_gui.engine.privacy.ledger_types import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
-                                             DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
-                                             exact, fmt, neighbouring_kind, over_cap_message)
+                                                  DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
+                                                  combined_total, exact, fmt, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
