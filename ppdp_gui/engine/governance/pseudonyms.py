@@ -14,13 +14,12 @@
 The key is 32 random bytes in ``<ledger folder>/pseudonym-keys/<project id>.key`` (mode 0600), beside the ledger's
 own key: never in the release, never in the project file. The ledger package is only read (its folder).
 
-Wiring (documented limitation): the treatments are applied to the table before the release is made
-(`apply_treatments`), adding `<column>_pseudonym` as an insensitive column the custodian confirmed for
-publication, and shifting date columns in place; the original identifier keeps its role and is never released.
-`ppdp run --pseudonym COL --shift-dates COL:DAYS` uses it (the window does not offer it yet, so a project never
-asks for it: the same recipe gives the same release in both); the release note states it under
-"pseudonyms and date shifts", from which the dossier and the value map read it; `check_no_raw_values` verifies, in
-memory before writing and on the written file, that no raw identifier value appears in the release.
+Wiring: the treatments are applied to the table before the release is made (`apply_treatments`, called by
+treatments.py for the window and `ppdp run` alike), adding `<column>_pseudonym` as an insensitive column the
+custodian confirmed for publication, and shifting date columns in place; the original identifier keeps its role
+and is never released. The release note states it under "pseudonyms and date shifts", from which the dossier and
+the value map read it; `checks/raw_values.py` verifies, in memory before writing and on the written file (in the
+export), that no raw identifier value appears in the release.
 """
 
 from __future__ import annotations
@@ -35,12 +34,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.checks.raw_values import MIN_CHECKED_LENGTH, check_no_raw_values  # noqa: F401 (re-exported)
+from ppdp_gui.engine.checks.raw_values import PSEUDONYM_SUFFIX as SUFFIX
 from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
-from ppdp_gui.engine.errors import CheckError, DataError, ParameterError
+from ppdp_gui.engine.errors import DataError, ParameterError
 
 HEX_DIGITS = 20
-SUFFIX = "_pseudonym"
-MIN_CHECKED_LENGTH = 5  # raw values shorter than this (a ward number "12") can equal unrelated cells
 
 
 def key_path(ledger_path, project_id: str) -> Path:
@@ -155,19 +154,3 @@ def treated_in(record: dict) -> tuple[dict[str, str], list[str], int | None]:
     names = {k: k[: -len(SUFFIX)] for k in details if str(k).endswith(SUFFIX)}
     shift = details.get("date shift") or {}
     return names, list(shift.get("columns") or []), shift.get("window days")
-
-
-def check_no_raw_values(written: pd.DataFrame, raw: pd.Series, column: str) -> int:
-    """Raise CheckError when a raw value of `column` (at least MIN_CHECKED_LENGTH characters) appears in any cell
-    of the written table; the pseudonym column is checked for every raw value whatever its length. Returns the
-    number of distinct raw values checked."""
-    values = pd.Series(raw.dropna().astype(str).str.strip().unique())
-    long = set(values[values.str.len() >= MIN_CHECKED_LENGTH])
-    everything = set(values)
-    for name in written.columns:
-        cells = written[name].astype(str).str.strip()
-        hits = cells.isin(everything if name == column + SUFFIX else long)
-        if hits.any():
-            raise CheckError(f"the written file holds a value of the identifier {column} in its column {name} "
-                             f"(row {int(np.argmax(hits.to_numpy())) + 1}); nothing may be published")
-    return len(everything)
