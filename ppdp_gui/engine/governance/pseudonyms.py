@@ -36,7 +36,7 @@ import pandas as pd
 
 from ppdp_gui.engine.checks.raw_values import MIN_CHECKED_LENGTH, check_no_raw_values  # noqa: F401 (re-exported)
 from ppdp_gui.engine.checks.raw_values import PSEUDONYM_SUFFIX as SUFFIX
-from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
+from ppdp_gui.engine.data.schema import MISSING_LABEL, ColumnSpec, Dataset, Role
 from ppdp_gui.engine.errors import DataError, ParameterError
 
 HEX_DIGITS = 20
@@ -92,14 +92,18 @@ def person_shifts(persons: pd.Series, key: bytes, window_days: int) -> np.ndarra
 
 
 def shift_dates(values: pd.Series, shifts: np.ndarray, column: str) -> pd.Series:
+    """Each date moved by its row's shift; a missing date (empty, or the "(missing)" category a blank reads as
+    when missing values are kept) stays as it is."""
     text = values.astype("string")
+    missing = text.isna() | (text == MISSING_LABEL)
+    text = text.mask(missing)
     dates = pd.to_datetime(text, format="%Y-%m-%d", errors="coerce")
     bad = text.notna() & dates.isna()
     if bad.any():
         raise DataError(f"{text[bad].iloc[0]!r} is not a date written as 2020-03-07; only such dates can be "
                         "shifted", column=column)
     moved = dates + pd.to_timedelta(shifts, unit="D")
-    return moved.dt.strftime("%Y-%m-%d").astype("string").where(text.notna())
+    return moved.dt.strftime("%Y-%m-%d").astype("string").where(text.notna(), values.astype("string"))
 
 
 def apply_treatments(dataset: Dataset, *, pseudonym_columns=(), shift_columns=(), window_days: int = 0,

@@ -75,7 +75,7 @@ def of_context(context) -> Treatments:
 def in_context(context, treatments: Treatments):
     """`context` stating `treatments` (with a project id, which names the project's pseudonym key)."""
     shift = ({"columns": list(treatments.shift_columns), "window_days": int(treatments.window_days)}
-             if treatments.shift_columns else {})
+             if treatments.shift_columns or treatments.window_days != DEFAULT_WINDOW_DAYS else {})
     out = dataclasses.replace(context, pseudonyms=tuple(treatments.pseudonyms), date_shift=shift)
     return out.with_project_id() if treatments.any else out
 
@@ -92,10 +92,11 @@ def with_options(treatments: Treatments, pseudonyms=(), shift_columns=(), window
 
 
 def date_columns(dataset: Dataset) -> list[str]:
-    """Released columns whose every value is a date written 2020-03-07 (what a date shift can move)."""
+    """Text columns whose every value is a date written 2020-03-07 (what a date shift can move), whatever their
+    role (the window works it out once per table read, in its worker; `options` filters by role)."""
     out = []
     for spec in dataset.schema:
-        if spec.role.never_released or spec.kind != "categorical":
+        if spec.kind != "categorical":
             continue
         values = pd.Series(dataset.frame[spec.name].dropna().unique()).astype(str)
         values = values[~values.isin(["(missing)", ""])]
@@ -116,6 +117,31 @@ def options(dataset: Dataset, treatments: Treatments, dates=()) -> dict[str, tup
         elif spec.name in dates and dataset.person_column is not None:
             out[spec.name] = ([KEEP_DATES, shift_words(treatments.window_days)],
                               int(spec.name in treatments.shift_columns))
+    return out
+
+
+def applicable(dataset: Dataset, treatments: Treatments) -> Treatments:
+    """`treatments` without the choices the table's roles no longer allow (a pseudonymised identifier made a
+    quasi-identifier, a shifted date column made an identifier, no person column left to shift by)."""
+    out = treatments
+    for col in treatments.pseudonyms:
+        if col in dataset.frame.columns and dataset.spec(col).role not in PSEUDONYM_ROLES:
+            out = out.choose(col, pseudonym=False)
+    for col in treatments.shift_columns:
+        if col in dataset.frame.columns and (dataset.spec(col).role.never_released or dataset.person_column is None):
+            out = out.choose(col, shift=False)
+    return out
+
+
+def sentences(treatments: Treatments) -> list[str]:
+    """What the treatments do to the release, in the words the Run step shows before anything runs."""
+    from ppdp_gui.engine.governance.pseudonyms import SUFFIX
+    out = [f"{c} goes out only as {c}{SUFFIX}, a keyed pseudonym: the same patient gets the same pseudonym in "
+           "every row and every release of this project; it cannot be turned back into the number without the "
+           "project's key (kept beside the budget ledger, never published)" for c in treatments.pseudonyms]
+    if treatments.shift_columns:
+        out.append(f"the dates of {', '.join(treatments.shift_columns)} are shifted per patient by the same number "
+                   f"of days, within ± {treatments.window_days} days (the release note states the window)")
     return out
 
 
