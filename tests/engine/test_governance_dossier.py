@@ -6,7 +6,9 @@ PDF (a valid PDF with the same text)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 import pypdfium2 as pdfium
@@ -173,6 +175,9 @@ def test_pdf_dossier_is_a_pdf_with_the_same_text(released, tmp_path):
                      "--out", str(out)]) == 0
     assert out.read_bytes()[:5] == b"%PDF-"
     doc = pdfium.PdfDocument(str(out))
+    if os.environ.get("PPDP_SCREENSHOTS"):  # the README's picture of the dossier's first page, on request only
+        shots = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+        doc[0].render(scale=1.1).to_pil().convert("P", palette=1, colors=64).save(str(shots / "9_dossier_page1.png"))
     text = " ".join(" ".join(page.get_textpage().get_text_range() for page in doc).split())
     assert len(doc) >= 2
     for words in ("HIPAA Expert Determination", "Threat model", "Results before de-identification",

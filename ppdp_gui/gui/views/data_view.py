@@ -29,8 +29,9 @@ ROLES = tuple(Role)
 ROLE_TEXT = {Role.PERSON: "Person (whose row it is)"}
 ROLE_TIPS = {Role.PERSON: "The column that says whose row it is (a patient number that repeats over several "
                           "encounters): never released, and the unit that privacy protects."}
-DOMAIN_COL, SET_COL = 4, 5  # the "Public domain" text and its Set… button
-TREAT_COL = 6  # "Released as": leave out / keyed pseudonym, keep dates / shift them per patient
+TREAT_COL = 3  # "Released as": leave out / keyed pseudonym, keep dates / shift them per patient (beside the role)
+DISTINCT_COL = 4
+DOMAIN_COL, SET_COL = 5, 6  # the "Public domain" text and its Set… button
 TREAT_TIP = ("How this column goes out. An identifier or the person column: left out, or replaced by a keyed "
              "pseudonym (the same patient gets the same pseudonym in every row and every release of this project; "
              "nobody without the project's key can turn it back into the number). A date column of a table with a "
@@ -126,14 +127,14 @@ class DataView(StepView):
 
         # column kinds and roles
         self.columns = QTableWidget(0, 7)
-        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Distinct", "Public domain", "",
-                                                "Released as"])
+        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Released as", "Distinct",
+                                                "Public domain", ""])
         self.columns.verticalHeader().setVisible(False)
         header = self.columns.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setSectionResizeMode(DOMAIN_COL, QHeaderView.Stretch)  # long lists are elided; full text in tooltip
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0" * 4))
-        self.columns.horizontalHeaderItem(3).setToolTip("How many different values the column holds.")
+        self.columns.horizontalHeaderItem(DISTINCT_COL).setToolTip("How many different values the column holds.")
         self.columns.horizontalHeaderItem(TREAT_COL).setToolTip(TREAT_TIP)
         self.columns.horizontalHeaderItem(DOMAIN_COL).setToolTip(
             "The values everyone may know for each column (a range, or a published list of values). A "
@@ -158,7 +159,7 @@ class DataView(StepView):
         self.shift_row = QWidget()
         shift_layout = QHBoxLayout(self.shift_row)
         shift_layout.setContentsMargins(0, 0, 0, 0)
-        shift_layout.addWidget(QLabel("Dates shifted per patient within:"))
+        shift_layout.addWidget(QLabel("Window for shifting dates per patient (when chosen under Released as):"))
         shift_layout.addWidget(self.shift_days)
         shift_layout.addStretch(1)
         self.shift_row.setVisible(False)
@@ -190,7 +191,8 @@ class DataView(StepView):
         split.addWidget(left)
         split.addWidget(self.table)
         split.setStretchFactor(1, 1)
-        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 76, self.fontMetrics().horizontalAdvance("0") * 76])
+        # the column table (seven columns, two combos and "Released as" wide) gets more of the width than the preview
+        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 112, self.fontMetrics().horizontalAdvance("0") * 40])
 
         top = QHBoxLayout()
         top.addWidget(self.open_button)
@@ -367,7 +369,7 @@ class DataView(StepView):
                              f"{ds.source.n_rows_read:,} rows of the file")
             count.setFlags(Qt.ItemIsEnabled)
             count.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            self.columns.setItem(row, 3, count)
+            self.columns.setItem(row, DISTINCT_COL, count)
             self.columns.setItem(row, DOMAIN_COL, self._domain_item(spec))
             button = QToolButton()
             button.setText("Set…")
@@ -420,7 +422,7 @@ class DataView(StepView):
 
     def _cell_double_clicked(self, row: int, col: int) -> None:
         ds = self.session.dataset
-        if ds is not None and col in (0, 3, DOMAIN_COL) and 0 <= row < len(ds.schema):
+        if ds is not None and col in (0, DISTINCT_COL, DOMAIN_COL) and 0 <= row < len(ds.schema):
             self.edit_domain(ds.schema[row].name)
 
     # -- "Released as": keyed pseudonyms and date shifts (engine/governance/treatments.py) ----------------------
@@ -436,6 +438,13 @@ class DataView(StepView):
             if not words:
                 if combo is not None:
                     self.columns.removeCellWidget(row, TREAT_COL)
+                if self.columns.item(row, TREAT_COL) is None:
+                    item = QTableWidgetItem("as its role says")
+                    item.setFlags(Qt.ItemIsEnabled)
+                    item.setForeground(QBrush(QColor("#666666")))
+                    item.setToolTip("A quasi-identifier is generalised, a sensitive or other column goes out as "
+                                    "the mechanism releases it. " + TREAT_TIP)
+                    self.columns.setItem(row, TREAT_COL, item)
                 continue
             if have != words:
                 combo = QComboBox()
