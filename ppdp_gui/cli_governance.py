@@ -19,7 +19,8 @@ def _say(*parts) -> None:
 def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pseudonym", action="append", metavar="COLUMN",
                    help="also release COLUMN_pseudonym: a keyed pseudonym of an identifier (HMAC-SHA-256 under the "
-                        "project's key, kept beside the ledger), the same in every release of the project")
+                        "project's key, kept beside the ledger), the same in every release of the project (a project "
+                        "saved with the window's Data step, Released as, already states it)")
     p.add_argument("--shift-dates", metavar="COL[,COL]:DAYS",
                    help="move every date of one patient by the same random number of days within ±DAYS (needs the "
                         "person column; dates written 2020-03-07)")

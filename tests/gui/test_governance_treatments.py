@@ -131,3 +131,13 @@ def test_pseudonym_and_date_shift_chosen_in_the_window(make_window, qtbot, tmp_p
     cli_out = tmp_path / "cli.csv"
     assert main(["run", "--recipe", str(project), "--output", str(cli_out)]) == 0
     assert cli_out.read_bytes() == target.read_bytes()
+
+    # the project opened again in a window shows the same choices
+    again = make_window()
+    again.open_project(str(project))
+    qtbot.waitUntil(lambda: again.session.dataset is not None and again.session.mechanism_name == "Mondrian",
+                    timeout=30000)
+    assert again.session.treatments() == tr.Treatments(("patient_nbr",), ("admission_date",), 20)
+    assert again.data_view.treatment_combo("patient_nbr").currentText() == tr.PSEUDONYM
+    assert again.data_view.treatment_combo("admission_date").currentText() == tr.shift_words(20)
+    assert again.data_view.shift_days.value() == 20
