@@ -77,10 +77,12 @@ def _keyed(key: bytes, label: bytes, values: pd.Series) -> tuple[np.ndarray, lis
 
 
 def pseudonyms(values: pd.Series, key: bytes) -> pd.Series:
+    """Each value's pseudonym; a missing value (empty, or the "(missing)" category) stays missing rather than
+    giving every patient without a number one shared pseudonym."""
     codes, digests = _keyed(key, b"pseudonym|", values)
     table = np.asarray([d.hex()[:HEX_DIGITS] for d in digests], dtype=object)
     out = pd.Series(table[codes] if len(codes) else [], index=values.index, dtype="string")
-    return out.where(values.notna())
+    return out.where(values.notna() & (values.astype("string") != MISSING_LABEL))
 
 
 def person_shifts(persons: pd.Series, key: bytes, window_days: int) -> np.ndarray:

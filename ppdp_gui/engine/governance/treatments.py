@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.data.schema import MISSING_LABEL, Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 
 #: roles whose column may be replaced by a keyed pseudonym: the columns that are never released
@@ -178,8 +178,19 @@ def prepare(dataset: Dataset, treatments: Treatments, *, ledger_path, project_id
                                             shift_columns=treatments.shift_columns,
                                             window_days=treatments.window_days if treatments.shift_columns else 0,
                                             key=key)
-    raw = {c: np.asarray(dataset.frame[c].dropna().astype(str).unique(), dtype=object) for c in treatments.pseudonyms}
+    raw = {c: _as_written(dataset.frame[c]) for c in treatments.pseudonyms}
     return treated, Treated(added, note, raw)
+
+
+def _as_written(values: pd.Series) -> np.ndarray:
+    """The distinct raw values as a file shows them: a number column with blanks is read as floats, but its
+    numbers are written 12997332, not 12997332.0 (the check compares text)."""
+    values = values.dropna()
+    values = values[values.astype(str) != MISSING_LABEL]  # a blank is nobody's number (and "(missing)" is in
+    # other columns too)
+    if pd.api.types.is_float_dtype(values) and len(values) and (values == values.round()).all():
+        values = values.astype("int64")
+    return np.asarray(values.astype(str).unique(), dtype=object)
 
 
 def finish(published, treated: Treated):
