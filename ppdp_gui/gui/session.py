@@ -88,10 +88,12 @@ class Session(QObject):
         same_file = same_source(self.dataset, dataset)
         memory = {**self.table.param_memory, **({self.mechanism_name: dict(self.params)} if self.mechanism_name
                                                  else {})}
+        context = dict(self.table.governance_context)
         self.dataset = dataset
         self.table = TableState()
         if same_file:  # the same file read again (another missing-value policy, a kind changed): same parameters
             self.table.param_memory = memory
+            self.table.governance_context = context  # and the same release context (pseudonyms, date shifts)
         else:
             self.params = {}
         coverage_cache.keep_only(None if dataset is None else dataset.frame)

@@ -70,6 +70,10 @@ def test_pseudonym_and_date_shift_chosen_in_the_window(make_window, qtbot, tmp_p
         d.columns.scrollToItem(d.columns.item(0, 0))
         d.grab().save(str(SHOTS / "9_pseudonym_choice.png"))
     assert w.session.treatments() == tr.Treatments(("patient_nbr",), ("admission_date",), 20)
+    d.reload()  # the same file read again (as after another missing-value policy): the choices stay
+    qtbot.waitUntil(lambda: not d._loading and not d._columns_later.pending, timeout=30000)
+    assert w.session.treatments() == tr.Treatments(("patient_nbr",), ("admission_date",), 20)
+    assert d.treatment_combo("patient_nbr").currentText() == tr.PSEUDONYM
 
     m = w.mechanism_view
     w.go_to(m)

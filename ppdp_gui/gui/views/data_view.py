@@ -446,8 +446,9 @@ class DataView(StepView):
                                     "the mechanism releases it. " + TREAT_TIP)
                     self.columns.setItem(row, TREAT_COL, item)
                 continue
-            if have != words:
+            if have != words or combo.objectName() != f"released_as:{spec.name}":  # (a table opened before)
                 combo = QComboBox()
+                combo.setObjectName(f"released_as:{spec.name}")
                 combo.addItems(words)
                 combo.setAccessibleName(f"How {spec.name} is released")
                 combo.setToolTip(TREAT_TIP)
