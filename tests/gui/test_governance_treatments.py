@@ -69,6 +69,9 @@ def test_pseudonym_and_date_shift_chosen_in_the_window(make_window, qtbot, tmp_p
         qtbot.wait(50)
         d.columns.scrollToItem(d.columns.item(0, 0))
         d.grab().save(str(SHOTS / "9_pseudonym_choice.png"))
+        from PIL import Image  # a small file: 64 colours are plenty for a window
+        shot = SHOTS / "9_pseudonym_choice.png"
+        Image.open(shot).convert("RGB").quantize(64).save(shot, optimize=True)
     assert w.session.treatments() == tr.Treatments(("patient_nbr",), ("admission_date",), 20)
     d.reload()  # the same file read again (as after another missing-value policy): the choices stay
     qtbot.waitUntil(lambda: not d._loading and not d._columns_later.pending, timeout=30000)
