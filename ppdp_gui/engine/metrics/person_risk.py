@@ -7,7 +7,7 @@ the groups their rows fall in (whoever knows one of the patient's rows faces tha
 then over patients: the highest risk, the average over patients, the share of patients above a cut. Without
 person ids every row is its own unit (one over the group's rows, averaged over rows).
 
-The record's other risk figures (pipeline/release.py `risk_figures`) count a patient once in each group their rows
+The record's other risk figures (metrics/risk.py `group_figures`) count a patient once in each group their rows
 fall in; these count each patient once.
 """
 
