@@ -91,10 +91,6 @@ FIGURES: dict[str, Figure] = {
     "patients in the release": Figure("Patients in the release", "Different patients (the person column) whose rows "
                                       "are in the release's groups.", "distinct person ids of the released rows",
                                       None, "risk"),
-    "highest re-identification risk per patient %": Figure(
-        "Highest risk of a patient", "The highest chance of picking out one patient: one over the number of "
-        "different patients in the group of one of their rows (lower is better).",
-        "100 × max over patients of max over their groups of 1 / patients in the group", "lower", "risk"),
     "average re-identification risk per patient %": Figure(
         "Average risk per patient", "Each patient's risk (the largest over the groups their rows are in), averaged "
         "over patients: each patient counts once, however many rows they have.",

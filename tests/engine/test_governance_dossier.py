@@ -108,7 +108,7 @@ def test_release_figures_per_patient_recounted():
     per_patient = pd.Series(1 / persons).groupby(ids).max()
     fig = published.figures
     assert fig["patients in the release"] == per_patient.size
-    assert fig["highest re-identification risk per patient %"] == pytest.approx(100 * per_patient.max())
+    assert fig["highest re-identification risk %"] == pytest.approx(100 * per_patient.max())
     assert fig["average re-identification risk per patient %"] == pytest.approx(100 * per_patient.mean())
     assert fig["share of patients with risk above 10 %"] == pytest.approx(100 * (per_patient > 0.1).mean())
 
@@ -132,7 +132,7 @@ def test_ema_dossier_sections_figures_and_marks(released, tmp_path):
     residual = by_title["Residual risk (for governance only)"]
     figures = record["figures (against the true data)"]
     assert float(table_cell(residual, "highest risk", 2)) == pytest.approx(
-        figures["highest re-identification risk per patient %"] / 100, rel=1e-5)
+        figures["highest re-identification risk %"] / 100, rel=1e-5)
     utility = by_title["Utility of the release (for governance only)"]
     assert float(table_value(utility, "NCP %")) == pytest.approx(record["figures (against the true data)"]["NCP %"],
                                                                  rel=1e-5)

@@ -283,7 +283,7 @@ def _residual(f: Facts, title: str) -> Section:
         return s.p("No re-identification risk was measured on this release (a table of counts, synthetic rows, or "
                    "no quasi-identifier kept).")
     fig = f.figures
-    per_patient = f.person is not None and PER_PATIENT[1] in fig
+    per_patient = f.person is not None and PER_PATIENT[2] in fig
     if per_patient:
         s.p(f"Measured on the released table per patient ({f.person}), as the custodian record holds it: a "
             "patient's risk is one over the number of distinct patients in the group of each of their released "
@@ -316,7 +316,8 @@ def _residual(f: Facts, title: str) -> Section:
 
 
 #: the custodian record's per-patient figures of a release with a person column (metrics/person_risk.py)
-PER_PATIENT = ("patients in the release", "highest re-identification risk per patient %",
+#: (the highest is the smallest group's, counted in persons: the one figure `group_figures` names)
+PER_PATIENT = ("patients in the release", "highest re-identification risk %",
                "average re-identification risk per patient %", "share of patients with risk above 10 %")
 
 

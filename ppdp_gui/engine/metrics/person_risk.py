@@ -51,8 +51,9 @@ def unit_risk(group: np.ndarray, persons: np.ndarray | None = None, threshold: f
 
 
 def unit_risk_figures(risk: UnitRisk) -> dict[str, float]:
-    """The figures the custodian record keeps of a release's risk per patient (percentages; its cut is 10 %)."""
+    """The figures the custodian record keeps of a release's risk per patient (percentages; its cut is 10 %). The
+    highest is not among them: a patient's highest risk is the smallest group's, which `group_figures` already
+    gives, counted in persons (one figure, one name)."""
     return {"patients in the release": float(risk.units),
-            "highest re-identification risk per patient %": 100 * risk.highest,
             "average re-identification risk per patient %": 100 * risk.average,
             "share of patients with risk above 10 %": 100 * risk.at_risk}
