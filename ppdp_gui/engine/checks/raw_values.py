@@ -23,20 +23,34 @@ MIN_CHECKED_LENGTH = 5
 PSEUDONYM_SUFFIX = "_pseudonym"
 
 
-def check_no_raw_values(written: pd.DataFrame, raw, column: str) -> int:
+def _cells(frame: pd.DataFrame) -> dict:
+    """Each column's cells as the file shows them (text, trimmed), worked out once per table."""
+    return {name: frame[name].astype(str).str.strip().to_numpy(dtype=object) for name in frame.columns}
+
+
+def check_no_raw_values(written: pd.DataFrame, raw, column: str, cells: dict | None = None) -> int:
     """Raise CheckError when a raw value of `column` (at least MIN_CHECKED_LENGTH characters) equals a cell of
     the written table; the pseudonym column is checked for every raw value whatever its length. Returns the number
-    of distinct raw values checked."""
+    of distinct raw values checked. `cells`: the table's `_cells`, when several identifiers are checked. One
+    look-up over all the other columns' cells at once (vectorised), one over the pseudonym column."""
     values = pd.Series(pd.Series(raw).dropna().astype(str).str.strip().unique(), dtype=object)
-    long = set(values[values.str.len() >= MIN_CHECKED_LENGTH])
-    everything = set(values)
-    for name in written.columns:
-        cells = written[name].astype(str).str.strip()
-        hits = cells.isin(everything if str(name) == column + PSEUDONYM_SUFFIX else long)
+    long = values[values.str.len() >= MIN_CHECKED_LENGTH]
+    cells = _cells(written) if cells is None else cells
+    pseudo = column + PSEUDONYM_SUFFIX
+    for names, wanted in (([n for n in cells if str(n) != pseudo], long), ([n for n in cells if str(n) == pseudo],
+                                                                          values)):
+        if not names or not len(wanted):
+            continue
+        stacked = np.concatenate([cells[n] for n in names])
+        hits = pd.Series(stacked, dtype=object).isin(pd.Index(wanted)).to_numpy()
         if hits.any():
-            raise CheckError(f"the written file holds a value of the identifier {column} in its column {name} "
-                             f"(row {int(np.argmax(hits.to_numpy())) + 1}); nothing may be published")
-    return len(everything)
+            first = int(np.argmax(hits))
+            ends = np.cumsum([len(cells[n]) for n in names])
+            which = int(np.searchsorted(ends, first, side="right"))
+            row = first - (int(ends[which - 1]) if which else 0)
+            raise CheckError(f"the written file holds a value of the identifier {column} in its column "
+                             f"{names[which]} (row {row + 1}); nothing may be published")
+    return len(values)
 
 
 def refuse_raw_values(tables: Mapping[str, pd.DataFrame], raw: Mapping[str, np.ndarray]) -> list[dict]:
@@ -45,7 +59,8 @@ def refuse_raw_values(tables: Mapping[str, pd.DataFrame], raw: Mapping[str, np.n
     number of values looked for: an exact count of the source, which a note may not hold)."""
     done = []
     for table_name, frame in tables.items():
+        cells = _cells(frame)
         for column, values in raw.items():
-            check_no_raw_values(frame, values, column)
+            check_no_raw_values(frame, values, column, cells)
             done.append({"claim": f"no raw value of {column} appears", "table": table_name, "ok": True})
     return done
