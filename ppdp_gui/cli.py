@@ -85,9 +85,10 @@ def _budget_line(budget) -> str:
         return ""
     from ppdp_gui.engine.privacy.records import units_note
     # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
-    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}){units_note(budget)}"
+    from ppdp_gui.engine.claims import epsilon_text
+    line = f"ε spent on this table so far: {epsilon_text(budget.spent)} ({budget.spent}){units_note(budget)}"
     if budget.cap is not None:
-        line += f"; cap {float(budget.cap):.4g}, remaining {float(budget.remaining):.4g}"
+        line += f"; cap {epsilon_text(budget.cap)}, remaining {epsilon_text(budget.remaining)}"
     return line
 
 
@@ -117,8 +118,7 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
             overwrite=False):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported).
     Every output is checked first (data/outputs.py), so a refused output costs no ε."""
-    from ppdp_gui.engine.errors import BudgetError
-    from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.pipeline import charged_release, export, plan
     from ppdp_gui.engine.pipeline.export import check_outputs
     outputs = check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger,
                             inputs=[*recipe_inputs(recipe), *inputs], overwrite=overwrite, pdf=pdf)
@@ -127,17 +127,10 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, sep
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
                    allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
                    confirmed_columns=tuple(dict.fromkeys([*recipe.publish_as_is, *(confirmed or ())])))
-    if planned.errors:
-        text = f"{planned.name}: " + " ".join(p.message for p in planned.errors)
-        if not recipe.allow_data_domains and any(n.status != "public" for n in planned.needs):
-            text += (" In ppdp: --domain COL=LOW:HIGH[:int] for a number, --domain COL=A,B,C for a list of values "
-                     "(repeat for each column), or --allow-data-domains.")
-        raise ParameterError(text)
-    if planned.over_budget:
-        raise BudgetError(planned.budget_text())
+    run = charged_release(planned, ledger=ledger)  # the engine's guards first: errors, no ledger, over budget
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
-    published = _drain(run_release(planned, ledger=ledger), show_progress)
+    published = _drain(run, show_progress)
     from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
     published = before_export(published, recipe, override, treated)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf,

@@ -225,7 +225,7 @@ class MainWindow(QMainWindow):
         name = self.mechanism_view.combo.currentText()
         try:
             cls = registry.get(name)
-            cost = cls().privacy_cost(**cls.resolve_params())
+            cost = cls().cost(cls.resolve_params())
         except PpdpError as exc:
             show_error(self, exc, context="The self-check could not start.")
             return

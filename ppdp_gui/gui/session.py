@@ -32,6 +32,9 @@ class TableState:
     # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
     confirmed_columns: set[str] = field(default_factory=set)
     param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
+    # the file the custodian named for the next release (the Export step's File, typed before a run): the Run step
+    # checks it with the engine's output guard before anything is charged, as `ppdp run -o` is checked
+    output_path: str | None = None
     # the release context (recipient, threshold, overrides, project id: engine/governance/context.py), asked for
     # this table's releases; a project restores its own once its table is open
     governance_context: dict = field(default_factory=dict)
@@ -74,6 +77,7 @@ class Session(QObject):
     allow_data_domains = _table_field("allow_data_domains")
     separate_dataset = _table_field("separate_dataset")
     confirmed_columns = _table_field("confirmed_columns")
+    output_path = _table_field("output_path")
     governance_context = _table_field("governance_context")
 
     # -- dataset ------------------------------------------------------------------------------------------
@@ -200,11 +204,33 @@ class Session(QObject):
 
     # -- what a run would do ----------------------------------------------------------------------------------
     def preview(self):
-        """The engine's Plan of the current choice (cached until something changes; nothing is spent)."""
+        """The engine's Plan of the current choice (cached until something changes; nothing is spent). The Run
+        step sends this very plan to the worker: what was shown is what runs."""
         if self._preview is None:
-            from ppdp_gui.gui.preview import preview
-            self._preview = preview(self)
+            self._preview = self._plan()
         return self._preview
+
+    def _plan(self):
+        """The engine's plan of the table, mechanism, parameters and opt-ins; a ledger that cannot be opened is a
+        problem of a DP plan, in the words of the engine's guard that would refuse its run."""
+        from ppdp_gui.engine.errors import PpdpError
+        from ppdp_gui.engine.mechanisms.base import Problem
+        from ppdp_gui.engine.pipeline.plan import Plan, plan
+        from ppdp_gui.engine.pipeline.release import no_ledger_message
+        ds, mech = self.dataset, self.mechanism()
+        if ds is None or mech is None:
+            # no table yet: an empty plan without a dataset (making an empty one imported pandas in the GUI thread
+            # right after the window appeared, ~1 s on a busy machine; benchmarks/bench_start.py)
+            return Plan(mech, {}, ds)
+        try:
+            ledger, unreadable = self.ledger, None
+        except (PpdpError, OSError) as exc:
+            ledger, unreadable = None, exc
+        out = plan(ds, mech, self.params, ledger=ledger, allow_data_domains=self.allow_data_domains,
+                   separate_dataset=self.separate_dataset, confirmed_columns=tuple(sorted(self.confirmed_columns)))
+        if unreadable is not None and out.is_dp:
+            out.problems.insert(0, Problem(no_ledger_message(unreadable)))
+        return out
 
     def invalidate_preview(self) -> None:
         self._preview = None

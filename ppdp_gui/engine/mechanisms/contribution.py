@@ -146,11 +146,16 @@ class DPMechanism(Mechanism):
         return cost_from_claims(self.declared_claims(data, params), note=self.cost_note)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
-        """The price of a run with `params` on a table not yet known (one row as unit); `declared_cost` with
-        the table says per whom."""
+        """The price of a run with loose `params` on a table not yet known (one row as unit); only the two
+        parameters the price reads are resolved, so a price can be shown before the columns are chosen."""
         resolved = {p.name: p.coerce(params.get(p.name, p.default)) for p in self.params
                     if p.name in ("epsilon", MAX_ROWS_PARAM)}
-        return self.declared_cost(None, resolved)
+        return self.cost(resolved)
+
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        """The price of a run with resolved `params` on a table not yet known; `declared_cost` with the table
+        says per whom."""
+        return self.declared_cost(None, params)
 
     def row_epsilon(self, params: dict[str, Any], unit: Unit):
         """ε per row under group privacy: ε/c as an exact fraction; the parameter itself when c = 1 (so a release

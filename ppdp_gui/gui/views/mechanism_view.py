@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, preview, short_cost  # noqa: F401 - re-exported
+from ppdp_gui.gui.plan_words import cost_tooltip, cost_words, short_cost
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import open_domain_dialog
 from ppdp_gui.gui.widgets.messages import show_error
@@ -166,7 +166,7 @@ class MechanismView(StepView):
             if name is None:
                 self._no_runnable_default()
             return name
-        from ppdp_gui.gui.preview import runnable
+        from ppdp_gui.engine.pipeline.plan import runnable
         for i in range(self.combo.count()):
             name = self.combo.itemText(i)
             if "no formal" in getattr(registry.get(name), "guarantee", ""):

@@ -14,19 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Progress
 
 
-def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domains: bool = False,
-                separate_dataset: bool = False, seed: int | None = None,
-                confirmed_columns: tuple[str, ...] = ()) -> Iterator[Any]:
-    """plan (validated once) then run_release, which reserves ε in the ledger before computing; yields Progress
-    and finally the engine's Published. `ledger` is a Ledger or the path of one (the worker process opens its
-    own connection to the same file); a DP release without a ledger is refused. `seed`: tests only (the window
-    passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set).
-    `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is."""
-    from ppdp_gui.engine.pipeline import plan, run_release
+def release_job(planned, ledger, seed: int | None = None) -> Iterator[Any]:
+    """The release of the plan the window showed (`Session.preview`, planned once): the engine's
+    `charged_release` — its guards (errors, no ledger, over budget), then run_release, which reserves ε in the
+    ledger before computing; yields Progress and finally the engine's Published. `ledger` is the path of the
+    window's ledger (the worker process opens its own connection to the same file) or None when it could not be
+    opened (a DP release is then refused by the guard). `seed`: tests only (the window passes PPDP_TEST_SEED read
+    in its own process, since a worker may have started before it was set)."""
+    from ppdp_gui.engine.pipeline import charged_release
     from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
     # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
     # fix this release; the window's own reading decides
@@ -37,18 +35,7 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
-    planned = plan(data, mechanism, params, ledger=ledger, allow_data_domains=allow_data_domains,
-                   separate_dataset=separate_dataset, confirmed_columns=confirmed_columns)
-    if planned.is_dp and ledger is None:
-        from ppdp_gui.engine.errors import BudgetError
-        raise BudgetError("The budget ledger cannot be opened, so this differentially private release could not "
-                          "be recorded; it is refused.")
-    if planned.errors:
-        raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
-    if planned.over_budget:
-        from ppdp_gui.engine.errors import BudgetError
-        raise BudgetError(planned.budget_text())
-    yield from run_release(planned, ledger=ledger, seed=seed)
+    yield from charged_release(planned, ledger=ledger, seed=seed)
 
 
 @dataclass
@@ -86,7 +73,7 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     yield Progress(0.9, "Checking the mechanisms and taxonomies…")
     from ppdp_gui.engine.mechanisms import registry
     from ppdp_gui.gui.coverage_cache import missing_values
-    from ppdp_gui.gui.preview import runnable
+    from ppdp_gui.engine.pipeline.plan import runnable
     # a synthetic generator without a formal guarantee (KRIMP) is never the first choice: the custodian picks it
     first = next((name for name in registry.names() if "no formal" not in registry.get(name).guarantee
                   and runnable(name, dataset)), None)
