@@ -29,8 +29,8 @@ class TableState:
     sweeps: list[tuple[str, Any]] = field(default_factory=list)  # (label, SweepResult)
     allow_data_domains: bool = False  # the custodian's explicit opt-in (the release is then not ε-DP)
     separate_dataset: bool = False  # the custodian's confirmation that a near copy is about other people
-    # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
-    confirmed_columns: set[str] = field(default_factory=set)
+    # nearly unique columns the custodian confirmed may be published as is (the plan's `publish_as_is`)
+    publish_as_is: set[str] = field(default_factory=set)
     param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
     # the file the custodian named for the next release (the Export step's File, typed before a run): the Run step
     # checks it with the engine's output guard before anything is charged, as `ppdp run -o` is checked
@@ -76,7 +76,7 @@ class Session(QObject):
     sweeps = _table_field("sweeps")
     allow_data_domains = _table_field("allow_data_domains")
     separate_dataset = _table_field("separate_dataset")
-    confirmed_columns = _table_field("confirmed_columns")
+    publish_as_is = _table_field("publish_as_is")
     output_path = _table_field("output_path")
     governance_context = _table_field("governance_context")
 
@@ -145,11 +145,12 @@ class Session(QObject):
             self.separate_dataset = bool(separate_dataset)
         self.mechanism_changed.emit()
 
-    def confirm_column(self, column: str, confirmed: bool = True) -> None:
-        """The custodian's "publish as is" for a column the plan finds unique or nearly unique per row."""
-        before = set(self.confirmed_columns)
-        (self.confirmed_columns.add if confirmed else self.confirmed_columns.discard)(column)
-        if self.confirmed_columns != before:
+    def set_publish_as_is(self, column: str, on: bool = True) -> None:
+        """The custodian's "publish as is" for a column the plan finds unique or nearly unique per row (one name
+        for it everywhere: the recipe's, the plan's, `ppdp run --publish-as-is`)."""
+        before = set(self.publish_as_is)
+        (self.publish_as_is.add if on else self.publish_as_is.discard)(column)
+        if self.publish_as_is != before:
             self.mechanism_changed.emit()
 
     def auto_attached(self, column: str) -> str | None:
@@ -227,7 +228,7 @@ class Session(QObject):
         except (PpdpError, OSError) as exc:
             ledger, unreadable = None, exc
         out = plan(ds, mech, self.params, ledger=ledger, allow_data_domains=self.allow_data_domains,
-                   separate_dataset=self.separate_dataset, confirmed_columns=tuple(sorted(self.confirmed_columns)))
+                   separate_dataset=self.separate_dataset, publish_as_is=tuple(sorted(self.publish_as_is)))
         if unreadable is not None and out.is_dp:
             out.problems.insert(0, Problem(no_ledger_message(unreadable)))
         return out
@@ -269,7 +270,8 @@ class Session(QObject):
             taxonomies={c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None},
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
-            publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
+            separate_dataset=self.separate_dataset,
+            publish_as_is=tuple(sorted(c for c in self.publish_as_is if c in ds.frame.columns)),
             releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases],
             context=dict(self.governance_context))  # set by gui/governance_menu.py
 

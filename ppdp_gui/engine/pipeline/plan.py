@@ -26,7 +26,7 @@ Identifying columns: a record-level release (Mondrian, TDS, Fragmentation) publi
 an identifier nor a quasi-identifier with its values unchanged (`Mechanism.published_columns`). One of those with
 a different value in nearly every row (a patient number guessed insensitive) would identify patients while the
 release still says "k-anonymous", so it is an error naming the column — unless the custodian confirmed that the
-column may be published (`confirmed_columns`; the custodian record keeps the confirmation as a warning).
+column may be published (`publish_as_is`; the custodian record keeps the confirmation as a warning).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Plan:
     separate_dataset: bool = False
     identity: Any = None  # ledger DatasetIdentity (DP releases with a ledger)
     budget: Any = None  # ledger Budget of that identity
-    confirmed_columns: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
+    publish_as_is: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
     #: published columns that are unique or nearly unique per row (confirmed or not): the window lists them
     identifying_columns: tuple[str, ...] = ()
     #: a DP plan's columns whose role or kind is still a guess read from the values (Dataset.guessed_columns)
@@ -302,13 +302,13 @@ def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> lis
 
 def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledger=None,
          allow_data_domains: bool = False, separate_dataset: bool = False,
-         confirmed_columns=()) -> Plan:
+         publish_as_is=()) -> Plan:
     """The Plan of releasing `data` with `mechanism` and `params` (nothing is charged or written).
-    `confirmed_columns`: columns the custodian confirmed may be published as is although nearly unique."""
+    `publish_as_is`: columns the custodian confirmed may be published as is although nearly unique."""
     mech = resolve_mechanism(mechanism)
     params = dict(params or {})
     out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
-               confirmed_columns=tuple(confirmed_columns or ()))
+               publish_as_is=tuple(publish_as_is or ()))
     from ppdp_gui.engine.data.roles import person_columns_problem
     if (two := person_columns_problem(data.names_with_role(Role.PERSON))) is not None:  # for every mechanism
         out.problems.append(Problem(two, column=data.names_with_role(Role.PERSON)[1]))
@@ -388,7 +388,7 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     out.problems += [p for p in found if p.message not in seen]
     try:
         published = mech.published_columns(data, out.params)
-        found_identifying = identifying_problems(data, published, out.confirmed_columns)
+        found_identifying = identifying_problems(data, published, out.publish_as_is)
         out.identifying_columns = tuple(p.column for p in found_identifying if p.column)
         out.problems += found_identifying
         out.linkable = tuple(f for f in unprotected(data, published) if f.column not in out.identifying_columns)

@@ -82,7 +82,7 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
                     publish_as_is=tuple(recipe_parts.get("publish_as_is", ())))
     try:
         data = load(recipe).dataset
-        planned = plan(data, mechanism, recipe.params, ledger=ledger, confirmed_columns=recipe.publish_as_is)
+        planned = plan(data, mechanism, recipe.params, ledger=ledger, publish_as_is=recipe.publish_as_is)
         if planned.errors:
             return Outcome(None, refused="; ".join(p.message for p in planned.errors))
         if planned.over_budget:

@@ -178,7 +178,7 @@ class RunView(StepView):
 
     def _show_identifying(self, plan) -> None:
         """One line per nearly unique column the release would publish: the plan's message, a button to leave it
-        out (role: identifier) and a "publish as is" tick (the plan's `confirmed_columns`). Run stays disabled while
+        out (role: identifier) and a "publish as is" tick (the plan's `publish_as_is`). Run stays disabled while
         one is neither left out nor ticked, because the plan reports it as an error."""
         columns = tuple(getattr(plan, "identifying_columns", ()) or ()) if plan is not None else ()
         messages = {pr.column: pr for pr in plan.problems if pr.column in columns} if plan is not None else {}
@@ -214,7 +214,7 @@ class RunView(StepView):
             check.setToolTip(f"You confirm that {column} may be published unchanged. The custodian record keeps "
                              "your confirmation.")
             check.setAccessibleName(f"Publish {column} as is")
-            check.toggled.connect(lambda on, n=column: self.session.confirm_column(n, on))
+            check.toggled.connect(lambda on, n=column: self.session.set_publish_as_is(n, on))
             self.identifying_grid.addWidget(text, row, 0)
             self.identifying_grid.addWidget(leave, row, 1)
             self.identifying_grid.addWidget(check, row, 2)
