@@ -371,7 +371,8 @@ def test_when_nothing_can_run_the_default_is_k_anonymity_not_a_dp_histogram(make
     path = tmp_path / "clinic.csv"
     frame.to_csv(path, index=False)
     w = make_window()
-    from ppdp_gui.engine.pipeline import plan as preview
+    import importlib
+    preview = importlib.import_module("ppdp_gui.engine.pipeline.plan")  # where `runnable` lives
     real = preview.runnable
     try:
         preview.runnable = lambda name, dataset: False  # as when every mechanism refuses the table as it is
