@@ -91,3 +91,23 @@ def test_a_plan_with_errors_is_refused_with_the_cli_words(qtbot, tmp_path, capsy
     assert code == 2
     assert capsys.readouterr().err.strip() == f"ppdp: error: {' '.join(str(refused.value).split())}"
     assert "below the smallest allowed value" in str(refused.value) and len(guard_calls) == 2
+
+
+def test_one_window_release_coerces_each_parameter_once(qtbot, tmp_path, monkeypatch):
+    """The Run step's plan (Session.preview) is the only place the parameters are resolved; the worker runs that
+    plan (release_job is run here in-process, as the worker process runs it)."""
+    from collections import Counter
+
+    from ppdp_gui.engine.mechanisms import base, registry
+    calls: Counter = Counter()
+    real = base.ParamSpec.coerce
+
+    def counting(self, value):
+        calls[self.name] += 1
+        return real(self, value)
+    monkeypatch.setattr(base.ParamSpec, "coerce", counting)
+    ledger = Ledger(tmp_path / "l.sqlite")
+    planned = window_plan(qtbot, ward(tmp_path), ledger, {**PARAMS, "epsilon": 1.0})
+    published = list(release_job(planned, str(ledger.path)))[-1]
+    assert published.ledger_entry is not None and len(ledger.entries()) == 1
+    assert calls == Counter({spec.name: 1 for spec in registry.get("Laplace histogram").params}), calls

@@ -116,8 +116,11 @@ class ParamSpec:
         about it, naming the Data step."""
         if self.kind not in ("column", "columns") or self.optional or self.allowed_columns(data):
             return ""
-        want = " or ".join(r.label for r in self.roles) if self.roles else (self.column_kind or "any")
-        return f"{self.label}: no column has the role {want}; set one in the Data step."
+        if self.roles:
+            return (f"{self.label}: no column has the role {' or '.join(r.label for r in self.roles)}; set one in "
+                    f"the Data step (ppdp: --role COLUMN={self.roles[0].value}).")
+        return (f"{self.label}: no column is {self.column_kind or 'there to choose'}; set one's kind in the Data step "
+                f"(ppdp: --kind COLUMN={self.column_kind or 'categorical'}).")
 
 
 @dataclass(frozen=True)
