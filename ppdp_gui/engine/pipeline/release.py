@@ -31,6 +31,7 @@ from ppdp_gui.engine.claims import KAnonymity, with_caveats
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import BudgetError, CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
+from ppdp_gui.engine.metrics.risk import group_figures
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.persistence.report import jsonable
 from ppdp_gui.engine.pipeline.plan import Plan
@@ -119,14 +120,14 @@ def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray 
     return None
 
 
-def risk_figures(sizes: np.ndarray | None, persons: bool = False) -> dict[str, float]:
-    if sizes is None or sizes.size == 0:
+def person_ids(data, release: Release) -> dict:
+    """Per released table, the person of each released row (empty without a person column, or for a large
+    table's rows, which are never in memory)."""
+    person = data.person_column
+    if person is None or release.records is not None:
         return {}
-    from ppdp_gui.engine.metrics.risk import prosecutor_risk, records_at_risk
-    highest, average = prosecutor_risk(sizes)
-    return {f"smallest group ({'persons' if persons else 'rows'})": float(sizes.min()), "groups": float(sizes.size),
-            "highest re-identification risk %": 100 * highest, "average re-identification risk %": 100 * average,
-            "share of records with risk above 10 %": 100 * records_at_risk(sizes, 0.1)}
+    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
+    return released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
 
 
 def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | None = None
@@ -144,7 +145,7 @@ def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | 
     sizes = None
     try:
         sizes = class_sizes(release, person_ids)
-        out.update(risk_figures(sizes, persons=bool(person_ids)))
+        out.update(group_figures(sizes, persons=bool(person_ids)))
     except Exception as exc:  # noqa: BLE001 - as above
         notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
                      "complete and checked.")
@@ -192,9 +193,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     yield Progress(hi, "recounting every claim of the release")
     claims = with_caveats(release.claims, plan.caveats)
     person = data.person_column
-    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
-    ids = {} if person is None or release.records is not None else \
-        released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
+    ids = person_ids(data, release)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
         from ppdp_gui.engine.bigdata.recount import recount
         checks = recount(release.records.source.con, f"({release.records.select()})", claims)

@@ -30,7 +30,7 @@ from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
 from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, unit_note, unit_sentence
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
 AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
 
