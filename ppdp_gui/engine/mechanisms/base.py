@@ -1,8 +1,10 @@
 """The one contract every mechanism implements; the GUI and CLI are drawn from it alone.
 
-A mechanism declares its parameters (`ParamSpec`), says what a run will cost before it starts
-(`privacy_cost`), checks the data and parameters without spending anything (`validate`), and runs as a
-generator that yields `Progress` and finally one `Release`. Cancellation is the caller closing the generator.
+A mechanism declares its parameters (`ParamSpec`), says what a run will cost before it starts (`cost`), checks
+the data and parameters without spending anything (`problems`, its own part in `check`), and runs as a generator
+that yields `Progress` and finally one `Release`. Parameters are resolved once, at the entry (the plan; or the
+loose-value entries `privacy_cost`, `validate`, `run`); everything after receives them resolved. Cancellation is
+the caller closing the generator.
 """
 
 from __future__ import annotations

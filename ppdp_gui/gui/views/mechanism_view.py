@@ -4,8 +4,8 @@ A problem about a column whose domain the release needs (the engine names it in 
 public-domain dialog on double-click or from the "Set the domain of C…" button under the list: the engine's
 refusal is answered where it is read.
 
-Everything shown is asked from the mechanism (its ParamSpecs, `validate`, `privacy_cost`) and the ledger; this
-view knows no mechanism by name.
+Everything shown is the engine's plan of the choice (`Session.preview`: the mechanism's ParamSpecs, problems and
+cost, and the ledger's budget); this view knows no mechanism by name.
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ class NumberField(QWidget):
 
 
 class ParamPanel(QWidget):
-    """The form; `values()` gives the dict to pass to validate / privacy_cost / run."""
+    """The form; `values()` gives the loose values the plan resolves (once) for the Mechanism and Run steps."""
 
     changed = Signal()
 
