@@ -1,8 +1,11 @@
 """Step 2 of the publish path: what a release would do, known before anything is spent.
 
-`plan` resolves and validates the parameters once, prices the release, checks that every domain the guarantee
-relies on is public, and looks up the budget of the dataset (a near copy of a known table shares that table's
-budget). The window shows a Plan as its preview; `run_release` runs one. Nothing here writes anything.
+`plan` resolves the parameters once (`Plan.params`: the resolved values that the mechanism's `problems`, `cost`
+and `execute` then receive, never coercing again), validates them, prices the release, checks that every domain
+the guarantee relies on is public, and looks up the budget of the dataset (a near copy of a known table shares
+that table's budget). A required column parameter with no column to choose from is a problem here, so the window
+and `ppdp run` see it alike. The window shows a Plan as its preview and sends that very Plan to its worker;
+`charged_release` (pipeline/release.py) refuses or runs one. Nothing here writes anything.
 
 Domains: a DP mechanism lists the domains it needs (`Mechanism.domain_needs`). A need met only by the data (no
 domain, or a domain / taxonomy built from the records) is an error naming the column — unless the custodian opts
