@@ -47,6 +47,7 @@ def test_a_release_aimed_at_the_source_is_refused_before_anything_is_charged(loa
     assert not w.run_view.running and w.session.releases == []
     assert "Not run:" in w.run_view.message.text() and "Export step" in w.run_view.message.text()
     assert w.session.ledger.entries() == []  # nothing charged
+    assert w.run_view.state()[1] == "not run: choose another file in the Export step"
     # another name: the run goes ahead, and the Export step offers the file named
     w.go_to(w.export_view)
     target = str(tmp_path / "ward_release.csv")

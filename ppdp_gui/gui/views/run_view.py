@@ -49,6 +49,7 @@ class RunView(StepView):
         self._job = None
         self._dp = False
         self._failed_text = ""
+        self._refused_output = ""  # why the file named in the Export step may not be written (the last Run press)
         self._table = None  # (path, sha256) of the table the log is about
         # columns the plan finds unique or nearly unique per row and the release would publish as they are
         self.identifying_box = QGroupBox("Columns that could identify patients")
@@ -136,7 +137,7 @@ class RunView(StepView):
             self.log.clear()
             self.progress.setValue(0)
             self.message.setText("")
-            self._failed_text = ""
+            self._failed_text = self._refused_output = ""
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
             self._show_identifying(None)
@@ -317,8 +318,8 @@ class RunView(StepView):
             self.refresh()
             return
         refused = self._output_refused()
+        self._refused_output = refused
         if refused:  # where the release will be written is checked before anything is charged (as `ppdp run`)
-            self._failed_text = refused
             self.message.setText(f"Not run: {refused}")
             self.log.addItem(f"Problem found before anything was released: {refused}")
             self.state_changed.emit()
@@ -425,6 +426,8 @@ class RunView(StepView):
             return TODO, f"running… {self.progress.value() // 10} %"
         if self._failed_text:
             return BLOCKED, "last run failed"
+        if self._refused_output:
+            return BLOCKED, "not run: choose another file in the Export step"
         n = len(self.session.releases)
         if n:
             return DONE, f"{n} release{'s' if n != 1 else ''} made"
