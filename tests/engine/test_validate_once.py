@@ -74,3 +74,20 @@ def test_one_epsilon_formatter():
     defined = [f"{p.relative_to(PACKAGE)}" for p in PACKAGE.rglob("*.py")
                if re.search(r"^def (fmt_eps|_eps_text|_eps)\(value", p.read_text(encoding="utf-8"), re.M)]
     assert defined == []
+
+
+def test_epsilon_is_made_exact_once_and_the_claim_priced_is_the_claim_released(monkeypatch, tmp_path):
+    """The Laplace histogram made ε an exact fraction for the plan's price, then again for the release's cost, its
+    claim and the note's words; the declaration is now made once and the release carries that very claim."""
+    from ppdp_gui.engine.mechanisms import contribution
+    from ppdp_gui.engine.claims import dp_claim
+    made = []
+    real = contribution.exact_epsilon
+    monkeypatch.setattr(contribution, "exact_epsilon", lambda v: made.append(v) or real(v))
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    planned = plan(adult_like(), "Laplace histogram", PARAMS, ledger=ledger, allow_data_domains=True)
+    published = list(run_release(planned, ledger=ledger, seed=3))[-1]
+    assert made == [PARAMS["epsilon"]]
+    assert dp_claim(published.release.claims) is dp_claim(planned.mechanism.declared_claims(planned.dataset,
+                                                                                            planned.params))
+    assert published.cost.epsilon == planned.cost.epsilon == Fraction(1, 2)

@@ -131,9 +131,18 @@ class DPMechanism(Mechanism):
 
     def declared_claims(self, data: Dataset | None, params: dict[str, Any]) -> tuple:
         """The DP claim a run with these resolved parameters makes: ε per unit, the neighbouring relation, the
-        unit. Known before the run; the release carries exactly this claim."""
-        return (DifferentialPrivacy(exact_epsilon(params["epsilon"]), neighbouring=self.neighbouring,
-                                    unit=self.unit(data, params)),)
+        unit. Known before the run; the release carries exactly this claim.
+
+        Declared once per plan: the plan's mechanism is the one that runs the release (the window sends its plan
+        to the worker), so the claim priced, charged, written in the note and released is one object, and ε is
+        made an exact fraction once — not again for the cost, the note's words and the release's claim."""
+        key = (params["epsilon"], type(params["epsilon"]), self.unit(data, params))
+        made = self.__dict__.get("_declared")
+        if made is None or made[0] != key:
+            made = (key, (DifferentialPrivacy(exact_epsilon(params["epsilon"]), neighbouring=self.neighbouring,
+                                              unit=key[2]),))
+            self._declared = made
+        return made[1]
 
     def unit_note(self, data: Dataset | None, params: dict[str, Any]) -> dict[str, str]:
         """The note's words on the unit, the relation (typed value too) and how c rows cost ε: public facts."""
