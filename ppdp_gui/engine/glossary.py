@@ -87,6 +87,17 @@ FIGURES: dict[str, Figure] = {
                                                     "whose risk is above 10 % (lower is better).",
                                                     "rows in groups with 1/size > 0.1, / all rows × 100", "lower",
                                                     "risk"),
+    # the same, each patient counted once (metrics/person_risk.py): the dossier's residual risk per patient
+    "patients in the release": Figure("Patients in the release", "Different patients (the person column) whose rows "
+                                      "are in the release's groups.", "distinct person ids of the released rows",
+                                      None, "risk"),
+    "average re-identification risk per patient %": Figure(
+        "Average risk per patient", "Each patient's risk (the largest over the groups their rows are in), averaged "
+        "over patients: each patient counts once, however many rows they have.",
+        "100 × mean over patients of max over their groups of 1 / patients in the group", "lower", "risk"),
+    "share of patients with risk above 10 %": Figure(
+        "Patients at risk", "Share of patients with a row in a group of fewer than 10 patients (lower is better).",
+        "patients whose risk is above 0.1, / all patients × 100", "lower", "risk"),
     "smallest group (rows)": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
                                     "quasi-identifiers (higher is safer).", "min over groups of the group size",
                                     "higher", "risk"),

@@ -53,6 +53,7 @@ class Session(QObject):
     releases_changed = Signal()
     exports_changed = Signal()  # a release was exported (the plan and the releases shown stay as they are)
     sweeps_changed = Signal()
+    context_changed = Signal()  # the release context (and with it the keyed pseudonyms, date shifts) was replaced
 
     def __init__(self, ledger=None, parent=None):
         super().__init__(parent)
@@ -66,6 +67,7 @@ class Session(QObject):
         self.auto_notes: list[str] = []
         self._ledger = ledger
         self._preview = None
+        self.preview_treated = None  # what the project's pseudonyms and date shifts did to the previewed table
         self._suggested: tuple = (None, None)  # (table frame, first runnable mechanism) from the loader
         # connected first, so the cache is stale before any view hears of a change
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
@@ -91,10 +93,12 @@ class Session(QObject):
         same_file = same_source(self.dataset, dataset)
         memory = {**self.table.param_memory, **({self.mechanism_name: dict(self.params)} if self.mechanism_name
                                                  else {})}
+        context = dict(self.table.governance_context)
         self.dataset = dataset
         self.table = TableState()
         if same_file:  # the same file read again (another missing-value policy, a kind changed): same parameters
             self.table.param_memory = memory
+            self.table.governance_context = context  # and the same release context (pseudonyms, date shifts)
         else:
             self.params = {}
         coverage_cache.keep_only(None if dataset is None else dataset.frame)
@@ -122,6 +126,31 @@ class Session(QObject):
     def set_role(self, column: str, role: Role) -> None:
         if self.dataset is not None and self.dataset.spec(column).role != role:
             self.update_dataset(self.dataset.with_column(column, role=role))
+            from ppdp_gui.engine.governance.treatments import applicable
+            kept = applicable(self.dataset, self.treatments())  # e.g. no pseudonym for a quasi-identifier
+            if kept != self.treatments():
+                self.set_treatments(kept)
+
+    def treatments(self):
+        """The keyed pseudonyms and date shifts the project states (engine/governance/treatments.py)."""
+        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.governance.treatments import of_context
+        return of_context(cx.context_from_json(self.governance_context or None))
+
+    def set_context(self, context: dict) -> None:
+        """The open table's release context, replaced (a project opened, a new extract opened with it)."""
+        self.governance_context = dict(context or {})
+        self.context_changed.emit()
+        self.mechanism_changed.emit()
+
+    def set_treatments(self, treatments) -> None:
+        """The Data step's "Released as" choices, kept in the release context (saved with the project, read by
+        `ppdp run --recipe` alike); the run applies them (gui/workers/tasks.py → governance/treatments.py)."""
+        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.governance.treatments import in_context
+        self.governance_context = in_context(cx.context_from_json(self.governance_context or None),
+                                             treatments).to_json()
+        self.mechanism_changed.emit()  # what the release contains changed: the Run step says it again
 
     def confirm_roles(self) -> None:
         """The custodian's "Confirm roles and kinds": every role and kind shown is now theirs, not a guess read
@@ -213,11 +242,14 @@ class Session(QObject):
 
     def _plan(self):
         """The engine's plan of the table, mechanism, parameters and opt-ins; a ledger that cannot be opened is a
-        problem of a DP plan, in the words of the engine's guard that would refuse its run."""
-        from ppdp_gui.engine.errors import PpdpError
+        problem of a DP plan, in the words of the engine's guard that would refuse its run. The project's keyed
+        pseudonyms and date shifts are applied first (governance/treatments.prepare, as `ppdp run` does before its
+        plan), so the plan shown is the plan of the table released; what they did is `preview_treated`."""
+        from ppdp_gui.engine.errors import ParameterError, PpdpError
         from ppdp_gui.engine.mechanisms.base import Problem
         from ppdp_gui.engine.pipeline.plan import Plan, plan
         from ppdp_gui.engine.pipeline.release import no_ledger_message
+        self.preview_treated = None
         ds, mech = self.dataset, self.mechanism()
         if ds is None or mech is None:
             # no table yet: an empty plan without a dataset (making an empty one imported pandas in the GUI thread
@@ -227,8 +259,26 @@ class Session(QObject):
             ledger, unreadable = self.ledger, None
         except (PpdpError, OSError) as exc:
             ledger, unreadable = None, exc
-        out = plan(ds, mech, self.params, ledger=ledger, allow_data_domains=self.allow_data_domains,
-                   separate_dataset=self.separate_dataset, publish_as_is=tuple(sorted(self.publish_as_is)))
+        data, confirmed, refused = ds, (), None
+        wanted = self.treatments() if self.governance_context else None
+        if wanted is not None and wanted.any:
+            from ppdp_gui.engine.governance import context as cx
+            from ppdp_gui.engine.governance.treatments import prepare
+            try:
+                if ledger is None:
+                    raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which cannot be "
+                                    "opened")
+                data, self.preview_treated = prepare(
+                    ds, wanted, ledger_path=ledger.path,
+                    project_id=cx.context_from_json(self.governance_context).project_id)
+                confirmed = self.preview_treated.confirmed
+            except PpdpError as exc:
+                refused = Problem(str(exc))
+        out = plan(data, mech, self.params, ledger=ledger, allow_data_domains=self.allow_data_domains,
+                   separate_dataset=self.separate_dataset,
+                   publish_as_is=tuple(dict.fromkeys([*sorted(self.publish_as_is), *confirmed])))
+        if refused is not None:
+            out.problems.insert(0, refused)
         if unreadable is not None and out.is_dp:
             out.problems.insert(0, Problem(no_ledger_message(unreadable)))
         return out

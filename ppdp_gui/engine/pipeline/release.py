@@ -102,6 +102,20 @@ def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray 
     person of each released row) a group's size is its distinct persons."""
     if release.records is not None:  # a large table's rows: counted in SQL
         return release.records.group_sizes() if any(isinstance(c, KAnonymity) for c in release.claims) else None
+    found = release_groups(release, person_ids)
+    if found is None:
+        return None
+    group, ids = found
+    if ids is not None:
+        return np.bincount(distinct_pairs(group, ids)[0])
+    return np.bincount(group)
+
+
+def release_groups(release: Release, person_ids: dict | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(group id of each released row, its person id or None) for the first k-anonymity claim's table, suppressed
+    rows left out; None for a release without one (or a large table's rows)."""
+    if release.records is not None:
+        return None
     for claim in release.claims:
         if isinstance(claim, KAnonymity):
             table = release.tables().get(claim.table)
@@ -113,10 +127,7 @@ def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray 
             if gone.any():
                 table = table[~gone]
                 ids = None if ids is None else ids[~gone]
-            if ids is not None:
-                group = table.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy()
-                return np.bincount(distinct_pairs(group, ids)[0])
-            return table.groupby(cols, dropna=False, sort=False, observed=True).size().to_numpy()
+            return table.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy(), ids
     return None
 
 
@@ -146,6 +157,10 @@ def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | 
     try:
         sizes = class_sizes(release, person_ids)
         out.update(group_figures(sizes, persons=bool(person_ids)))
+        found = release_groups(release, person_ids) if person_ids else None
+        if found is not None and found[1] is not None and found[0].size:  # each patient once (the dossier's)
+            from ppdp_gui.engine.metrics.person_risk import unit_risk, unit_risk_figures
+            out.update(unit_risk_figures(unit_risk(found[0], found[1], 0.1)))
     except Exception as exc:  # noqa: BLE001 - as above
         notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
                      "complete and checked.")

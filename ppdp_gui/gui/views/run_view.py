@@ -153,6 +153,9 @@ class RunView(StepView):
             if p.cost is not None:
                 lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost, s.dataset.person_column))}.")
             contents = plan_sentences(p) if not p.errors else []
+            if contents:  # keyed pseudonyms and date shifts chosen in the Data step ("Released as")
+                from ppdp_gui.engine.governance.treatments import sentences
+                contents = contents + sentences(s.treatments())
             if contents:
                 lines.append("<b>This release will contain:</b><ul style='margin-top:0'>"
                              + "".join(f"<li>{escape(t)}</li>" for t in contents) + "</ul>")
@@ -338,7 +341,7 @@ class RunView(StepView):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         from ppdp_gui.engine.pipeline.release import test_seed
-        self._job = self.runner.start_process(release_job, (planned, ledger, test_seed()),
+        self._job = self.runner.start_process(release_job, (planned, ledger, test_seed(), s.preview_treated),
                                               on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress, on_cancelled=self._cancelled)
         self.state_changed.emit()

@@ -17,13 +17,15 @@ from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import Progress
 
 
-def release_job(planned, ledger, seed: int | None = None) -> Iterator[Any]:
+def release_job(planned, ledger, seed: int | None = None, treated=None) -> Iterator[Any]:
     """The release of the plan the window showed (`Session.preview`, planned once): the engine's
     `charged_release` — its guards (errors, no ledger, over budget), then run_release, which reserves ε in the
     ledger before computing; yields Progress and finally the engine's Published. `ledger` is the path of the
     window's ledger (the worker process opens its own connection to the same file) or None when it could not be
-    opened (a DP release is then refused by the guard). `seed`: tests only (the window passes PPDP_TEST_SEED read
-    in its own process, since a worker may have started before it was set)."""
+    opened (a DP release is then refused by the guard). `treated`: what the project's keyed pseudonyms and date
+    shifts did to the table the plan was made on (governance/treatments.prepare, by the session, as `ppdp run`
+    prepares before its plan); `finish` states them on the release. `seed`: tests only (the window passes
+    PPDP_TEST_SEED read in its own process, since a worker may have started before it was set)."""
     from ppdp_gui.engine.pipeline import charged_release
     from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
     # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
@@ -35,7 +37,14 @@ def release_job(planned, ledger, seed: int | None = None) -> Iterator[Any]:
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
-    yield from charged_release(planned, ledger=ledger, seed=seed)
+    run = charged_release(planned, ledger=ledger, seed=seed)
+    if treated is None or not treated.note:
+        yield from run
+        return
+    from ppdp_gui.engine.governance.treatments import finish
+    from ppdp_gui.engine.pipeline.published import Published
+    for item in run:
+        yield finish(item, treated) if isinstance(item, Published) else item
 
 
 @dataclass
@@ -48,6 +57,7 @@ class Opened:
     first_runnable: str | None  # the first mechanism (registry order) that can run on it with its defaults
     not_covered: dict[str, list[str]] = field(default_factory=dict)  # column -> values its taxonomy lacks
     ledger: Any = None  # the default budget ledger, opened here when the window asked for it
+    date_columns: list[str] = field(default_factory=list)  # columns of dates a per-patient shift can move
 
 
 def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
@@ -84,8 +94,10 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
                 not_covered[spec.name] = missing_values(spec.taxonomy, frame[spec.name])
             except Exception:  # noqa: BLE001 - the Taxonomies step then checks it itself and shows why
                 pass
+    from ppdp_gui.engine.governance.treatments import date_columns
+    dates = date_columns(dataset)
     yield Progress(1.0, "Loaded")
-    opened = Opened(loaded, distinct, reasons, first, not_covered)
+    opened = Opened(loaded, distinct, reasons, first, not_covered, date_columns=dates)
     yield with_default_ledger(opened) if open_ledger else opened
 
 
