@@ -266,8 +266,8 @@ class Session(QObject):
             from ppdp_gui.engine.governance.treatments import prepare
             try:
                 if ledger is None:
-                    raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which cannot be "
-                                    "opened")
+                    raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which "
+                                         "cannot be opened")
                 data, self.preview_treated = prepare(
                     ds, wanted, ledger_path=ledger.path,
                     project_id=cx.context_from_json(self.governance_context).project_id)
