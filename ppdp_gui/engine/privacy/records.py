@@ -126,7 +126,9 @@ def exact(value, name: str = "ε") -> Fraction:
 
 
 def fmt(value: Fraction) -> str:
-    return f"{float(value):.6g}" if value.denominator != 1 else str(value.numerator)
+    """ε in the ledger's messages: the one spelling of every document (claims.epsilon_text)."""
+    from ppdp_gui.engine.claims import epsilon_text
+    return epsilon_text(value)
 
 
 @dataclass(frozen=True)
