@@ -118,7 +118,8 @@ def publish(recipe, dataset, *, output, note=None, record=None, ledger=None,
             overwrite=False):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported).
     Every output is checked first (data/outputs.py), so a refused output costs no ε."""
-    from ppdp_gui.engine.pipeline import charged_release, export, plan
+    from ppdp_gui.engine.pipeline import export, plan
+    from ppdp_gui.engine.pipeline.release import charged_release
     from ppdp_gui.engine.pipeline.export import check_outputs
     outputs = check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger,
                             inputs=[*recipe_inputs(recipe), *inputs], overwrite=overwrite, pdf=pdf)

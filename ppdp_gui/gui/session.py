@@ -262,15 +262,14 @@ class Session(QObject):
         data, confirmed, refused = ds, (), None
         wanted = self.treatments() if self.governance_context else None
         if wanted is not None and wanted.any:
-            from ppdp_gui.engine.governance import context as cx
             from ppdp_gui.engine.governance.treatments import prepare
             try:
                 if ledger is None:
                     raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which "
                                          "cannot be opened")
-                data, self.preview_treated = prepare(
-                    ds, wanted, ledger_path=ledger.path,
-                    project_id=cx.context_from_json(self.governance_context).project_id)
+                # the context is kept as its checked JSON (set_treatments, a project read): its id names the key
+                data, self.preview_treated = prepare(ds, wanted, ledger_path=ledger.path,
+                                                     project_id=str(self.governance_context.get("project_id") or ""))
                 confirmed = self.preview_treated.confirmed
             except PpdpError as exc:
                 refused = Problem(str(exc))

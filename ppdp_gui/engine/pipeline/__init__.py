@@ -7,8 +7,8 @@ from ppdp_gui.engine.pipeline.export import Exported, default_note_path, export
 from ppdp_gui.engine.pipeline.load import Loaded, load, recipe_for
 from ppdp_gui.engine.pipeline.plan import Plan, plan, resolve_mechanism
 from ppdp_gui.engine.pipeline.published import Published, custodian_record, release_note
-from ppdp_gui.engine.pipeline.release import charged_release, check_ready, run_release
+from ppdp_gui.engine.pipeline.release import run_release
 from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
 
-__all__ = ["Exported", "Loaded", "Plan", "Published", "SweepResult", "charged_release", "check_ready",
-           "custodian_record", "default_note_path", "export", "load", "plan", "recipe_for", "release_note", "resolve_mechanism", "run_release", "run_sweep"]
+__all__ = ["Exported", "Loaded", "Plan", "Published", "SweepResult", "custodian_record", "default_note_path",
+           "export", "load", "plan", "recipe_for", "release_note", "resolve_mechanism", "run_release", "run_sweep"]

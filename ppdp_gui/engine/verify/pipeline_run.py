@@ -79,7 +79,8 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
                  seed: int, rng=None) -> Outcome:
     """Release `source` with `mechanism` along the publish path into `out_dir`; the Outcome read back from disk."""
     from ppdp_gui.engine.persistence.project import Recipe
-    from ppdp_gui.engine.pipeline import check_ready, export, plan, run_release
+    from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.pipeline.release import check_ready
     from ppdp_gui.engine.pipeline.load import load
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.iterdir():  # the previous run's files: each run starts from an empty folder

@@ -26,7 +26,7 @@ def release_job(planned, ledger, seed: int | None = None, treated=None) -> Itera
     shifts did to the table the plan was made on (governance/treatments.prepare, by the session, as `ppdp run`
     prepares before its plan); `finish` states them on the release. `seed`: tests only (the window passes
     PPDP_TEST_SEED read in its own process, since a worker may have started before it was set)."""
-    from ppdp_gui.engine.pipeline import charged_release
+    from ppdp_gui.engine.pipeline.release import charged_release
     from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
     # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
     # fix this release; the window's own reading decides
