@@ -42,7 +42,7 @@ def diabetes_dataset(n: int = 3000, qis=FLAT + ICD) -> Dataset:
 
 def test_diffgen_on_a_diabetes_shaped_table_flags_a_table_that_is_mostly_noise():
     mech = registry.create("DiffGen")
-    est = mech.noise_estimate(diabetes_dataset(), {"epsilon": 1.0, "h": 10})
+    est = mech.noise_estimate(diabetes_dataset(), mech.resolve_params(epsilon=1.0, h=10))
     assert isinstance(est, NoiseEstimate) and not est.exact
     assert est.cells > 152_477 and est.at_most >= est.cells  # many cells, little signal
     assert est.share(PATIENTS) > 0.5 and est.warns(PATIENTS)
@@ -51,7 +51,7 @@ def test_diffgen_on_a_diabetes_shaped_table_flags_a_table_that_is_mostly_noise()
     text = " ".join(est.sentences(PATIENTS))
     assert "up to" in text and "101,766" in text and "diag_1" in text
     # the same estimate from a tenth of the table: nothing of the rows goes into it
-    assert mech.noise_estimate(diabetes_dataset(300), {"epsilon": 1.0, "h": 10}) == est
+    assert mech.noise_estimate(diabetes_dataset(300), mech.resolve_params(epsilon=1.0, h=10)) == est
 
 
 def test_the_papers_setting_on_adult_is_not_flagged():
@@ -61,7 +61,7 @@ def test_the_papers_setting_on_adult_is_not_flagged():
     from ppdp_gui.engine.pipeline.load import load
     recipe = demo_recipe()
     data = load(recipe).dataset
-    est = registry.create("DiffGen").noise_estimate(data, dict(recipe.params))
+    est = registry.create("DiffGen").noise_estimate(data, registry.get("DiffGen").resolve_params(**recipe.params))
     assert est.at_most > 10 * est.cells and 0.05 < est.share(data.n_rows) < 0.5
     assert not est.warns(data.n_rows)
 
@@ -70,15 +70,15 @@ def test_fewer_specialisations_and_columns_give_a_table_that_is_mostly_signal():
     mech = registry.create("DiffGen")
     ds = diabetes_dataset()
     coarse = diabetes_dataset(qis=("race", "gender", "age", "diag_1"))
-    est = mech.noise_estimate(coarse, {"epsilon": 1.0, "h": 4})
+    est = mech.noise_estimate(coarse, mech.resolve_params(epsilon=1.0, h=4))
     assert est is not None and not est.warns(PATIENTS) and est.warning(PATIENTS) is None
-    assert est.cells < mech.noise_estimate(ds, {"epsilon": 1.0, "h": 10}).cells
+    assert est.cells < mech.noise_estimate(ds, mech.resolve_params(epsilon=1.0, h=10)).cells
 
 
 def test_laplace_histogram_knows_its_cells_exactly():
     ds = diabetes_dataset()
     mech = registry.create("Laplace histogram")
-    est = mech.noise_estimate(ds, {"epsilon": 0.5, "columns": ("race", "age", "diag_1")})
+    est = mech.noise_estimate(ds, mech.resolve_params(epsilon=0.5, columns=("race", "age", "diag_1")))
     leaves = {c: len(ds.spec(c).taxonomy.leaves()) for c in ("race", "age", "diag_1")}
     assert est.exact and est.cells == leaves["race"] * leaves["age"] * leaves["diag_1"]
     assert est.scale == pytest.approx(2.0)

@@ -44,6 +44,7 @@ def test_one_release_coerces_each_parameter_once(coerced, tmp_path, name, params
     ledger = Ledger(tmp_path / "ledger.sqlite")
     planned = plan(adult_like(), name, params, ledger=ledger, allow_data_domains=True)
     assert not planned.errors, planned.errors
+    planned.mechanism.noise_estimate(planned.dataset, planned.params)  # the Run step shows it from the plan
     items = list(run_release(planned, ledger=ledger, seed=3))
     assert items[-1].params == planned.params
     every = {spec.name for spec in registry.get(name).params}

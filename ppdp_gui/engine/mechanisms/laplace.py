@@ -311,10 +311,9 @@ class LaplaceHistogram(DPMechanism):
 
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """Every cell of the public domain gets noise of scale c/ε (c = 1 without a person column): the cells are
-        known exactly before the run."""
+        known exactly before the run. `params`: resolved (the plan's), never coerced again here."""
         from ppdp_gui.engine.mechanisms.noise_share import NoiseEstimate, positive_noise_mean
         try:
-            params = self.resolve_params(**params)
             axes, _problems = build_axes(data, params)
         except ParameterError:
             return None

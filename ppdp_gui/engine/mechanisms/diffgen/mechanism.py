@@ -309,10 +309,10 @@ class DiffGen(DPMechanism):
 
     def noise_estimate(self, data: Dataset, params: dict[str, Any]):
         """The most cells the release can have and the records noise adds to empty ones (diffgen/noise_estimate.py:
-        public plan only — taxonomies, bounds, classes, h, ε; with a person column ε/c per row)."""
+        public plan only — taxonomies, bounds, classes, h, ε; with a person column ε/c per row). `params`:
+        resolved (the plan's), never coerced again here."""
         from ppdp_gui.engine.mechanisms.diffgen.noise_estimate import estimate
         try:
-            params = self.resolve_params(**params)
             per_row = {**params, "epsilon": float(self.row_epsilon(params, self.unit(data, params)))}
             return estimate(make_plan(data, params), per_row)
         except (ParameterError, TaxonomyError):

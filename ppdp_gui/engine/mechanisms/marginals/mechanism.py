@@ -159,8 +159,8 @@ class MarginalSynthesizer(DPMechanism):
             "Numbers are drawn uniformly inside their range of the public bounds."))
 
     def count_noise_per_epsilon(self, data: Dataset, params: dict[str, Any]) -> Fraction | None:
-        """Each measured table's counts: scale K/ε_measure = K/(share · ε) (the published noisy tables)."""
-        params = self.resolve_params(**{k: v for k, v in params.items() if k != "epsilon"})
+        """Each measured table's counts: scale K/ε_measure = K/(share · ε) (the published noisy tables); `params`
+        resolved."""
         split = budget(1, params["structure"], len(synth_columns(data, params)))
         return split["noise scale"] * self.unit(data, params).max_rows
 
