@@ -346,6 +346,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     values, columns left out and their notes (one pass), kinds (one pass over the kept rows), role guesses (exact
     counts for the columns whose name decides nothing); the source hash streamed, the ledger's row hashes
     computed in batches (`hashes=False` skips them, for tests). `engine`: "duckdb" or "spark" (on `master`)."""
+    from ppdp_gui.engine.data.coltypes import kinds_by_name
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
     from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
@@ -363,6 +364,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     if na_policy.action == "drop" and source.columns and source.n_rows_read and not source.n_rows:
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}
+    given = {**kinds_by_name(c for c in source.columns if c not in given), **given}  # ZIP codes, by name
     final, whole = decide_kinds(source, given)
     source.apply_kinds(final, whole)
     sample = source.head()

@@ -21,12 +21,33 @@ NUMERIC_MIN_DISTINCT = 10
 KINDS = ("numeric", "categorical")
 _LEADING_ZERO = r"^[+-]?0[0-9]"
 _INT_LIMIT = 2.0**53  # integers beyond this are not exact in float64: keep them as floats
+#: names of code columns: a ZIP or postcode is a code, not a quantity (90001 is not "more" than 90000), even when
+#: its values lost their leading zero; read as numbers, its blanks would stop the k-anonymity mechanisms
+CODE_NAME_WORDS = frozenset({
+    "zip", "zipcode", "zip3", "zip5", "postcode", "postcodes", "postal", "postalcode", "plz", "postleitzahl",
+    "codepostal", "cp", "npa", "zcta", "fips", "eircode",
+})
+
+
+def code_by_name(name: str) -> bool:
+    """True when the column's name says it holds codes (zip, ZIP_code, postcode, PLZ …): rule 0 of
+    `kind_rule_text`. A guess from the name alone, read from no value, so it needs no confirmation."""
+    from ppdp_gui.engine.data.roles import name_words
+    return bool(name_words(name) & CODE_NAME_WORDS)
+
+
+def kinds_by_name(names) -> dict[str, str]:
+    """{column: "categorical"} for the columns whose name says they hold codes (`code_by_name`)."""
+    return {c: "categorical" for c in names if code_by_name(c)}
 
 
 def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
     """The typing rule in plain words, for the GUI to show beside the column list."""
     return (
-        "A column is numeric when all three hold:\n"
+        "A column whose name says it holds codes — zip, zipcode, postcode, postal, plz and the like — is "
+        "categorical whatever its values (90001 is a place, not a quantity; its blanks then read “(missing)”). "
+        "This is read from the name alone, so it needs no confirmation.\n"
+        "Any other column is numeric when all three hold:\n"
         "  1. every value that is not missing is a plain finite number (like 39, -2.5 or 1e3; "
         "no thousands separators, no 'inf');\n"
         "  2. no value has a leading zero (like 02139), because such values are codes, not quantities;\n"

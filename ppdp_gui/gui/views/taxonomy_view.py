@@ -364,8 +364,11 @@ class TaxonomyView(StepView):
         key = (name, ds.spec(name).domain if name is not None else None)  # refilled when its public range changes
         if key != self._width_column:
             self._fill_builder_fields(name)
-            if name is not None and name != (self._width_column or (None,))[0] \
-                    and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
+            other = name is not None and name != (self._width_column or (None,))[0]
+            offered = builders.suggested(name, ds.spec(name).kind) if other else None
+            if offered is not None:  # a ZIP code: masking, by its name
+                self.builder_combo.setCurrentIndex(self.builder_combo.findData(offered))
+            elif other and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text
         self._enable_build()
         self._width_column = key
