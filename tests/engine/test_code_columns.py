@@ -61,3 +61,24 @@ def test_the_large_table_engine_reads_a_zip_by_its_name_too(tmp_path):
         assert ds.spec("zip").kind == "categorical" and "kind" not in ds.spec("zip").guessed
     finally:
         ds.table.close()
+
+
+def test_a_blank_read_missing_is_no_value_for_the_interval_builder():
+    from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
+    assert numbers_with_top_codes(["34", "90+", "(missing)"])
+    assert not numbers_with_top_codes(["34", "unknown"]) and not numbers_with_top_codes(["(missing)"])
+
+
+def test_the_advice_for_a_zip_and_an_age_with_blanks_names_the_right_builder(tmp_path):
+    """Seen on the hospital walk: a ZIP read as text was told to 'replace “(missing)” by numbers in a copy of
+    your table and build Numeric intervals'; an age made categorical (as the advice said) was told the same."""
+    from ppdp_gui.engine.data.schema import Role
+    ds = read_table(_extract(tmp_path), kinds={"age": "categorical"},
+                    roles={"age": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER, "zip": Role.QUASI_IDENTIFIER})
+    ds.frame.loc[::25, "age"] = "(missing)"
+    words = {p.column: p.message for p in registry.create("Mondrian").validate(ds, k=5)}
+    assert "Mask codes from the right" in words["zip"] and "copy of your table" not in words["zip"]
+    assert "Numeric intervals" in words["age"] and "copy of your table" not in words["age"]
+    from ppdp_gui.engine.data.missing import numeric_blanks_fix
+    fix = numeric_blanks_fix("age")
+    assert "Numeric intervals" in fix and "any released column" in fix  # drop rows costs more than age's blanks

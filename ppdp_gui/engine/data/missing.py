@@ -71,9 +71,11 @@ class MissingReport:
 def numeric_blanks_fix(column: str) -> str:
     """What to do about a number column with empty cells (kept so by default), in the window's words and the
     command's: the mechanisms that need a number in every row say it after naming the column."""
-    return (f"In the Data step set the kind of {column} to categorical (its blanks then read “(missing)”), or "
-            "choose “Drop rows that have a missing value” and press “Reload with this policy” (ppdp: --kind "
-            f"{column}=categorical, or --na drop)")
+    return (f"In the Data step set the kind of {column} to categorical (its blanks then read “(missing)”), then "
+            f"build “Numeric intervals” for {column} in the Taxonomies step to keep its ranges; or choose “Drop "
+            "rows that have a missing value” and press “Reload with this policy” — it drops every row with a "
+            f"blank in any released column, not only in {column} (ppdp: --kind {column}=categorical "
+            f"--build-taxonomy {column}=intervals, or --na drop)")
 
 
 def impute_public(data) -> tuple[object, list[str]]:

@@ -79,8 +79,11 @@ def as_numbers(values) -> pd.Series:
 
 
 def numbers_with_top_codes(values) -> bool:
-    """Every present value is a number or a top code ('90+'), and there is at least one value."""
+    """Every present value is a number or a top code ('90+'), and there is at least one value. A blank kept as
+    "(missing)" is no value: the interval builders put it on a leaf of its own (from_spec.with_missing_leaf)."""
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
     present = pd.Series(values).dropna()
+    present = present[present.astype(str) != MISSING_LABEL]
     return bool(len(present)) and not as_numbers(present).isna().any()
 
 

@@ -579,4 +579,5 @@ class DataView(StepView):
             parts.append(f"{100 * src.n_rows_dropped / src.n_rows_read:.0f} % of rows dropped: choose “Keep missing "
                          "as its own category”")
             return WARN, ", ".join(parts)
-        return (DONE if qi or ds.class_column else WARN), ", ".join(parts)
+        pending = bool(ds.guessed_columns)  # no green tick while "roles and kinds to confirm" is still said
+        return (DONE if (qi or ds.class_column) and not pending else WARN), ", ".join(parts)

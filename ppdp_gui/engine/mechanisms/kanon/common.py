@@ -46,17 +46,25 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     count = len(values)
     if count <= FLAT_MANY_VALUES:
         return None
+    from ppdp_gui.engine.data.coltypes import code_by_name
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
-    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
-    text = values[numbers.isna()]
-    if text.empty:  # all numbers, read as text for their leading zeros (ZIP 02139): codes
+    blanks = values.astype(str) == MISSING_LABEL  # a blank is no value to replace: the builders keep it apart
+    numbers = pd.to_numeric(values[~blanks].astype(str).str.strip(), errors="coerce")
+    text = values[~blanks][numbers.isna()]
+    if code_by_name(name):  # a ZIP or postcode: masking keeps the area (9000*), whatever its values
+        how = ("It holds codes (such as ZIP codes): build “Mask codes from the right” for it in the Taxonomies "
+               f"step (90001 → 9000* → 900**; ppdp: --build-taxonomy {name}=mask), or import an ARX hierarchy.")
+    elif text.empty and values[~blanks].astype(str).str.match(r"^\s*[+-]?0[0-9]").any():  # ZIP 02139: codes
         how = ("Its values are number codes written with leading zeros (such as ZIP codes), so it was read as "
                "text; build a taxonomy that masks digits from the right (“Mask”, ppdp: --build-taxonomy "
                f"{name}=mask), or import an ARX hierarchy.")
     elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
-        how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
-               "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
-               "top interval), or import an ARX hierarchy.")
+        why = (f"numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}" if not text.empty
+               else "numbers with blanks, which read “(missing)”" if blanks.any() else "numbers")
+        how = (f"Its values are {why}, kept as text; build Numeric intervals for it in the Taxonomies "
+               "step (a top code such as '90+' goes in the top interval, the blanks stay “(missing)”), or import "
+               "an ARX hierarchy.")
     elif numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as 'unknown' made it text
         how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
                f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
