@@ -1,0 +1,71 @@
+"""The nurse's walk on a hospital extract the window was never tuned on (scripts/hospital_extract.py: several
+stays per patient under MRN_internal, ZIP codes 90001-90099 without leading zeros and with blanks, an age with
+blanks, ICD-10 codes in three diagnosis columns). What blocked or misled her is tested here, through the window."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from hospital_extract import hospital_extract  # noqa: E402
+
+
+def open_extract(w, qtbot, tmp_path, rows: int = 1200):
+    path = tmp_path / "hospital.csv"
+    hospital_extract(rows, seed=3).to_csv(path, index=False)
+    w.open_path(str(path))
+    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
+    return path
+
+
+def test_the_zip_column_no_longer_blocks_mondrian_and_masking_is_offered(make_window, qtbot, tmp_path):
+    """Before: zip read as numbers, its blanks stopped Mondrian ("quasi-identifier 'zip' has missing values
+    (empty number cells)"), and the Taxonomies step offered Numeric intervals for it."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    ds = w.session.dataset
+    assert ds.spec("zip").kind == "categorical" and "kind" not in ds.spec("zip").guessed
+    w.go_to(w.mechanism_view)
+    w.mechanism_view.combo.setCurrentText("Mondrian")
+    problems = [p for p in w.session.preview().errors if p.column == "zip"]
+    assert not problems, [p.message for p in problems]
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("age")
+    tv.choose_builder("intervals")
+    tv.select("zip")
+    assert tv.builder_name() == "mask" and tv.build_button.isEnabled()
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
+    tax = w.session.dataset.spec("zip").taxonomy
+    assert tax is not None and "9000*" in [tax.label(a) for a in tax.ancestors(tax.leaf_node("90001"))]
+
+
+def test_an_age_with_blanks_made_categorical_can_get_numeric_intervals(make_window, qtbot, tmp_path):
+    """The advice for an age with blanks says: make it categorical, then build Numeric intervals. Before, the
+    Build button then said "age holds text, not numbers: choose another builder" (its blanks read “(missing)”)."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    combo = w.data_view.kind_combo("age")
+    combo.setCurrentIndex(combo.findText("categorical"))
+    qtbot.waitUntil(lambda: w.session.dataset.spec("age").kind == "categorical", timeout=30000)
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("age")
+    tv.choose_builder("intervals")
+    assert tv.build_button.isEnabled(), tv.builder_help.text()
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
+    assert w.session.dataset.spec("age").taxonomy is not None
+
+
+def test_the_data_step_has_no_green_tick_while_roles_are_to_confirm(make_window, qtbot, tmp_path):
+    from ppdp_gui.gui.views.common import DONE, WARN
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    state, text = w.data_view.state()
+    assert "to confirm" in text and state == WARN
+    qtbot.mouseClick(w.data_view.confirm_button, Qt.LeftButton)
+    state, text = w.data_view.state()
+    assert "to confirm" not in text and state == DONE
