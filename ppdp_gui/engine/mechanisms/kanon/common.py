@@ -62,9 +62,9 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
         why = (f"numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}" if not text.empty
                else "numbers with blanks, which read “(missing)”" if blanks.any() else "numbers")
-        how = (f"Its values are {why}, kept as text; build Numeric intervals for it in the Taxonomies "
-               "step (a top code such as '90+' goes in the top interval, the blanks stay “(missing)”), or import "
-               "an ARX hierarchy.")
+        how = (f"Its values are {why}, so it was read as text; build Numeric intervals for it in the Taxonomies "
+               "step (" + ("its blanks stay “(missing)”" if blanks.any() and text.empty else
+                           "a top code such as '90+' goes in the top interval") + "), or import an ARX hierarchy.")
     elif numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as 'unknown' made it text
         how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
                f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
