@@ -52,13 +52,13 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     blanks = values.astype(str) == MISSING_LABEL  # a blank is no value to replace: the builders keep it apart
     numbers = pd.to_numeric(values[~blanks].astype(str).str.strip(), errors="coerce")
     text = values[~blanks][numbers.isna()]
-    if code_by_name(name):  # a ZIP or postcode: masking keeps the area (9000*), whatever its values
-        how = ("It holds codes (such as ZIP codes): build “Mask codes from the right” for it in the Taxonomies "
-               f"step (90001 → 9000* → 900**; ppdp: --build-taxonomy {name}=mask), or import an ARX hierarchy.")
-    elif text.empty and values[~blanks].astype(str).str.match(r"^\s*[+-]?0[0-9]").any():  # ZIP 02139: codes
+    if text.empty and values[~blanks].astype(str).str.match(r"^\s*[+-]?0[0-9]").any():  # ZIP 02139: codes
         how = ("Its values are number codes written with leading zeros (such as ZIP codes), so it was read as "
                "text; build a taxonomy that masks digits from the right (“Mask”, ppdp: --build-taxonomy "
                f"{name}=mask), or import an ARX hierarchy.")
+    elif code_by_name(name):  # a ZIP or postcode: masking keeps the area (9000*), whatever its values
+        how = ("It holds codes (such as ZIP codes): build “Mask codes from the right” for it in the Taxonomies "
+               f"step (90001 → 9000* → 900**; ppdp: --build-taxonomy {name}=mask), or import an ARX hierarchy.")
     elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
         why = (f"numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}" if not text.empty
                else "numbers with blanks, which read “(missing)”" if blanks.any() else "numbers")
