@@ -8,7 +8,6 @@ import pytest
 
 from ppdp_gui.engine.data import kind_rule_text, read_table
 from ppdp_gui.engine.mechanisms import registry
-import ppdp_gui.engine.taxonomy.registry as builders
 
 
 def _extract(tmp_path, name: str = "zip"):
@@ -47,10 +46,9 @@ def test_mondrian_runs_on_a_zip_with_blanks(tmp_path):
 
 
 def test_the_mask_builder_is_suggested_for_a_zip():
-    assert builders.suggested("zip", "categorical") == "mask"
-    assert builders.suggested("Postcode", "numeric") == "mask"
-    assert builders.suggested("age", "numeric") is None
-    assert builders.suggested("admit_date", "categorical") is None
+    from ppdp_gui.engine.data.coltypes import suggested_builder
+    assert suggested_builder("zip") == "mask" and suggested_builder("Postcode") == "mask"
+    assert suggested_builder("age") is None and suggested_builder("admit_date") is None
 
 
 def test_the_large_table_engine_reads_a_zip_by_its_name_too(tmp_path):
@@ -65,8 +63,9 @@ def test_the_large_table_engine_reads_a_zip_by_its_name_too(tmp_path):
 
 def test_a_blank_read_missing_is_no_value_for_the_interval_builder():
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
-    assert numbers_with_top_codes(["34", "90+", "(missing)"])
-    assert not numbers_with_top_codes(["34", "unknown"]) and not numbers_with_top_codes(["(missing)"])
+    assert numbers_with_top_codes(["34", "90+", "(missing)"], "(missing)")
+    assert not numbers_with_top_codes(["34", "unknown"], "(missing)")
+    assert not numbers_with_top_codes(["(missing)"], "(missing)")
 
 
 def test_the_advice_for_a_zip_and_an_age_with_blanks_names_the_right_builder(tmp_path):

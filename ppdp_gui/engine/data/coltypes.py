@@ -41,6 +41,13 @@ def kinds_by_name(names) -> dict[str, str]:
     return {c: "categorical" for c in names if code_by_name(c)}
 
 
+def suggested_builder(name: str) -> str | None:
+    """The taxonomy builder (engine/taxonomy/registry.py) the Taxonomies step offers first for a column, from its
+    name only (never its values): masking for a ZIP or postcode (90001 → 9000* → 900** keeps the area); None when
+    nothing is clearly better than the builder already chosen (the window then keeps it)."""
+    return "mask" if code_by_name(name) else None
+
+
 def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
     """The typing rule in plain words, for the GUI to show beside the column list."""
     return (

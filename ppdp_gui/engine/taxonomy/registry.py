@@ -87,14 +87,6 @@ def builder(name: str) -> TaxonomyBuilder:
     raise KeyError(name)
 
 
-def suggested(column: str, kind: str) -> str | None:
-    """The builder the window offers first for a column, from its name and kind only (never its values): masking
-    for a code column named like a ZIP or postcode (90001 → 9000* → 900** keeps the area, whatever its kind);
-    None when nothing is clearly better than the builder already chosen (the window then keeps it)."""
-    from ppdp_gui.engine.data.coltypes import code_by_name
-    return "mask" if code_by_name(column) else None
-
-
 def spec_help() -> str:
     """Every spelling, for the command line's help and for error messages."""
     return " | ".join(b.spelling for b in BUILDERS)

@@ -33,8 +33,15 @@ except ImportError:  # pragma: no cover - depends on what has landed
 
 def numbers_with_top_codes(values) -> bool:
     """engine.taxonomy.builders' rule, imported when a table is there (numpy stays out of the window's start)."""
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes as rule
-    return rule(values)
+    return rule(values, MISSING_LABEL)  # a blank kept as "(missing)" gets a leaf of its own
+
+
+def suggested_builder(column: str) -> str | None:
+    """engine.data.coltypes' rule (masking for a ZIP code, by its name), imported when a table is there."""
+    from ppdp_gui.engine.data.coltypes import suggested_builder as rule
+    return rule(column)
 
 
 def build_taxonomy(column: str, values, spec):
@@ -365,7 +372,7 @@ class TaxonomyView(StepView):
         if key != self._width_column:
             self._fill_builder_fields(name)
             other = name is not None and name != (self._width_column or (None,))[0]
-            offered = builders.suggested(name, ds.spec(name).kind) if other else None
+            offered = suggested_builder(name) if other else None
             if offered is not None:  # a ZIP code: masking, by its name
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData(offered))
             elif other and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):

@@ -59,7 +59,7 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     elif code_by_name(name):  # a ZIP or postcode: masking keeps the area (9000*), whatever its values
         how = ("It holds codes (such as ZIP codes): build “Mask codes from the right” for it in the Taxonomies "
                f"step (90001 → 9000* → 900**; ppdp: --build-taxonomy {name}=mask), or import an ARX hierarchy.")
-    elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
+    elif numbers_with_top_codes(values, MISSING_LABEL):  # numbers and top codes ('90+'): intervals take them
         why = (f"numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}" if not text.empty
                else "numbers with blanks, which read “(missing)”" if blanks.any() else "numbers")
         how = (f"Its values are {why}, so it was read as text; build Numeric intervals for it in the Taxonomies "
