@@ -81,3 +81,44 @@ def test_the_advice_for_a_zip_and_an_age_with_blanks_names_the_right_builder(tmp
     from ppdp_gui.engine.data.missing import numeric_blanks_fix
     fix = numeric_blanks_fix("age")
     assert "Numeric intervals" in fix and "any released column" in fix  # drop rows costs more than age's blanks
+
+
+def _ages_with_blanks(tmp_path):
+    rows = [f"p{i % 150},{'' if i % 17 == 0 else 20 + i % 60},{'F' if i % 2 else 'M'}" for i in range(600)]
+    path = tmp_path / "ages.csv"
+    path.write_text("patient_id,age,sex\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_mondrian_publishes_an_age_with_blanks_as_ranges_and_missing(tmp_path):
+    """Seen on the hospital walk: an age with a few blank cells stopped the default mechanism ("quasi-identifier
+    'age' has missing values (empty number cells)"). Mondrian now codes the blanks as “(missing)” beside ranges
+    of the automatic width, says so in a warning, and every published group still holds k persons."""
+    import numpy as np
+
+    from ppdp_gui.engine.data.schema import Role
+    ds = read_table(_ages_with_blanks(tmp_path), roles={"patient_id": Role.PERSON, "age": Role.QUASI_IDENTIFIER,
+                                                        "sex": Role.QUASI_IDENTIFIER})
+    assert ds.spec("age").kind == "numeric"
+    mondrian = registry.create("Mondrian")
+    problems = mondrian.validate(ds, k=5)
+    assert not [p for p in problems if p.level == "error"], problems
+    assert any(p.column == "age" and "(missing)" in p.message for p in problems)
+    release = [r for r in mondrian.run(ds, rng=np.random.default_rng(0), k=5)][-1]
+    table = release.table
+    ages = set(table["age"].astype(str))
+    assert "(missing)" in ages or "*" in ages
+    assert any(a.startswith("[") for a in ages) and not ages & {str(a) for a in range(20, 80)}  # ranges only
+    persons = ds.frame["patient_id"].to_numpy()[release.source_rows["table"]]
+    groups = table.assign(person=persons).groupby(["age", "sex"], observed=True)["person"].nunique()
+    assert groups.min() >= 5
+
+
+def test_tds_still_asks_for_an_age_with_blanks_to_be_made_categorical(tmp_path):
+    from ppdp_gui.engine.data.schema import Role
+    if "TDS" not in registry.names():
+        pytest.skip("TDS is not registered")
+    ds = read_table(_ages_with_blanks(tmp_path), roles={"patient_id": Role.PERSON, "age": Role.QUASI_IDENTIFIER,
+                                                        "sex": Role.QUASI_IDENTIFIER})
+    errors = [p for p in registry.create("TDS").validate(ds, k=5) if p.level == "error"]
+    assert any(p.column == "age" for p in errors)

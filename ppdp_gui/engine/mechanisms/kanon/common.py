@@ -14,6 +14,7 @@ import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import has_missing
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
+from ppdp_gui.engine.data.qi_coding import blank_cells_ok
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
@@ -108,8 +109,10 @@ def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
     return sens[0] if len(sens) == 1 else None
 
 
-def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
-    """Checks shared by Mondrian and TDS: quasi-identifiers exist, have no gaps and fit their taxonomies."""
+def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = False) -> list[Problem]:
+    """Checks shared by Mondrian and TDS: quasi-identifiers exist, have no gaps and fit their taxonomies.
+    `blanks_ok`: the mechanism codes a number column's blank cells as "(missing)" (qi_coding.blank_cells_ok), so
+    they are said, not refused."""
     problems: list[Problem] = []
     qis = data.quasi_identifiers
     if not qis:
@@ -121,6 +124,13 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
         spec = data.spec(name)
         col = data.frame[name]
         if has_missing(data, name):
+            if blanks_ok and blank_cells_ok(data, name):
+                problems.append(Problem(
+                    f"{name!r} has empty cells: they are published as “(missing)”, in groups of at least k like "
+                    f"any value (or as '*' with others), and its numbers as ranges of {_width_words(grid_width)}. "
+                    f"To choose the ranges' width, set “{GRID_PARAM.label.split(' (')[0]}” in the Mechanism step.",
+                    level="warning", column=name))
+                continue
             problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
                                     + numeric_blanks_fix(name) + ".", column=name))
             continue
@@ -138,6 +148,10 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
                                     f"(the automatic width is derived from the column's range)",
                                     level="warning", column=name))
     return problems
+
+
+def _width_words(grid_width: float) -> str:
+    return f"width {grid_width:g}" if grid_width > 0 else "an automatic round width"
 
 
 def person_codes(data: Dataset) -> np.ndarray | None:
