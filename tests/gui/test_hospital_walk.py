@@ -69,3 +69,27 @@ def test_the_data_step_has_no_green_tick_while_roles_are_to_confirm(make_window,
     qtbot.mouseClick(w.data_view.confirm_button, Qt.LeftButton)
     state, text = w.data_view.state()
     assert "to confirm" not in text and state == DONE
+
+
+def test_the_default_path_runs_on_the_extract_without_any_change(make_window, qtbot, tmp_path):
+    """Open the file, keep every default (Mondrian), press Run, then Export: before, Run stayed grey with
+    "quasi-identifier 'zip' has missing values (empty number cells)" and the same for age."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    assert w.mechanism_view.combo.currentText() == "Mondrian"
+    assert run.run_button.isEnabled(), [p.message for p in w.session.preview().errors]
+    before = len(w.session.releases)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and len(w.session.releases) > before, timeout=120000)
+    table = w.session.releases[-1].release.table
+    assert "(missing)" in set(table["zip"].astype(str)) | set(table["age"].astype(str)) | {"*"}
+    view = w.export_view
+    w.go_to(view)
+    target = tmp_path / "release.csv"
+    view.path_edit.setText(str(target))
+    qtbot.mouseClick(view.export_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not view._busy, timeout=60000)
+    assert target.exists() and "MRN_internal" not in target.read_text().splitlines()[0]
