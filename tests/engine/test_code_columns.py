@@ -122,3 +122,10 @@ def test_tds_still_asks_for_an_age_with_blanks_to_be_made_categorical(tmp_path):
                                                         "sex": Role.QUASI_IDENTIFIER})
     errors = [p for p in registry.create("TDS").validate(ds, k=5) if p.level == "error"]
     assert any(p.column == "age" for p in errors)
+
+
+def test_the_reason_for_a_kind_in_plain_words():
+    from ppdp_gui.engine.data.coltypes import kind_reason
+    assert "name" in kind_reason("zip", "categorical", guessed=False)
+    assert "read as numeric" in kind_reason("los", "numeric", guessed=True)
+    assert "you set or confirmed" in kind_reason("los", "categorical", guessed=False)

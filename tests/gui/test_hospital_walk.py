@@ -93,3 +93,17 @@ def test_the_default_path_runs_on_the_extract_without_any_change(make_window, qt
     qtbot.mouseClick(view.export_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not view._busy, timeout=60000)
     assert target.exists() and "MRN_internal" not in target.read_text().splitlines()[0]
+
+
+def test_the_data_step_says_why_zip_is_categorical(make_window, qtbot, tmp_path):
+    """Before, the kind rule was shown nowhere in the window: a nurse saw zip 'numeric' (or 'categorical') and
+    could not learn why. Now the Kind header's tooltip holds the rule, and the line under the list says why."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    view = w.data_view
+    view.kind_combo("zip")  # the list is filled
+    assert "zip" in view.columns.horizontalHeaderItem(1).toolTip()
+    view.columns.setCurrentCell(list(w.session.dataset.frame.columns).index("zip"), 0)
+    assert "its name says it holds codes" in view.why_label.text()
+    view.columns.setCurrentCell(list(w.session.dataset.frame.columns).index("length_of_stay"), 0)
+    assert "read as numeric" in view.why_label.text()

@@ -48,6 +48,21 @@ def suggested_builder(name: str) -> str | None:
     return "mask" if code_by_name(name) else None
 
 
+def kind_reason(name: str, kind: str, guessed: bool, min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
+    """Why column `name` has `kind`, in plain words, for the Data step (beside the role's reason): the name rule,
+    the value rule of `kind_rule_text` when the kind was read from the values, else the custodian's choice."""
+    if kind == "categorical" and code_by_name(name):
+        return (f"{name} is categorical because its name says it holds codes (a ZIP or postcode): 90001 is a "
+                "place, not a quantity. Read from the name alone.")
+    if not guessed:
+        return f"{name} is {kind}: you set or confirmed it."
+    if kind == "numeric":
+        return (f"{name} was read as numeric: every value is a plain number, none has a leading zero, and it has "
+                f"more than {min_distinct} different values.")
+    return (f"{name} was read as categorical: some value is not a plain number, or has a leading zero (a code), or "
+            f"the column has {min_distinct} different values or fewer.")
+
+
 def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
     """The typing rule in plain words, for the GUI to show beside the column list."""
     return (
