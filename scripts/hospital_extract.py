@@ -14,7 +14,6 @@ import argparse
 import numpy as np
 import pandas as pd
 
-_LETTERS = "ABCDEFGIJKLMNORST"
 _FIRST = ["Maria", "John", "Aisha", "Wei", "Olga", "Pedro", "Fatima", "Liam", "Sofia", "Noah", "Emma", "Ravi"]
 _LAST = ["Garcia", "Smith", "Nguyen", "Khan", "Rossi", "Müller", "Dubois", "Kowalski", "Okafor", "Tanaka"]
 _NOTES = ["pt stable, d/c home", "fall at home, daughter called", "needs follow-up with GP next week",
@@ -22,14 +21,12 @@ _NOTES = ["pt stable, d/c home", "fall at home, daughter called", "needs follow-
 
 
 def icd10_codes(n_codes: int, rng: np.random.Generator) -> np.ndarray:
-    """`n_codes` distinct ICD-10-looking codes (letter, two digits, sometimes a decimal)."""
-    out: set[str] = set()
-    while len(out) < n_codes:
-        code = f"{rng.choice(list(_LETTERS))}{rng.integers(0, 100):02d}"
-        if rng.random() < 0.6:
-            code += f".{rng.integers(0, 10)}"
-        out.add(code)
-    return np.array(sorted(out))
+    """`n_codes` distinct ICD-10 codes: real 3-character categories of the shipped list, some with a subcode."""
+    from ppdp_gui.engine.taxonomy.icd import icd_categories
+    categories = np.array(sorted(icd_categories("icd10").leaf_values()))
+    chosen = rng.choice(categories, n_codes, replace=False)
+    sub = rng.random(n_codes) < 0.6
+    return np.array(sorted(f"{c}.{rng.integers(0, 10)}" if s else c for c, s in zip(chosen, sub)))
 
 
 def hospital_extract(rows: int = 5000, seed: int = 11) -> pd.DataFrame:

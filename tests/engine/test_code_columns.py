@@ -48,7 +48,10 @@ def test_mondrian_runs_on_a_zip_with_blanks(tmp_path):
 def test_the_mask_builder_is_suggested_for_a_zip():
     from ppdp_gui.engine.data.coltypes import suggested_builder
     assert suggested_builder("zip") == "mask" and suggested_builder("Postcode") == "mask"
-    assert suggested_builder("age") is None and suggested_builder("admit_date") is None
+    assert suggested_builder("age") is None and suggested_builder("admit_date") == "dates"
+    assert suggested_builder("dx_1", ["E11.9", "I10", "J18.9"]) == "icd10"
+    assert suggested_builder("diag_1", ["250.83", "428", "V57"]) == "icd9"
+    assert suggested_builder("ward", ["A", "B"]) is None
 
 
 def test_the_large_table_engine_reads_a_zip_by_its_name_too(tmp_path):
@@ -129,3 +132,17 @@ def test_the_reason_for_a_kind_in_plain_words():
     assert "name" in kind_reason("zip", "categorical", guessed=False)
     assert "read as numeric" in kind_reason("los", "numeric", guessed=True)
     assert "you set or confirmed" in kind_reason("los", "categorical", guessed=False)
+
+
+def test_the_advice_for_diagnosis_codes_names_the_icd_builder_not_dates(tmp_path):
+    """Seen on the hospital walk: after "Make dx_1 a quasi-identifier" the Mechanism step said "build a taxonomy
+    for it in the Taxonomies step (“Dates” for dates: month, year, decade)" for ICD-10 codes."""
+    import pandas as pd
+
+    from ppdp_gui.engine.data import dataset_from_frame
+    from ppdp_gui.engine.data.schema import Role
+    codes = [f"{chr(65 + i % 20)}{10 + i % 80}.{i % 7}" for i in range(400)]
+    data = dataset_from_frame(pd.DataFrame({"dx_1": codes, "sex": ["F", "M"] * 200}),
+                              roles={"dx_1": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER})
+    words = {p.column: p.message for p in registry.create("Mondrian").validate(data, k=5)}
+    assert "ICD-10 diagnoses" in words["dx_1"] and "Dates" not in words["dx_1"]

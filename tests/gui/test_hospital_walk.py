@@ -107,3 +107,26 @@ def test_the_data_step_says_why_zip_is_categorical(make_window, qtbot, tmp_path)
     assert "its name says it holds codes" in view.why_label.text()
     view.columns.setCurrentCell(list(w.session.dataset.frame.columns).index("length_of_stay"), 0)
     assert "read as numeric" in view.why_label.text()
+
+
+def test_a_diagnosis_made_a_quasi_identifier_is_offered_the_icd_tree(make_window, qtbot, tmp_path):
+    """Run step: “Make dx_1 a quasi-identifier”; the Mechanism step then said to build “Dates” for it, and the
+    Taxonomies step offered “Flat (one level)”. Now both name the ICD-10 tree, and Build makes it."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: "dx_1" in getattr(run, "make_qi_buttons", {}), timeout=10000)
+    qtbot.mouseClick(run.make_qi_buttons["dx_1"], Qt.LeftButton)
+    assert w.session.dataset.spec("dx_1").role.name == "QUASI_IDENTIFIER"
+    w.go_to(w.mechanism_view)
+    words = [p.message for p in w.session.preview().problems if p.column == "dx_1"]
+    assert words and "ICD-10 diagnoses" in words[0] and "Dates" not in words[0]
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    tv.select("admit_date")
+    assert tv.builder_name() == "dates"
+    tv.select("dx_1")
+    assert tv.builder_name() == "icd10" and tv.build_button.isEnabled()
+    qtbot.mouseClick(tv.build_button, Qt.LeftButton)
+    assert w.session.dataset.spec("dx_1").taxonomy is not None

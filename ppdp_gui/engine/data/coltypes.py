@@ -41,11 +41,29 @@ def kinds_by_name(names) -> dict[str, str]:
     return {c: "categorical" for c in names if code_by_name(c)}
 
 
-def suggested_builder(name: str) -> str | None:
-    """The taxonomy builder (engine/taxonomy/registry.py) the Taxonomies step offers first for a column, from its
-    name only (never its values): masking for a ZIP or postcode (90001 → 9000* → 900** keeps the area); None when
-    nothing is clearly better than the builder already chosen (the window then keeps it)."""
-    return "mask" if code_by_name(name) else None
+#: words of a column name that say it holds dates (the Dates builder: month → year → decade)
+DATE_NAME_WORDS = frozenset({"date", "dates", "dob", "birthdate", "datetime"})
+
+
+def suggested_builder(name: str, values=None) -> str | None:
+    """The taxonomy builder (engine/taxonomy/registry.py) the Taxonomies step offers first for a column: masking
+    for a ZIP or postcode by its name (90001 → 9000* → 900** keeps the area), dates for a column named as dates,
+    and the ICD tree for diagnosis codes (by name or by the look of `values`: ICD-9-CM when most start with a
+    digit, else ICD-10). None when nothing is clearly better than the builder already chosen (the window keeps
+    it). An offer only: the custodian presses Build."""
+    from ppdp_gui.engine.data.roles import name_words
+    if code_by_name(name):
+        return "mask"
+    if name_words(name) & DATE_NAME_WORDS:
+        return "dates"
+    if values is not None:
+        from ppdp_gui.engine.data.linkable import holds_diagnosis_codes
+        series = pd.Series(values)
+        if holds_diagnosis_codes(name, series):
+            present = series.dropna().astype(str).str.strip()
+            digits = present.str.match(r"^\d").mean() if len(present) else 0.0
+            return "icd9" if digits > 0.5 else "icd10"
+    return None
 
 
 def kind_reason(name: str, kind: str, guessed: bool, min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:

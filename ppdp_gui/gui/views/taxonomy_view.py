@@ -38,10 +38,11 @@ def numbers_with_top_codes(values) -> bool:
     return rule(values, MISSING_LABEL)  # a blank kept as "(missing)" gets a leaf of its own
 
 
-def suggested_builder(column: str) -> str | None:
-    """engine.data.coltypes' rule (masking for a ZIP code, by its name), imported when a table is there."""
+def suggested_builder(column: str, values) -> str | None:
+    """engine.data.coltypes' rule (masking for a ZIP code, the ICD tree for diagnoses …), imported when a table
+    is there."""
     from ppdp_gui.engine.data.coltypes import suggested_builder as rule
-    return rule(column)
+    return rule(column, values)
 
 
 def build_taxonomy(column: str, values, spec):
@@ -372,8 +373,8 @@ class TaxonomyView(StepView):
         if key != self._width_column:
             self._fill_builder_fields(name)
             other = name is not None and name != (self._width_column or (None,))[0]
-            offered = suggested_builder(name) if other else None
-            if offered is not None:  # a ZIP code: masking, by its name
+            offered = suggested_builder(name, ds.frame[name]) if other else None
+            if offered is not None:  # a ZIP code: masking; dates; diagnoses: the ICD tree
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData(offered))
             elif other and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text

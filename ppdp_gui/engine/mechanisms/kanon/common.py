@@ -47,7 +47,7 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     count = len(values)
     if count <= FLAT_MANY_VALUES:
         return None
-    from ppdp_gui.engine.data.coltypes import code_by_name
+    from ppdp_gui.engine.data.coltypes import code_by_name, suggested_builder
     from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
     blanks = values.astype(str) == MISSING_LABEL  # a blank is no value to replace: the builders keep it apart
@@ -71,6 +71,10 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
                f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
                f"{'that value' if len(text) == 1 else 'those values'} by numbers in a copy of your table (a top "
                "code such as 90 for '90+') and build Numeric intervals, or import an ARX hierarchy.")
+    elif (icd := suggested_builder(name, values)) in ("icd9", "icd10"):
+        label = "ICD-9-CM diagnoses" if icd == "icd9" else "ICD-10 diagnoses"
+        how = (f"It holds diagnosis codes: build “{label}” for it in the Taxonomies step (each code under its "
+               f"category, block and chapter; ppdp: --build-taxonomy {name}={icd}), or import an ARX hierarchy.")
     else:
         how = ("To keep some detail, build a taxonomy for it in the Taxonomies step (“Dates” for dates: month, "
                "year, decade) or import an ARX hierarchy.")
