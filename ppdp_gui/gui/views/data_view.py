@@ -532,7 +532,7 @@ class DataView(StepView):
     def _show_why(self, row: int) -> None:
         ds = self.session.dataset
         if ds is None or not 0 <= row < len(ds.schema):
-            self.why_label.setText("Select a column to see why it has its role.")
+            self.why_label.setText("Select a column to see why it has its role and its kind.")
             return
         spec = ds.schema[row]
         self.why_label.setText("<b>Why this role?</b> " + escape(self.role_reason(spec.name, spec.role))
