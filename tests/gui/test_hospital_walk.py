@@ -130,3 +130,23 @@ def test_a_diagnosis_made_a_quasi_identifier_is_offered_the_icd_tree(make_window
     assert tv.builder_name() == "icd10" and tv.build_button.isEnabled()
     qtbot.mouseClick(tv.build_button, Qt.LeftButton)
     assert w.session.dataset.spec("dx_1").taxonomy is not None
+
+
+def test_the_risk_tab_shows_rows_unique_in_the_table_without_a_population(make_window, qtbot, tmp_path):
+    """Before, with the population "not known" (the default), "Rows unique in your table" read "—": a figure of
+    the table alone, hidden until a population size was given."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and bool(w.session.releases), timeout=120000)
+    results = w.results_view
+    w.go_to(results)
+    results.tabs.setCurrentWidget(results.risk)
+    panel = results.risk
+    qtbot.waitUntil(lambda: panel.comparison is not None and not panel.busy, timeout=60000)
+    assert panel.value("sample uniques %", "input") not in ("", "—")
+    assert panel.value("sample uniques %", "release") == "0 %"  # every group holds k persons
+    assert panel.value("population uniques %", "input") in ("", "—")  # that one needs the population

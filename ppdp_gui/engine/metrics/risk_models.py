@@ -94,6 +94,8 @@ class RiskReport:
     histogram: pd.DataFrame = field(repr=False)
     #: the person column the classes' sizes count (None: rows)
     person: str | None = None
+    #: records unique in the table (c_1 / n): needs no population, so it is shown without one
+    sample_uniques: float | None = None
 
 
 # ---- equivalence classes -----------------------------------------------------------------------------------
@@ -456,8 +458,10 @@ def risk_report(frame: pd.DataFrame, qis: Sequence[str], *, threshold: float = 0
     pop = None
     if population_size is not None or sampling_fraction is not None:
         pop = population_uniqueness(f, population_size=population_size, sampling_fraction=sampling_fraction)
+    n = float(np.sum(f))
     return RiskReport(int(f.sum()), int(f.size), threshold, prosecutor, journalist, marketer, pop,
-                      risk_histogram(f, F), None if persons is None else (person or "person"))
+                      risk_histogram(f, F), None if persons is None else (person or "person"),
+                      float(np.sum(f == 1) / n) if n else 0.0)
 
 
 def before_and_after(data, release_table: pd.DataFrame | None = None, qis: Sequence[str] | None = None,
@@ -482,6 +486,8 @@ def report_figures(report: RiskReport) -> dict[str, float]:
         if attacker.highest_risk is not None:
             out[f"{attacker.model}: highest risk %"] = 100 * attacker.highest_risk
         out[f"{attacker.model}: success rate %"] = 100 * attacker.success_rate
+    if report.population is None and report.sample_uniques is not None:  # the table alone says it
+        out["sample uniques %"] = 100 * report.sample_uniques
     if report.population is not None:
         pop = report.population
         for name, value in (("sample uniques %", pop.sample_uniqueness), ("population uniques (Zayatz) %", pop.zayatz),
