@@ -84,16 +84,15 @@ def kind_reason(name: str, kind: str, guessed: bool, min_distinct: int = NUMERIC
 def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
     """The typing rule in plain words, for the GUI to show beside the column list."""
     return (
-        "A column whose name says it holds codes — zip, zipcode, postcode, postal, plz and the like — is "
-        "categorical whatever its values (90001 is a place, not a quantity; its blanks then read “(missing)”). "
-        "This is read from the name alone, so it needs no confirmation.\n"
-        "Any other column is numeric when all three hold:\n"
+        "A column is numeric when all three hold:\n"
         "  1. every value that is not missing is a plain finite number (like 39, -2.5 or 1e3; "
         "no thousands separators, no 'inf');\n"
         "  2. no value has a leading zero (like 02139), because such values are codes, not quantities;\n"
         f"  3. it has more than {min_distinct} different values (fewer means codes or categories, "
         "such as 0/1 or a 1-5 grade).\n"
-        "Otherwise it is categorical and its values are kept as text. You can change any column's kind.\n"
+        "Otherwise it is categorical and its values are kept as text. You can change any column's kind.\n"        "But a column whose name says it holds codes — zip, zipcode, postcode, postal, plz and the like — is "
+        "categorical whatever its values (90001 is a place, not a quantity; its blanks then read “(missing)”). "
+        "This is read from the name alone, so it needs no confirmation.\n"
         "Numeric columns of whole numbers hold integers; when missing values are kept (policy 'keep as a "
         "category') a numeric column shows them as empty cells, a categorical one as their own category."
     )
