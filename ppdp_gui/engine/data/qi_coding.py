@@ -203,7 +203,7 @@ def _with_blanks(name: str, series: pd.Series, width: float) -> QICode:
     numbers = series.to_numpy(dtype=float)
     lows = np.unique(np.floor(numbers[~blank] / width) * width)  # the cells the intervals' tree has, in order
     if blank.all():
-        tax, cells = Taxonomy.flat(name, [MISSING_LABEL]), text.where(False, MISSING_LABEL)
+        tax, cells = Taxonomy.flat(name, [MISSING_LABEL]), pd.Series(MISSING_LABEL, index=text.index)
     else:
         # the intervals' tree without its leaves: a group shows a cell of width w at the least, never one raw
         # value (as the grid without blanks)
