@@ -36,7 +36,7 @@ from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DP
                                                      bound_warnings)
 from ppdp_gui.engine.mechanisms.marginals.domain import build_columns
 from ppdp_gui.engine.mechanisms.marginals.model import Clique, estimate, first_marginal, sample, true_table
-from ppdp_gui.engine.mechanisms.marginals.widen import NEVER, WHEN_NOISE_ALLOWS, widen
+from ppdp_gui.engine.mechanisms.marginals.widen import NEVER, WHEN_NOISE_ALLOWS, WIDEN_SHARE, widen
 from ppdp_gui.engine.mechanisms.marginals.structure import SENSITIVITY, orient, pair_scores, private_tree
 from ppdp_gui.engine.noise.intervals import note_entry
 from ppdp_gui.engine.noise.sampler import exact_epsilon
@@ -96,7 +96,7 @@ class MarginalSynthesizer(DPMechanism):
     per_person = GROUP_PRIVACY  # with a person column: everything runs at ε/c per row
     cost_note = ("pure ε-DP (δ = 0): ε/10 chooses the tree of a 'tree' structure (exponential mechanism), the rest "
                  "noises the measured tables (discrete Laplace)")
-    summary = ("Synthetic records drawn from noisy tables of two or three columns at a time (MST-style): the "
+    summary = ("Synthetic records drawn from noisy tables of two to four columns at a time (MST-style): the "
                "pairs to measure are chosen at random with a tenth of ε, each table gets integer Laplace noise.")
     params = (
         ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.001, high=10.0, log_scale=True,
@@ -160,7 +160,7 @@ class MarginalSynthesizer(DPMechanism):
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         cols = tuple(c for c in synth_columns(data, params) if c in data.frame.columns)
         return ReleaseShape(columns=cols, noisy=True, sentences=(
-            "Every row is a synthetic record drawn from noisy tables of two or three columns at a time: the rows "
+            "Every row is a synthetic record drawn from noisy tables of two to four columns at a time: the rows "
             "are not the people of your table, and only combinations of the measured tables are kept faithful.",
             "Numbers are drawn uniformly inside their range of the public bounds."))
 
@@ -242,6 +242,10 @@ class MarginalSynthesizer(DPMechanism):
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
             "noise scale": float(scale), "noise scale (exact)": str(scale),
             "noisy total": round(model.total), "records drawn": n,
+            "four-column tables": (f"{params['detail']}: a (class, parent, child) table also holds the parent's "
+                                   f"parent when its cells × the noise scale ≤ {WIDEN_SHARE:g} × the noisy total "
+                                   "of the pair tables (post-processing of published counts, no budget)"
+                                   if structure == TAN else "none"),
             "accounting": "pure ε-DP (δ = 0), sequential composition of the selection rounds and the tables",
             **self.unit_note(data, params),
         }

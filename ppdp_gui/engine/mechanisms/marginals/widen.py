@@ -6,7 +6,7 @@ beside the records, the table (class, g, p, c) — g the parent of p — keeps m
 per column, so the number of tables K, the L1 sensitivity K and the noise scale K/ε_measure stay the same.
 
 The choice reads only public facts and what is already published: a table grows when its cells times the noise
-scale (the noise it would carry) stay below WIDEN_SHARE of the noisy total of the (class, column) tables
+scale (the noise it would carry) stay below WIDEN_SHARE times the noisy total of the (class, column) tables
 measured before it — post-processing of released counts, so it costs no budget (adaptive sequential
 composition). The larger tables form a junction tree: (class, g, p, c) and (class, gg, g, p) share
 (class, g, p), which the model's earlier table holds, so the model stays consistent on every shared column.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ppdp_gui.engine.mechanisms.marginals.model import Clique
 
-WIDEN_SHARE = 0.5  # a four-column table when cells · scale ≤ this share of the noisy total
+WIDEN_SHARE = 1.0  # a four-column table when cells · scale ≤ the noisy total (chosen on benchmarks/tune_marginals.py)
 NEVER, WHEN_NOISE_ALLOWS = "never", "when the noise allows"
 MAX_CELLS = 2_000_000
 
