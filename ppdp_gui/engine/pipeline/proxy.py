@@ -51,8 +51,9 @@ def cost_words(kind: str, epsilon=PROXY_EPSILON) -> str:
     """The sentence shown before a simulation runs: what it will run on and what that costs."""
     if kind == DP_COPY:
         return (f"The simulation runs on a synthetic copy of your table made by the {SYNTHESIZER} with "
-                f"ε = {float(epsilon):g}. That ε is charged to the budget ledger of this table when you press "
-                "Run simulation; the advice then reads only the copy, so it costs nothing more.")
+                f"ε = {float(epsilon):g}. That ε is charged to the budget ledger of this table before the copy is "
+                "drawn (in the window: when you press Run simulation); the advice then reads only the copy, so it "
+                "costs nothing more.")
     if kind == PUBLIC:
         return ("The simulation runs on the public table you gave (same columns): nothing is charged, and the "
                 "advice says nothing about your patients.")
@@ -91,7 +92,7 @@ def dp_copy(data: Dataset, epsilon=PROXY_EPSILON, *, ledger, seed: int | None = 
     planned = copy_plan(data, epsilon, ledger)
     if planned.errors:
         raise ParameterError("A DP copy of your table cannot be made: "
-                             + "; ".join(p.message for p in planned.errors)
+                             + "; ".join(p.message.rstrip(".") for p in planned.errors)
                              + ". Fix that in the Data step, or give a public table of the same columns.")
     from ppdp_gui.engine.pipeline.release import run_release
     published = None

@@ -23,6 +23,8 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.data.domains import fill_from_data
 from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+from ppdp_gui.engine.pipeline.proxy import (BASES, DP_COPY, OWN, PROXY_EPSILON, PUBLIC, dp_copy, own_table,
+                                            public_copy)
 
 
 ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
@@ -49,6 +51,9 @@ class SweepResult:
     n_test: int = 0
     #: which table the simulation ran on (`table_identity`): advice from it applies to that table only
     table: str = ""
+    #: what the simulation read (engine/pipeline/proxy.py: a DP copy, a public table, or the private table itself)
+    #: and what that cost; None: the private table (the older calling style)
+    basis: Any = None
     # summary() worked out once (the window's worker does it, so the window only draws it), with the shape it was
     # worked out from: another parameter list, other columns or another number of rows work it out again (the
     # rows of a sweep are not edited in place)
@@ -121,6 +126,41 @@ def grid_points(mech: Mechanism, grid: dict[str, list]) -> tuple[list[str], list
 
 def _run_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def simulate(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, Any], grid: dict[str, list], *,
+             on: str = OWN, ledger=None, proxy_epsilon=PROXY_EPSILON, public: Dataset | None = None,
+             repeats: int = 3, holdout: float = 1 / 3, seed: int | None = None) -> Iterator[Progress | SweepResult]:
+    """A sweep on what `on` names (proxy.py): DP_COPY first releases a synthetic copy of `data` under
+    `proxy_epsilon`, charged to `ledger`, and then reads only the copy; PUBLIC reads `public`; OWN reads `data`.
+    The result's `basis` says which and what it cost; its `table` is still `data`'s (advice applies to it)."""
+    if on not in BASES:
+        raise ParameterError(f"a simulation runs on one of {', '.join(BASES)}, not {on!r}")
+    identity = table_identity(data)  # from the file's hash or name, not from the values
+    if on == DP_COPY:
+        copy = None
+        for item in dp_copy(data, proxy_epsilon, ledger=ledger, seed=seed):
+            if isinstance(item, Progress):
+                yield Progress(0.2 * item.fraction, item.message)
+            else:
+                copy, basis = item
+        data = None  # from here on only the copy is read  # noqa: F841 - said for the reader
+        sim, span = copy, 0.2
+    elif on == PUBLIC:
+        if public is None:
+            raise ParameterError("give the public table to simulate on (same columns as yours)")
+        sim, basis = public_copy(data, public)
+        span = 0.0
+    else:
+        sim, basis, span = data, own_table(), 0.0
+    result = None
+    for item in run_sweep(mechanism, sim, base_params, grid, repeats=repeats, holdout=holdout, seed=seed):
+        if isinstance(item, Progress):
+            yield Progress(span + (1 - span) * item.fraction, item.message)
+        else:
+            result = item
+    result.table, result.basis = identity, basis
+    yield result
 
 
 def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, Any], grid: dict[str, list], *,
