@@ -225,3 +225,22 @@ def test_a_four_column_table_keeps_what_predicts_the_class():
         ones = (syn[["a", "b", "c"]] == "y").sum(axis=1) % 2
         parity[detail] = (ones == (syn["outcome"] == "yes")).mean()
     assert parity["when the noise allows"] > 0.9 and 0.4 < parity[NEVER] < 0.6
+
+
+def test_raking_gives_a_table_the_pair_tables_counts_and_keeps_its_rows():
+    """A noisy (class, parent, child) table after `rake`: each row still adds up to the model's count of its
+    (class, parent), and its (class, child) counts come close to the inverse-variance mix of the measured pair
+    table and its own sum — here mostly the pair table (the sum over 6 parent cells is 6× noisier)."""
+    from ppdp_gui.engine.mechanisms.marginals.model import rake
+    r = np.random.default_rng(7)
+    true = r.integers(0, 40, size=(2, 6, 5)).astype(float)
+    base = true.sum(axis=(1, 2))
+    totals = true.sum(axis=2)
+    noisy = true + r.normal(0, 8, size=true.shape)
+    pair = true.sum(axis=1) + r.normal(0, 8, size=(2, 5))
+    out = rake(project_rows(noisy, totals), noisy, pair, base, totals)
+    assert (out >= 0).all() and np.allclose(out.sum(axis=2), totals)
+    target = project_rows((pair * 6 + noisy.sum(axis=1)) / 7, base)
+    assert np.abs(out.sum(axis=1) - target).max() < 1.0
+    before = np.abs(project_rows(noisy, totals).sum(axis=1) - true.sum(axis=1)).sum()
+    assert np.abs(out.sum(axis=1) - true.sum(axis=1)).sum() < before

@@ -9,6 +9,10 @@ Estimation (post-processing of the noisy tables only):
 - each following table (parents…, child) is made non-negative and consistent with the model built so far: every
   row (one combination of the parents) is projected, in least squares, onto the non-negative counts whose sum is
   the model's count of that combination (a Euclidean projection onto a scaled simplex, Duchi et al. 2008).
+- a (class, …, child) table is then raked (iterative proportional fitting) so that its (class, child) counts
+  match the inverse-variance combination of the measured (class, child) pair table and its own sum — the sum
+  over m cells carries m times the noise variance, so the pair table mostly decides the child's counts per
+  class, while the rows keep the model's totals of their parents.
 The model is then a tree-structured distribution whose marginals agree on every shared column by construction.
 
 Sampling: the first column from its counts, then each child given its parents' drawn cells, with uniform draws
@@ -117,6 +121,30 @@ def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float,
     return w * own + (1 - w) * prior
 
 
+RAKE_ROUNDS = 5  # rounds of iterative proportional fitting in `rake`
+
+
+def rake(fitted: np.ndarray, noisy: np.ndarray, pair: np.ndarray, base: np.ndarray, totals: np.ndarray
+         ) -> np.ndarray:
+    """`fitted` (class, …, child) adjusted so that its (class, child) counts match the better estimate of them:
+    the measured pair table and the table's own sum, weighted by the inverse of their noise variances (the sum
+    over m cells has m times the variance), made non-negative with the class's counts; iterative proportional
+    fitting between that and the rows' totals (post-processing)."""
+    axes = tuple(range(1, noisy.ndim - 1))
+    m = int(np.prod([noisy.shape[a] for a in axes]))
+    own = noisy.sum(axis=axes).astype(float)
+    target = (pair * m + own) / (m + 1.0)
+    target = project_rows(target, base)
+    shape = (target.shape[0],) + (1,) * len(axes) + (target.shape[1],)
+    out = fitted.astype(float)
+    for _ in range(RAKE_ROUNDS):
+        now = out.sum(axis=axes)
+        out = out * np.where(now > 0, target / np.where(now > 0, now, 1), 1.0).reshape(shape)
+        rows = out.sum(axis=-1, keepdims=True)
+        out = out * np.where(rows > 0, np.expand_dims(totals, -1) / np.where(rows > 0, rows, 1), 0.0)
+    return out
+
+
 def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_column: str | None,
              scale: float = 0.0, pairs: dict[str, np.ndarray] | None = None) -> TreeModel:
     """Fit the tree model clique by clique; `fitted[c]` holds the model's counts over c's clique's columns.
@@ -138,6 +166,9 @@ def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_c
         else:
             totals = np.array(base.sum())
         fitted = project_rows(table, totals)
+        if clique.parents and clique.parents[0] == class_column and len(clique.parents) >= 2 \
+                and clique.child in pairs:  # its (class, child) counts from the pair table too
+            fitted = rake(fitted, table, pairs[clique.child], base, totals)
         prior = None
         if len(clique.parents) >= 2 and clique.child in priors:
             prior = np.expand_dims(priors[clique.child], axis=-2)
