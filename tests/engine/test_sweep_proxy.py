@@ -82,3 +82,19 @@ def test_a_public_table_costs_nothing_and_the_own_table_says_it_is_unaccounted()
     own = drain(simulate("Marginal synthesizer", data, {}, GRID, on=OWN, repeats=1, seed=1))
     assert not own.basis.accounted and "itself a release" in own.basis.words
     assert "charged" in cost_words(DP_COPY) and "not accounted" in cost_words(OWN)
+
+
+def test_the_simulations_seed_never_seeds_the_dp_copy(tmp_path, monkeypatch):
+    """`--seed` makes a simulation reproducible; a DP copy drawn from that known seed would not be private."""
+    monkeypatch.delenv("PPDP_TEST_SEED", raising=False)
+    seen = []
+    real = sweep_module.dp_copy
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("seed"))
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "dp_copy", recording)
+    drain(simulate("Marginal synthesizer", table(200), {}, {"epsilon": [1.0]}, on=DP_COPY,
+                   ledger=Ledger(tmp_path / "ledger.sqlite"), repeats=1, seed=3))
+    assert seen == [None]
