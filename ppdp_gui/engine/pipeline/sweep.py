@@ -1,6 +1,9 @@
-"""Sweeps: the custodian's own simulation of a mechanism over a grid of parameters × repeats.
+"""Sweeps: the custodian's simulation of a mechanism over a grid of parameters × repeats.
 
-Nothing here is published, so nothing is charged to the ledger; the figures (mechanism.measures, e.g. error per
+`simulate` chooses what the sweep reads (pipeline/proxy.py): a DP copy of the table (its ε reserved in the ledger
+before it is drawn; afterwards only the copy is read, so the advice costs that ε and nothing more), a public table
+of the same columns, or the custodian's own table (its advice is then an unaccounted release, and says so). The
+sweep itself publishes nothing, so it charges nothing more; the figures (mechanism.measures, e.g. error per
 cell or classification accuracy on a held-out part, and the rows the table would have when that varies) show what
 each setting would cost in utility before the one real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy. Domains a DP
 mechanism needs and the custodian has not stated are read from the data here (a local simulation publishes
@@ -25,6 +28,14 @@ from ppdp_gui.engine.data.domains import fill_from_data
 from ppdp_gui.engine.pipeline.plan import resolve_mechanism
 from ppdp_gui.engine.pipeline.proxy import (BASES, DP_COPY, OWN, PROXY_EPSILON, PUBLIC, dp_copy, own_table,
                                             public_copy)
+from ppdp_gui.engine.pipeline.release import class_sizes, person_ids
+
+
+def release_groups(data: Dataset, release) -> dict[str, float]:
+    """The group and risk figures of one simulated release, from the same source as a real release's."""
+    from ppdp_gui.engine.metrics.risk import group_figures
+    ids = person_ids(data, release)
+    return group_figures(class_sizes(release, ids), persons=bool(ids))
 
 
 ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
@@ -189,7 +200,7 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
         release = yield from relay_progress(mech.run(train, rng=rng, **params), i / total, (i + 0.9) / total,
                                             f"{label} (run {rep + 1}): ")
         seconds = time.perf_counter() - started
-        measures = mech.measures(release, train, test) if release is not None else {}
+        measures = {} if release is None else {**mech.measures(release, train, test), **release_groups(train, release)}
         size = {} if release is None else {ROWS_RELEASED: float(len(release.table))}
         rows.append({**point, "repeat": rep, "seconds": seconds, **measures, **size})
         yield Progress((i + 1) / total, f"{label} (run {rep + 1}) done")
