@@ -99,3 +99,14 @@ def test_the_simulations_seed_never_seeds_the_dp_copy(tmp_path, monkeypatch):
     drain(simulate("Marginal synthesizer", table(2000), {}, {"epsilon": [1.0]}, on=DP_COPY,
                    ledger=Ledger(tmp_path / "ledger.sqlite"), proxy_epsilon=1, repeats=1, seed=3))
     assert seen == [None]
+
+
+def test_a_copy_too_small_to_simulate_on_says_so_and_its_charge_stays(tmp_path, monkeypatch):
+    """A copy with fewer rows than the simulation needs (here: the floor raised above any copy) is refused with
+    words that say its ε is spent and what to do; the ledger keeps the charge."""
+    monkeypatch.setenv("PPDP_TEST_SEED", "1")
+    monkeypatch.setattr(sweep_module, "MIN_COPY_ROWS", 10 ** 9)
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    with pytest.raises(ParameterError, match="too few to simulate on") as info:
+        drain(simulate("Marginal synthesizer", table(300), {}, GRID, on=DP_COPY, ledger=ledger, repeats=1))
+    assert "stays in the ledger" in str(info.value) and len(ledger.entries()) == 1

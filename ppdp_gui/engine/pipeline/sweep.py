@@ -38,6 +38,7 @@ def release_groups(data: Dataset, release) -> dict[str, float]:
     return group_figures(class_sizes(release, ids), persons=bool(ids))
 
 
+MIN_COPY_ROWS = 20  # a DP copy with fewer rows cannot be split and simulated on
 ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
 
 
@@ -158,6 +159,11 @@ def simulate(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, A
             else:
                 copy, basis = item
         data = None  # from here on only the copy is read  # noqa: F841 - said for the reader
+        if copy.n_rows < MIN_COPY_ROWS:
+            raise ParameterError(
+                f"the DP copy came out with {copy.n_rows} rows (its ε = {float(basis.epsilon):g} is spent and stays "
+                "in the ledger): too few to simulate on. Choose a larger 'ε of the copy' (ppdp: --proxy-epsilon), or "
+                "a public table of the same columns.")
         sim, span = copy, 0.2
     elif on == PUBLIC:
         if public is None:
