@@ -172,6 +172,18 @@ def test_sweep_on_a_dp_copy_says_what_it_cost_and_charges_the_ledger(tmp_path, c
     assert entry.mechanism == "Marginal synthesizer" and entry.epsilon == Fraction(1, 10)
 
 
+def test_sweep_on_a_public_table_charges_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PPDP_LEDGER", str(tmp_path / "never.sqlite"))
+    public = tmp_path / "public.csv"
+    pd.read_csv(SAMPLE).head(3000).to_csv(public, index=False)  # a public extract of the same columns
+    code, text, err = run(capsys, "sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult",
+                          "-p", "columns=sex,race", "-g", "epsilon=0.1,1", "--repeats", "1", "--holdout", "0",
+                          "--public-table", str(public))
+    assert code == 0, err
+    assert "simulation on public table: nothing charged" in text and "3,000 rows used" in text
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def test_a_demo_run_again_goes_to_a_new_folder_with_its_own_ledger(tmp_path, capsys):
     """The README's start command may be run any number of times: the third demo must not hit the cap."""
     from ppdp_gui import cli
