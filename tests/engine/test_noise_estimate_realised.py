@@ -4,15 +4,13 @@ over the cells) said about 9,700 records at h = 10, ε = 0.25, where runs added 
 within a factor of 3 of the median of a few seeded runs, at two ε."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
+from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import run_to_release
 from ppdp_gui.engine.mechanisms.diffgen import DiffGen
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.package_files import sample_table
-from ppdp_gui.engine.taxonomy import Taxonomy
 
 
 def adult_sample() -> Dataset:

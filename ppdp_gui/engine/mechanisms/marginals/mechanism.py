@@ -221,7 +221,7 @@ class MarginalSynthesizer(DPMechanism):
         for cols in measured:
             if cols not in noisy:
                 measure(cols)
-        del codes
+        codes.clear()  # the coded rows are not needed again (the closure above keeps the dict)
         yield Progress(0.6, "fitting a consistent model")
         pairs = {c: noisy[(cls, c)] for c in others[1:]} if structure == TAN else {}  # others[0]: a clique
         model = estimate(first, cliques, [noisy[q.columns] for q in cliques], cls, float(scale), pairs)
