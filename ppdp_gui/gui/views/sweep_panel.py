@@ -240,6 +240,10 @@ class SweepPanel(QWidget):
         self.param_combo.blockSignals(False)
         self._param_chosen()
         self.run_button.setEnabled(self.param_combo.count() > 0 and self._job is None)
+        # a differentially private mechanism's advice is simulated on a DP copy by default (its ε would otherwise
+        # be chosen from the patients, unaccounted); a syntactic one (k-anonymity …) has no ε to protect
+        dp = bool(self._mechanism) and getattr(registry.get(self._mechanism), "guarantee", "").startswith("ε-DP")
+        self.basis_combo.setCurrentIndex(self.basis_combo.findData(DP_COPY if dp else OWN))
 
     def _clear_if_new_table(self) -> None:
         if not self.session.sweeps:
