@@ -158,8 +158,8 @@ def naive_krimp(t, cands, prune=True):
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 40), cards=st.lists(st.integers(1, 3), min_size=2, max_size=4),
        min_sup=st.integers(1, 3), kind=st.sampled_from(["all", "closed"]), prune=st.booleans(),
-       track=st.booleans())
-def test_compiled_krimp_equals_the_plain_rules(seed, n, cards, min_sup, kind, prune, track):
+       levels=st.sampled_from([None, 0, 1]))
+def test_compiled_krimp_equals_the_plain_rules(seed, n, cards, min_sup, kind, prune, levels):
     r = np.random.default_rng(seed)
     skew = r.random(len(cards)) < 0.5  # some attributes depend on the first, so there is something to find
     rows = []
@@ -173,7 +173,7 @@ def test_compiled_krimp_equals_the_plain_rules(seed, n, cards, min_sup, kind, pr
     cands = mine(t, min_sup, kind)
     expected = naive_krimp(t, cands, prune)
     assume(expected is not None)
-    ct = C.compress(t, cands, prune=prune, track=track)  # with and without the rows' item owners
+    ct = C.compress(t, cands, prune=prune, levels=levels)  # every length its level bitmap, or checked row by row
     # the own miner finds the same candidates as pyfim
     assert mine_table(t, min_sup, kind).as_set() == cands.as_set()
     assert [tuple(sorted(e)) for e in ct.elements] == expected[0]
@@ -194,7 +194,7 @@ def test_bits_equal_the_original_release(name):
     assert (t.n_rows, t.n_items) == (rows, items)
     cands = mine(t, min_sup, kind)
     assert len(cands) == n_cands
-    ct = C.compress(t, cands, track=True if name in ("led7", "nursery") else None)  # both cover paths
+    ct = C.compress(t, cands, levels=1 if name in ("led7", "nursery") else None)  # both cover paths
     assert ct.L_D_ST == pytest.approx(ldst, abs=5e-5)
     assert ct.L_ST_total == pytest.approx(ld_st, abs=5e-5)
     assert abs(ct.total - ldct) / ldct <= 1e-4  # the issue's bar: 0.01 %

@@ -1,12 +1,24 @@
 """Compiled inner loops of KRIMP (numba): the partial cover, the candidate test, post-acceptance pruning.
 
-Why compiled: KRIMP tests every candidate (373,363 of them on chess) one after the other, each on the rows that
-contain it, and each decision depends on all the previous ones, so there is no batch for numpy to vectorise;
-a Python loop would take minutes. Each row keeps the code-table elements that are subsets of it, in cover order
-(`rowct`), with a flag per slot saying whether the cover uses it, and the items its cover leaves to singletons
-(`left`). A candidate X only changes rows that contain X, and there only from X's slot on ("coverpartial"), so
-testing it costs a few word operations per such row. Rows and itemsets are bitsets of W 64-bit words over the
-internal item ids.
+Why compiled: KRIMP tests every candidate (373,363 of them on chess) one after the other, each decision depending
+on all the previous ones, so there is no batch for numpy to vectorise; a Python loop would take minutes.
+
+How a candidate X is tested without visiting every row that contains it (the C++ release's idea, in bitmaps):
+- Each row records, per attribute, which code-table element covers its item (`own`; an item left to its
+  singleton is "covered" by the singleton). X of length L can be used in row r iff all X's items are in r and none
+  is covered by an element before X in cover order; X is the newest element of its length (candidates come in
+  candidate order) so "before X" is exactly "of length >= L": X fits iff every item's cover is shorter than L.
+- So each item keeps, for each length L, the bitmap over rows where it occurs and is covered by something shorter
+  than L (`V[level, item]`, one bit per row, 64 rows a word). The rows where X fits are the AND of its items'
+  bitmaps at level L: a few word operations per 64 rows, and only those rows are visited. Where memory allows
+  every length has a level; otherwise a length uses the next level above (a superset of its rows) and each such
+  row is checked against `own` (the last level, "longer than any element", is the rows containing the item).
+- In a row where X fits, the cover changes only from X's place on ("coverpartial"): the items not covered by
+  elements before X are read from `own`, X takes its items, and the row's later elements (`rowct`, the
+  code-table elements contained in the row in cover order, with a used flag each) are re-covered greedily.
+  Accepting X writes these changes back (flags, owners, level bitmaps, singleton bits `left`).
+- Pruning Y visits the rows containing Y (the AND at the last level) where `own` says Y is used.
+Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
 Sizes follow the original release: with usage u_e > 0 for the k used elements, S = Σ u_e,
 L(D, CT) = Σ_e [stdlen(e) − (u_e + 1)·log2 u_e] + (S + k)·log2 S, and the tests below compare the exact change of
@@ -17,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -65,18 +78,12 @@ def _singletons(old, new, W, delta, touched, nt):
     for w in range(W):
         gone = old[w] & ~new[w]
         came = new[w] & ~old[w]
-        b = 0
         while gone:
-            if gone & ONE:
-                nt = _touch(w * 64 + b, -1, delta, touched, nt)
-            gone >>= ONE
-            b += 1
-        b = 0
+            nt = _touch(w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
+            gone &= gone - ONE
         while came:
-            if came & ONE:
-                nt = _touch(w * 64 + b, 1, delta, touched, nt)
-            came >>= ONE
-            b += 1
+            nt = _touch(w * 64 + trailing_zeros(came), 1, delta, touched, nt)
+            came &= came - ONE
     return nt
 
 
@@ -129,12 +136,58 @@ def _apply(delta, touched, nt, usage, tot):
         usage[e] = v
 
 
+# ---- the cover of one row ---------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _recover(r, first, commit, rows, ebits, eip, eit, rowct, used, rowlen, left, owner, delta, touched, nt,
-             buf):
+def _own(r, i, e, own, iattr, elen, V, lvl):
+    """Item i of row r is now covered by e: record it, and flip the row's bit in i's level bitmaps whose
+    "covered by something shorter than the level" answer changed."""
+    a = iattr[i]
+    o = own[r, a]
+    if o == e:
+        return
+    own[r, a] = e
+    lo = elen[o]
+    ln = elen[e]
+    if lo == ln:
+        return
+    word = r >> 6
+    bit = ONE << np.uint64(r & 63)
+    for k in range(lvl.shape[0] - 1):
+        if (lo < lvl[k]) != (ln < lvl[k]):
+            V[k, i, word] ^= bit
+
+
+@njit(cache=True, inline="always")
+def _uncovered_from(r, key, rip, rit, iattr, own, ekey, buf):
+    """buf := row r's items whose cover is at or after cover position `key` (not taken by an earlier element)."""
+    for w in range(buf.shape[0]):
+        buf[w] = ZERO
+    for z in range(rip[r], rip[r + 1]):
+        i = rit[z]
+        if ekey[own[r, iattr[i]]] >= key:
+            buf[i >> 6] |= ONE << np.uint64(i & 63)
+
+
+@njit(cache=True, inline="always")
+def _slot(r, key, rowct, rowlen, ekey):
+    """First slot of row r whose element is at or after cover position `key` (slots are in cover order)."""
+    lo = 0
+    hi = rowlen[r]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ekey[rowct[r, mid]] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline="always")
+def _recover(r, first, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl, delta,
+             touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
-    the flags; with `commit` writes flags, owners and the singleton bits."""
-    W = rows.shape[1]
+    the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits."""
+    W = ebits.shape[1]
     for s in range(first, rowlen[r]):
         e = rowct[r, s]
         nu = _subset(ebits[e], buf, W)
@@ -145,136 +198,138 @@ def _recover(r, first, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
             nt = _touch(e, 1 if nu else -1, delta, touched, nt)
             if commit:
                 used[r, s] = 1 if nu else 0
-        if commit and nu and owner.shape[1] > 0:
+        if commit and nu:
             for z in range(eip[e], eip[e + 1]):
-                owner[r, eit[z]] = e
+                _own(r, eit[z], e, own, iattr, elen, V, lvl)
     nt = _singletons(left[r], buf, W, delta, touched, nt)
     if commit:
         for w in range(W):
             left[r, w] = buf[w]
-            if owner.shape[1] == 0:
-                continue
             x = buf[w]
-            b = 0
             while x:
-                if x & ONE:
-                    owner[r, w * 64 + b] = -1
-                x >>= ONE
-                b += 1
+                i = w * 64 + trailing_zeros(x)
+                _own(r, i, i, own, iattr, elen, V, lvl)
+                x &= x - ONE
     return nt
 
 
+# ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
+def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left,
          delta, touched, buf):
-    """Cover change when X joins the code table: only rows containing X whose items X needs are not taken by an
-    element before X (`owner`), and there only from X's slot on. Returns the number of touched elements; with
-    `commit` the rows' slots, flags, owners and singleton bits are updated too."""
-    W = rows.shape[1]
-    track = owner.shape[1] > 0
-    nt = 0
-    xb = ebits[X]
+    """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
+    bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
+    takes a slot in every row containing it, and the rows' flags, owners, bitmaps and singleton bits change."""
+    W = ebits.shape[1]
+    NW = V.shape[2]
+    top = V.shape[0] - 1
     kx = ekey[X]
-    for idx in range(elo[X], ehi[X]):
-        r = pool[idx]
-        if not _subset(xb, rows[r], W):
-            continue
-        usable = True
-        if track:  # X needs items an earlier element took: nothing changes in this row
-            for z in range(eip[X], eip[X + 1]):
-                o = owner[r, eit[z]]
-                if o >= 0 and ekey[o] < kx:
-                    usable = False
-                    break
-            if not (usable or commit):
+    k = top if commit else levof[elen[X]]
+    exact = lvl[k] == elen[X]
+    a0 = eip[X]
+    a1 = eip[X + 1]
+    i0 = eit[a0]  # the rarest item first: the AND empties soonest
+    nt = 0
+    for wd in range(NW):
+        f = V[k, i0, wd]
+        z = a0 + 1
+        while f and z < a1:
+            f &= V[k, eit[z], wd]
+            z += 1
+        while f:
+            r = wd * 64 + trailing_zeros(f)
+            f &= f - ONE
+            usable = True
+            if not exact:  # a level above X's length: check the owners
+                for z in range(a0, a1):
+                    i = eit[z]
+                    if ekey[own[r, iattr[i]]] < kx:
+                        usable = False
+                        break
+                if not (usable or commit):
+                    continue
+            pos = _slot(r, kx, rowct, rowlen, ekey)
+            if commit:
+                n = rowlen[r]
+                for s in range(n, pos, -1):
+                    rowct[r, s] = rowct[r, s - 1]
+                    used[r, s] = used[r, s - 1]
+                rowct[r, pos] = X
+                used[r, pos] = 1 if usable else 0
+                rowlen[r] = n + 1
+                pos += 1
+            if not usable:
                 continue
-        # X's slot, and the items left by the elements before it (a short scan: rows hold few elements)
-        n = rowlen[r]
-        for w in range(W):
-            buf[w] = rows[r, w]
-        pos = n
-        for s in range(n):
-            e = rowct[r, s]
-            if ekey[e] > kx:
-                pos = s
-                break
-            if used[r, s]:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-        if not track:
-            usable = _subset(xb, buf, W)
-        if commit:
-            for s in range(n, pos, -1):
-                rowct[r, s] = rowct[r, s - 1]
-                used[r, s] = used[r, s - 1]
-            rowct[r, pos] = X
-            used[r, pos] = 1 if usable else 0
-            rowlen[r] = n + 1
-        if not usable:
-            continue
-        for w in range(W):
-            buf[w] &= ~xb[w]
-        nt = _touch(X, 1, delta, touched, nt)
-        if commit and track:
-            for z in range(eip[X], eip[X + 1]):
-                owner[r, eit[z]] = X
-        nt = _recover(r, pos + 1 if commit else pos, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
-                      owner, delta, touched, nt, buf)
+            _uncovered_from(r, kx, rip, rit, iattr, own, ekey, buf)
+            for w in range(W):
+                buf[w] &= ~ebits[X, w]
+            nt = _touch(X, 1, delta, touched, nt)
+            if commit:
+                for z in range(a0, a1):
+                    _own(r, eit[z], X, own, iattr, elen, V, lvl)
+            nt = _recover(r, pos, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl,
+                          delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True)
-def _remove(Y, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
+def _remove(Y, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left,
             delta, touched, buf):
-    """Cover change when Y leaves the code table (only rows whose cover uses Y change)."""
-    W = rows.shape[1]
-    track = owner.shape[1] > 0
+    """Cover change when Y leaves the code table: only rows whose cover uses Y change (with `commit` Y also
+    leaves the slots of every row containing it)."""
+    NW = V.shape[2]
+    top = V.shape[0] - 1
+    ky = ekey[Y]
+    a0 = eip[Y]
+    a1 = eip[Y + 1]
+    i0 = eit[a0]
+    fa = iattr[i0]
     nt = 0
-    yb = ebits[Y]
-    first_item = eit[eip[Y]]
-    for idx in range(elo[Y], ehi[Y]):
-        r = pool[idx]
-        if not _subset(yb, rows[r], W):
-            continue
-        was_used = True
-        if track:
-            was_used = owner[r, first_item] == Y
+    for wd in range(NW):
+        f = V[top, i0, wd]
+        z = a0 + 1
+        while f and z < a1:
+            f &= V[top, eit[z], wd]
+            z += 1
+        while f:
+            r = wd * 64 + trailing_zeros(f)
+            f &= f - ONE
+            was_used = own[r, fa] == Y
             if not (was_used or commit):
                 continue
-        n = rowlen[r]
-        sy = -1
-        for w in range(W):
-            buf[w] = rows[r, w]
-        for s in range(n):
-            e = rowct[r, s]
-            if e == Y:
-                sy = s
-                break
-            if used[r, s]:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-        if not track:
-            was_used = used[r, sy] == 1
-        if commit:
-            for s in range(sy, n - 1):
-                rowct[r, s] = rowct[r, s + 1]
-                used[r, s] = used[r, s + 1]
-            rowlen[r] = n - 1
-        if not was_used:
-            continue
-        nt = _touch(Y, -1, delta, touched, nt)
-        nt = _recover(r, sy if commit else sy + 1, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
-                      owner, delta, touched, nt, buf)
+            sy = _slot(r, ky, rowct, rowlen, ekey)
+            if commit:
+                n = rowlen[r]
+                for s in range(sy, n - 1):
+                    rowct[r, s] = rowct[r, s + 1]
+                    used[r, s] = used[r, s + 1]
+                rowlen[r] = n - 1
+            else:
+                sy += 1
+            if not was_used:
+                continue
+            _uncovered_from(r, ky, rip, rit, iattr, own, ekey, buf)  # Y's items included
+            nt = _touch(Y, -1, delta, touched, nt)
+            nt = _recover(r, sy, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl,
+                          delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True)
-def _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
-    W = rows.shape[1]
-    for idx in range(elo[X], ehi[X]):
-        r = pool[idx]
-        if rowlen[r] >= cap and _subset(ebits[X], rows[r], W):
-            return False
+def _room(X, V, eip, eit, rowlen, cap):
+    """Whether every row containing X has a free slot."""
+    top = V.shape[0] - 1
+    a0 = eip[X]
+    a1 = eip[X + 1]
+    for wd in range(V.shape[2]):
+        f = V[top, eit[a0], wd]
+        for z in range(a0 + 1, a1):
+            f &= V[top, eit[z], wd]
+        while f:
+            r = wd * 64 + trailing_zeros(f)
+            f &= f - ONE
+            if rowlen[r] >= cap:
+                return False
     return True
 
 
@@ -294,18 +349,17 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, estd, usage,
-                   rowct, used, rowlen, left, owner, ct, ctn, tot, delta, touched, mark, plist, counters):
+def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, estd,
+                   usage, rowct, used, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
-    W = rows.shape[1]
     cap = rowct.shape[1]
-    buf = np.empty(W, dtype=np.uint64)
-    state = (rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner, delta, touched,
-             buf)
+    buf = np.empty(ebits.shape[1], dtype=np.uint64)
+    state = (rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left, delta,
+             touched, buf)
     for j in range(start, stop):
         X = m + j
         nt = _add(X, False, *state)
@@ -314,7 +368,7 @@ def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if not _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
+        if not _room(X, V, eip, eit, rowlen, cap):
             return GROW, j
         nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)
@@ -438,64 +492,3 @@ def cover_usage(rows, elems):
                 x >>= ONE
                 b += 1
     return use, single
-
-
-@njit(cache=True)
-def candidate_rows(order, cptr, citems, rows, iptr, irows, total):
-    """Rows of every candidate, computed depth-first in `order` (lexicographic on the items, rarest first), each
-    from the rows of the longest prefix already computed (else of its rarest item): (lo, hi) into the pool.
-
-    For all frequent itemsets every prefix is a candidate, so each list is filtered from its parent's, a few
-    times the candidate's own support instead of its rarest item's."""
-    C = cptr.shape[0] - 1
-    W = rows.shape[1]
-    pool = np.empty(total, dtype=np.int32)
-    lo = np.zeros(C, dtype=np.int64)
-    hi = np.zeros(C, dtype=np.int64)
-    stack = np.zeros(64, dtype=np.int64)
-    depth = 0
-    bits = np.zeros(W, dtype=np.uint64)
-    pos = 0
-    for oi in range(C):
-        c = order[oi]
-        a, b = cptr[c], cptr[c + 1]
-        # pop what is not a prefix of c
-        while depth > 0:
-            t = stack[depth - 1]
-            ta, tb = cptr[t], cptr[t + 1]
-            if tb - ta < b - a:
-                ok = True
-                for q in range(tb - ta):
-                    if citems[ta + q] != citems[a + q]:
-                        ok = False
-                        break
-                if ok:
-                    break
-            depth -= 1
-        for w in range(W):
-            bits[w] = ZERO
-        for q in range(a, b):
-            it = citems[q]
-            bits[it // 64] |= ONE << np.uint64(it % 64)
-        start = pos
-        if depth > 0:
-            t = stack[depth - 1]
-            for idx in range(lo[t], hi[t]):
-                r = pool[idx]
-                if _subset(bits, rows[r], W):
-                    pool[pos] = r
-                    pos += 1
-        else:
-            it = citems[a]  # rarest first
-            for idx in range(iptr[it], iptr[it + 1]):
-                r = irows[idx]
-                if _subset(bits, rows[r], W):
-                    pool[pos] = r
-                    pos += 1
-        lo[c] = start
-        hi[c] = pos
-        if depth == stack.shape[0]:
-            stack = np.concatenate((stack, np.zeros(depth, dtype=np.int64)))
-        stack[depth] = c
-        depth += 1
-    return pool[:pos], lo, hi
