@@ -36,7 +36,7 @@ ZERO = np.uint64(0)
 
 # status codes returned by run_candidates
 DONE = 0
-GROW = 1  # a row's slot array is full: enlarge `rowct` / `used` and call again from `next`
+GROW = 1  # a row's slot array is full: enlarge `rowct` and call again from `next`
 
 
 @njit(cache=True, inline="always")
@@ -137,6 +137,23 @@ def _apply(delta, touched, nt, usage, tot):
 
 
 # ---- the cover of one row ---------------------------------------------------------------------------------------
+# A row's slots (`rowct[r, :rowlen[r]]`) hold 2·e + used for the code-table elements e contained in the row, in
+# cover order. A pruned element is only marked `dead` (its slots are skipped, and squeezed out when a row is full).
+# Level bitmaps V[item, level, word]: an item's levels side by side, each level's words contiguous, so the AND
+# over a level is a straight (vectorised) loop over words and an owner change flips bits close together.
+@njit(cache=True, inline="always")
+def _and_rows(V, k, eit, a0, a1, out):
+    """out := the AND of level k's bitmaps of items eit[a0:a1] (branch-free: compiles to SIMD)."""
+    NW = out.shape[0]
+    v = V[eit[a0], k]
+    for wd in range(NW):
+        out[wd] = v[wd]
+    for z in range(a0 + 1, a1):
+        v = V[eit[z], k]
+        for wd in range(NW):
+            out[wd] &= v[wd]
+
+
 @njit(cache=True, inline="always")
 def _own(r, i, e, own, iattr, elen, V, lvl):
     """Item i of row r is now covered by e: record it, and flip the row's bit in i's level bitmaps whose
@@ -150,11 +167,11 @@ def _own(r, i, e, own, iattr, elen, V, lvl):
     ln = elen[e]
     if lo == ln:
         return
-    word = r >> 6
+    wd = r >> 6
     bit = ONE << np.uint64(r & 63)
     for k in range(lvl.shape[0] - 1):
         if (lo < lvl[k]) != (ln < lvl[k]):
-            V[k, i, word] ^= bit
+            V[i, k, wd] ^= bit
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +192,7 @@ def _slot(r, key, rowct, rowlen, ekey):
     hi = rowlen[r]
     while lo < hi:
         mid = (lo + hi) >> 1
-        if ekey[rowct[r, mid]] < key:
+        if ekey[rowct[r, mid] >> 1] < key:
             lo = mid + 1
         else:
             hi = mid
@@ -183,21 +200,24 @@ def _slot(r, key, rowct, rowlen, ekey):
 
 
 @njit(cache=True, inline="always")
-def _recover(r, first, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl, delta,
+def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
              touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
     the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits."""
     W = ebits.shape[1]
     for s in range(first, rowlen[r]):
-        e = rowct[r, s]
+        v = rowct[r, s]
+        e = v >> 1
+        if dead[e]:
+            continue
         nu = _subset(ebits[e], buf, W)
         if nu:
             for w in range(W):
                 buf[w] &= ~ebits[e, w]
-        if nu != (used[r, s] == 1):
+        if nu != ((v & 1) == 1):
             nt = _touch(e, 1 if nu else -1, delta, touched, nt)
             if commit:
-                used[r, s] = 1 if nu else 0
+                rowct[r, s] = v ^ 1
         if commit and nu:
             for z in range(eip[e], eip[e + 1]):
                 _own(r, eit[z], e, own, iattr, elen, V, lvl)
@@ -215,31 +235,45 @@ def _recover(r, first, commit, ebits, eip, eit, rowct, used, rowlen, left, own, 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left,
-         delta, touched, buf):
+def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+         delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
     bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
     takes a slot in every row containing it, and the rows' flags, owners, bitmaps and singleton bits change."""
     W = ebits.shape[1]
-    NW = V.shape[2]
-    top = V.shape[0] - 1
+    NW = fit.shape[0]
+    top = lvl.shape[0] - 1
     kx = ekey[X]
-    k = top if commit else levof[elen[X]]
+    k = levof[elen[X]]
     exact = lvl[k] == elen[X]
     a0 = eip[X]
     a1 = eip[X + 1]
-    i0 = eit[a0]  # the rarest item first: the AND empties soonest
     nt = 0
+    if commit:  # every row containing X gets a slot; where X fits it is used
+        _and_rows(V, top, eit, a0, a1, rest)
+        if exact:
+            _and_rows(V, k, eit, a0, a1, fit)
+            for wd in range(NW):
+                rest[wd] &= ~fit[wd]
+        else:
+            for wd in range(NW):
+                fit[wd] = ZERO
+    else:
+        _and_rows(V, k, eit, a0, a1, fit)
+        for wd in range(NW):
+            rest[wd] = ZERO
     for wd in range(NW):
-        f = V[k, i0, wd]
-        z = a0 + 1
-        while f and z < a1:
-            f &= V[k, eit[z], wd]
-            z += 1
-        while f:
-            r = wd * 64 + trailing_zeros(f)
-            f &= f - ONE
+        f = fit[wd]
+        g = rest[wd]
+        while f | g:
             usable = True
+            if f:
+                r = wd * 64 + trailing_zeros(f)
+                f &= f - ONE
+            else:
+                r = wd * 64 + trailing_zeros(g)
+                g &= g - ONE
+                usable = not exact
             if not exact:  # a level above X's length: check the owners
                 for z in range(a0, a1):
                     i = eit[z]
@@ -253,9 +287,7 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, l
                 n = rowlen[r]
                 for s in range(n, pos, -1):
                     rowct[r, s] = rowct[r, s - 1]
-                    used[r, s] = used[r, s - 1]
-                rowct[r, pos] = X
-                used[r, pos] = 1 if usable else 0
+                rowct[r, pos] = 2 * X + (1 if usable else 0)
                 rowlen[r] = n + 1
                 pos += 1
             if not usable:
@@ -267,68 +299,67 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, l
             if commit:
                 for z in range(a0, a1):
                     _own(r, eit[z], X, own, iattr, elen, V, lvl)
-            nt = _recover(r, pos, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl,
+            nt = _recover(r, pos, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
                           delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True)
-def _remove(Y, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left,
-            delta, touched, buf):
-    """Cover change when Y leaves the code table: only rows whose cover uses Y change (with `commit` Y also
-    leaves the slots of every row containing it)."""
-    NW = V.shape[2]
-    top = V.shape[0] - 1
+def _remove(Y, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+            delta, touched, buf, fit, rest):
+    """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
+    where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
+    decides. With `commit` Y is marked dead (its other slots are skipped from now on)."""
+    NW = fit.shape[0]
+    L = elen[Y]
     ky = ekey[Y]
     a0 = eip[Y]
     a1 = eip[Y + 1]
-    i0 = eit[a0]
-    fa = iattr[i0]
+    _and_rows(V, levof[L + 1], eit, a0, a1, fit)  # covered by something shorter than L + 1 (or a superset)
+    lo = levof[L]
+    if lvl[lo] == L:  # and not by something shorter than L
+        for z in range(a0, a1):
+            v = V[eit[z], lo]
+            for wd in range(NW):
+                fit[wd] &= ~v[wd]
+    fa = iattr[eit[a0]]
     nt = 0
     for wd in range(NW):
-        f = V[top, i0, wd]
-        z = a0 + 1
-        while f and z < a1:
-            f &= V[top, eit[z], wd]
-            z += 1
+        f = fit[wd]
         while f:
             r = wd * 64 + trailing_zeros(f)
             f &= f - ONE
-            was_used = own[r, fa] == Y
-            if not (was_used or commit):
+            if own[r, fa] != Y:
                 continue
-            sy = _slot(r, ky, rowct, rowlen, ekey)
-            if commit:
-                n = rowlen[r]
-                for s in range(sy, n - 1):
-                    rowct[r, s] = rowct[r, s + 1]
-                    used[r, s] = used[r, s + 1]
-                rowlen[r] = n - 1
-            else:
-                sy += 1
-            if not was_used:
-                continue
+            sy = _slot(r, ky, rowct, rowlen, ekey) + 1
             _uncovered_from(r, ky, rip, rit, iattr, own, ekey, buf)  # Y's items included
             nt = _touch(Y, -1, delta, touched, nt)
-            nt = _recover(r, sy, commit, ebits, eip, eit, rowct, used, rowlen, left, own, iattr, elen, V, lvl,
+            nt = _recover(r, sy, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
                           delta, touched, nt, buf)
+    if commit:
+        dead[Y] = 1
     return nt
 
 
 @njit(cache=True)
-def _room(X, V, eip, eit, rowlen, cap):
-    """Whether every row containing X has a free slot."""
-    top = V.shape[0] - 1
-    a0 = eip[X]
-    a1 = eip[X + 1]
-    for wd in range(V.shape[2]):
-        f = V[top, eit[a0], wd]
-        for z in range(a0 + 1, a1):
-            f &= V[top, eit[z], wd]
+def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, rest):
+    """Whether every row containing X has a free slot (a full row first loses its dead slots)."""
+    cap = rowct.shape[1]
+    _and_rows(V, lvl.shape[0] - 1, eit, eip[X], eip[X + 1], rest)
+    for wd in range(rest.shape[0]):
+        f = rest[wd]
         while f:
             r = wd * 64 + trailing_zeros(f)
             f &= f - ONE
-            if rowlen[r] >= cap:
+            if rowlen[r] < cap:
+                continue
+            n = 0
+            for s in range(rowlen[r]):
+                if not dead[rowct[r, s] >> 1]:
+                    rowct[r, n] = rowct[r, s]
+                    n += 1
+            rowlen[r] = n
+            if n >= cap:
                 return False
     return True
 
@@ -349,17 +380,18 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, estd,
-                   usage, rowct, used, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
+def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof,
+                   estd, usage, rowct, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
-    cap = rowct.shape[1]
     buf = np.empty(ebits.shape[1], dtype=np.uint64)
-    state = (rip, rit, iattr, own, ebits, ekey, elen, eip, eit, V, lvl, levof, rowct, used, rowlen, left, delta,
-             touched, buf)
+    fit = np.empty(V.shape[2], dtype=np.uint64)
+    rest = np.empty(V.shape[2], dtype=np.uint64)
+    state = (rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
+             touched, buf, fit, rest)
     for j in range(start, stop):
         X = m + j
         nt = _add(X, False, *state)
@@ -368,7 +400,7 @@ def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, ele
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if not _room(X, V, eip, eit, rowlen, cap):
+        if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, rest):
             return GROW, j
         nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)

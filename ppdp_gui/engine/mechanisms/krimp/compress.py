@@ -187,14 +187,14 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     layer = m * NW * 8
     wanted = LEVEL_BYTES // max(layer, 1) if levels is None else levels
     lvl, levof = level_lengths(lengths, int(wanted))
-    V = np.empty((lvl.size, m, NW), dtype=np.uint64)
-    V[:] = tid_bitmaps(indptr, rit, m, NW)[None]
+    V = np.empty((m, lvl.size, NW), dtype=np.uint64)  # (item, level, word): see _kernels
+    V[:] = tid_bitmaps(indptr, rit, m, NW)[:, None, :]
     # state: the standard code table
     usage = np.zeros(E, dtype=np.int64)
     usage[:m] = supp[np.argsort(internal)]
     cap = 16
-    rowct = np.zeros((n, cap), dtype=np.int32)
-    used = np.zeros((n, cap), dtype=np.uint8)
+    rowct = np.zeros((n, cap), dtype=np.int32)  # 2·element + used, in cover order
+    dead = np.zeros(E, dtype=np.uint8)
     rowlen = np.zeros(n, dtype=np.int32)
     left = rows.copy()
     ct = np.zeros(C + 1, dtype=np.int32)
@@ -211,12 +211,11 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     while start < C:
         stop = min(C, start + CHUNK)
         status, nxt = K.run_candidates(start, stop, prune, m, indptr, rit, iattr, own, ebits, ekey, elen, eip, eit,
-                                       V, lvl, levof, estd, usage, rowct, used, rowlen, left, ct, ctn, tot, delta,
+                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, left, ct, ctn, tot, delta,
                                        touched, mark, plist, counters)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
-            used = np.concatenate([used, np.zeros_like(used)], axis=1)
         start = int(nxt)
         yield Progress(start / max(C, 1), f"compressing: {start:,} of {C:,} candidates, "
                                           f"{int(ctn[0]):,} in the code table")
