@@ -73,16 +73,16 @@ def _touch(e, d, delta, touched, nt):
 
 
 @njit(cache=True, inline="always")
-def _singletons(old, new, W, delta, touched, nt):
+def _singletons(old, new, W, s0, delta, touched, nt):
     """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
     for w in range(W):
         gone = old[w] & ~new[w]
         came = new[w] & ~old[w]
         while gone:
-            nt = _touch(w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
+            nt = _touch(s0 + w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
             gone &= gone - ONE
         while came:
-            nt = _touch(w * 64 + trailing_zeros(came), 1, delta, touched, nt)
+            nt = _touch(s0 + w * 64 + trailing_zeros(came), 1, delta, touched, nt)
             came &= came - ONE
     return nt
 
@@ -175,24 +175,24 @@ def _own(r, i, e, own, iattr, elen, V, lvl):
 
 
 @njit(cache=True, inline="always")
-def _uncovered_from(r, key, rip, rit, iattr, own, ekey, buf):
+def _uncovered_from(r, key, rip, rit, iattr, own, buf):
     """buf := row r's items whose cover is at or after cover position `key` (not taken by an earlier element)."""
     for w in range(buf.shape[0]):
         buf[w] = ZERO
     for z in range(rip[r], rip[r + 1]):
         i = rit[z]
-        if ekey[own[r, iattr[i]]] >= key:
+        if own[r, iattr[i]] >= key:
             buf[i >> 6] |= ONE << np.uint64(i & 63)
 
 
 @njit(cache=True, inline="always")
-def _slot(r, key, rowct, rowlen, ekey):
+def _slot(r, key, rowct, rowlen):
     """First slot of row r whose element is at or after cover position `key` (slots are in cover order)."""
     lo = 0
     hi = rowlen[r]
     while lo < hi:
         mid = (lo + hi) >> 1
-        if ekey[rowct[r, mid] >> 1] < key:
+        if rowct[r, mid] >> 1 < key:
             lo = mid + 1
         else:
             hi = mid
@@ -221,21 +221,22 @@ def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, 
         if commit and nu:
             for z in range(eip[e], eip[e + 1]):
                 _own(r, eit[z], e, own, iattr, elen, V, lvl)
-    nt = _singletons(left[r], buf, W, delta, touched, nt)
+    s0 = ebits.shape[0] - iattr.shape[0]  # the first singleton's element id
+    nt = _singletons(left[r], buf, W, s0, delta, touched, nt)
     if commit:
         for w in range(W):
             left[r, w] = buf[w]
             x = buf[w]
             while x:
                 i = w * 64 + trailing_zeros(x)
-                _own(r, i, i, own, iattr, elen, V, lvl)
+                _own(r, i, s0 + i, own, iattr, elen, V, lvl)
                 x &= x - ONE
     return nt
 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
          delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
     bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
@@ -243,7 +244,7 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, 
     W = ebits.shape[1]
     NW = fit.shape[0]
     top = lvl.shape[0] - 1
-    kx = ekey[X]
+    kx = X
     k = levof[elen[X]]
     exact = lvl[k] == elen[X]
     a0 = eip[X]
@@ -277,12 +278,12 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, 
             if not exact:  # a level above X's length: check the owners
                 for z in range(a0, a1):
                     i = eit[z]
-                    if ekey[own[r, iattr[i]]] < kx:
+                    if own[r, iattr[i]] < kx:
                         usable = False
                         break
                 if not (usable or commit):
                     continue
-            pos = _slot(r, kx, rowct, rowlen, ekey)
+            pos = _slot(r, kx, rowct, rowlen)
             if commit:
                 n = rowlen[r]
                 for s in range(n, pos, -1):
@@ -292,7 +293,7 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, 
                 pos += 1
             if not usable:
                 continue
-            _uncovered_from(r, kx, rip, rit, iattr, own, ekey, buf)
+            _uncovered_from(r, kx, rip, rit, iattr, own, buf)
             for w in range(W):
                 buf[w] &= ~ebits[X, w]
             nt = _touch(X, 1, delta, touched, nt)
@@ -305,14 +306,14 @@ def _add(X, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, 
 
 
 @njit(cache=True)
-def _remove(Y, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _remove(Y, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
             delta, touched, buf, fit, rest):
     """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
     where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
     decides. With `commit` Y is marked dead (its other slots are skipped from now on)."""
     NW = fit.shape[0]
     L = elen[Y]
-    ky = ekey[Y]
+    ky = Y
     a0 = eip[Y]
     a1 = eip[Y + 1]
     _and_rows(V, levof[L + 1], eit, a0, a1, fit)  # covered by something shorter than L + 1 (or a superset)
@@ -331,8 +332,8 @@ def _remove(Y, commit, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, 
             f &= f - ONE
             if own[r, fa] != Y:
                 continue
-            sy = _slot(r, ky, rowct, rowlen, ekey) + 1
-            _uncovered_from(r, ky, rip, rit, iattr, own, ekey, buf)  # Y's items included
+            sy = _slot(r, ky, rowct, rowlen) + 1
+            _uncovered_from(r, ky, rip, rit, iattr, own, buf)  # Y's items included
             nt = _touch(Y, -1, delta, touched, nt)
             nt = _recover(r, sy, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
                           delta, touched, nt, buf)
@@ -380,9 +381,9 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof,
+def run_candidates(start, stop, prune, xs, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
                    estd, usage, rowct, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
-    """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
+    """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
@@ -390,10 +391,10 @@ def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, ele
     buf = np.empty(ebits.shape[1], dtype=np.uint64)
     fit = np.empty(V.shape[2], dtype=np.uint64)
     rest = np.empty(V.shape[2], dtype=np.uint64)
-    state = (rip, rit, iattr, own, ebits, ekey, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
+    state = (rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
              touched, buf, fit, rest)
     for j in range(start, stop):
-        X = m + j
+        X = xs[j]
         nt = _add(X, False, *state)
         gain = delta[X] > 0
         dL = _size_change(delta, touched, nt, usage, estd, tot) if gain else 0.0
@@ -409,7 +410,7 @@ def run_candidates(start, stop, prune, m, rip, rit, iattr, own, ebits, ekey, ele
         n = ctn[0]
         q = n
         for i in range(n):
-            if ekey[ct[i]] > ekey[X]:
+            if ct[i] > X:
                 q = i
                 break
         for i in range(n, q, -1):

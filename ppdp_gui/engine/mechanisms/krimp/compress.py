@@ -154,7 +154,13 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     order = standard_order(cands, internal)
     cands = cands.take(order[cands.lengths[order] >= 2])
     C = len(cands)
-    E = m + C
+    E = C + m
+    # Element ids follow the cover order (length descending, then candidate order), singletons last: an element's
+    # id is its cover position, so the kernels compare ids instead of looking keys up. xs[j]: candidate j's id.
+    cover = np.argsort(-cands.lengths, kind="stable")
+    xs = np.empty(C, dtype=np.int64)
+    xs[cover] = np.arange(C)
+    cands = cands.take(cover)
     # rows and elements as bitsets over internal ids; each element's items rarest first
     indptr, items = table.transactions()
     rit = internal[items]
@@ -162,27 +168,24 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     ids = internal[cands.items]
     rare_first = _rarest_first(cands.indptr, ids) if C else ids
     ebits = np.zeros((E, W), dtype=np.uint64)
-    ebits[np.arange(m), np.arange(m) // 64] = np.left_shift(np.uint64(1), (np.arange(m) % 64).astype(np.uint64))
-    ebits[m:] = to_bits(cands.indptr, ids, W)
+    ebits[:C] = to_bits(cands.indptr, ids, W)
+    ebits[C + np.arange(m), np.arange(m) // 64] = np.left_shift(np.uint64(1), (np.arange(m) % 64).astype(np.uint64))
     lengths = cands.lengths
-    maxlen = int(lengths.max()) if C else 1
-    ekey = np.full(E, (maxlen + 1) * (C + 1), dtype=np.int64)  # singletons after every element
-    ekey[m:] = (maxlen - lengths) * (C + 1) + np.arange(C)
-    elen = np.ones(E, dtype=np.int64)
-    elen[m:] = lengths
-    eip = np.concatenate([np.arange(m + 1), m + cands.indptr[1:]]).astype(np.int64)
-    eit = np.concatenate([np.arange(m), rare_first]).astype(np.int64)
+    elen = np.ones(E, dtype=np.int16)
+    elen[:C] = lengths
+    eip = np.concatenate([cands.indptr, cands.indptr[-1] + np.arange(1, m + 1)]).astype(np.int64)
+    eit = np.concatenate([rare_first, np.arange(m)]).astype(np.int64)
     n_occ = int(supp.sum())
     std_item = np.where(supp > 0, -np.log2(np.maximum(supp, 1) / max(n_occ, 1)), 0.0)  # by ItemTable item
     std_int = np.zeros(m)
     std_int[internal] = std_item
     estd = np.zeros(E)
-    estd[:m] = std_int
-    estd[m:] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
+    estd[:C] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
+    estd[C:] = std_int
     # who covers each row's item (one item per attribute): at first its singleton
     iattr = np.zeros(m, dtype=np.int64)
     iattr[internal] = table.item_attr
-    own = np.where(table.codes >= 0, internal[np.maximum(table.codes, 0)], -1).astype(np.int32)
+    own = np.where(table.codes >= 0, C + internal[np.maximum(table.codes, 0)], -1).astype(np.int32)
     # level bitmaps: per level L and item, the rows holding the item covered by something shorter than L
     layer = m * NW * 8
     wanted = LEVEL_BYTES // max(layer, 1) if levels is None else levels
@@ -191,7 +194,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     V[:] = tid_bitmaps(indptr, rit, m, NW)[:, None, :]
     # state: the standard code table
     usage = np.zeros(E, dtype=np.int64)
-    usage[:m] = supp[np.argsort(internal)]
+    usage[C:] = supp[np.argsort(internal)]
     cap = 16
     rowct = np.zeros((n, cap), dtype=np.int32)  # 2·element + used, in cover order
     dead = np.zeros(E, dtype=np.uint8)
@@ -210,7 +213,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, m, indptr, rit, iattr, own, ebits, ekey, elen, eip, eit,
+        status, nxt = K.run_candidates(start, stop, prune, xs, indptr, rit, iattr, own, ebits, elen, eip, eit,
                                        dead, V, lvl, levof, estd, usage, rowct, rowlen, left, ct, ctn, tot, delta,
                                        touched, mark, plist, counters)
         if status == K.GROW:
@@ -221,15 +224,12 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
                                           f"{int(ctn[0]):,} in the code table")
     members = ct[:int(ctn[0])].astype(np.int64)
     back = np.argsort(internal)  # internal id -> ItemTable item
-    elements = []
-    for e in members:
-        j = int(e) - m
-        elements.append(tuple(int(x) for x in sorted(cands.items[cands.indptr[j]:cands.indptr[j + 1]])))
+    elements = [tuple(int(x) for x in sorted(cands.items[cands.indptr[e]:cands.indptr[e + 1]])) for e in members]
     single = np.zeros(m, dtype=np.int64)
-    single[back] = usage[:m]
-    all_usage = np.concatenate([usage[members], usage[:m]])
-    all_std = np.concatenate([estd[members], estd[:m]])
+    single[back] = usage[C:]
+    all_usage = np.concatenate([usage[members], usage[C:]])
+    all_std = np.concatenate([estd[members], estd[C:]])
     L_CT_D, L_D_CT = sizes_from_usage(all_usage, all_std)
     L_D_ST = float((supp * std_item).sum())
-    return CodeTable(elements, usage[members].copy(), cands.support[members - m].copy(), single, std_item, m,
+    return CodeTable(elements, usage[members].copy(), cands.support[members].copy(), single, std_item, m,
                      L_D_ST, L_ST, L_CT_D, L_D_CT, C + m, int(counters[0]), int(counters[1]))
