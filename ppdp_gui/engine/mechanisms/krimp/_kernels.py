@@ -525,3 +525,43 @@ def cover_usage(rows, elems):
                 x >>= ONE
                 b += 1
     return use, single
+
+
+@njit(cache=True)
+def element_arrays(perm, cptr, cids, std_int, m, W):
+    """The code-table elements' arrays: candidates perm[0], perm[1], … (CSR cptr / cids of internal ids) as
+    elements 0.. then the m singletons. Returns (eip, eit with each element's items rarest first — descending
+    internal id —, ebits, estd, elen)."""
+    C = perm.shape[0]
+    E = C + m
+    eip = np.zeros(E + 1, dtype=np.int64)
+    for e in range(C):
+        c = perm[e]
+        eip[e + 1] = eip[e] + cptr[c + 1] - cptr[c]
+    for i in range(m):
+        eip[C + i + 1] = eip[C + i] + 1
+    eit = np.empty(eip[E], dtype=np.int64)
+    ebits = np.zeros((E, W), dtype=np.uint64)
+    estd = np.zeros(E)
+    elen = np.ones(E, dtype=np.int16)
+    for e in range(C):
+        c = perm[e]
+        a = eip[e]
+        n = cptr[c + 1] - cptr[c]
+        elen[e] = n
+        s = 0.0
+        for q in range(n):  # insertion sort, descending: itemsets are short
+            x = cids[cptr[c] + q]
+            s += std_int[x]
+            ebits[e, x >> 6] |= ONE << np.uint64(x & 63)
+            p = a + q
+            while p > a and eit[p - 1] < x:
+                eit[p] = eit[p - 1]
+                p -= 1
+            eit[p] = x
+        estd[e] = s
+    for i in range(m):
+        eit[eip[C + i]] = i
+        ebits[C + i, i >> 6] = ONE << np.uint64(i & 63)
+        estd[C + i] = std_int[i]
+    return eip, eit, ebits, estd, elen

@@ -24,18 +24,10 @@ import numpy as np
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.engine.mechanisms.krimp import _kernels as K
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
-from ppdp_gui.engine.mechanisms.krimp.mining import (Candidates, internal_ids, item_supports, packed_keys,
-                                                     padded, standard_order)
+from ppdp_gui.engine.mechanisms.krimp.mining import Candidates, internal_ids, item_supports, standard_order
 
 CHUNK = 20_000  # candidates per compiled call (between two progress reports)
 LEVEL_BYTES = 256 * 2 ** 20  # memory for the level bitmaps (a bit per row, item and length); above, fewer levels
-
-
-def _rarest_first(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Each itemset's internal ids in descending order (rarest item first), CSR like `ids`."""
-    mat = padded(indptr, ids, -1)
-    mat = -np.sort(-mat, axis=1)
-    return mat[mat >= 0]
 
 
 def to_bits(indptr: np.ndarray, items: np.ndarray, W: int) -> np.ndarray:
@@ -152,36 +144,27 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     W = max(1, (m + 63) // 64)
     NW = max(1, (n + 63) // 64)
     order = standard_order(cands, internal)
-    cands = cands.take(order[cands.lengths[order] >= 2])
-    C = len(cands)
+    order = order[cands.lengths[order] >= 2]
+    C = int(order.size)
     E = C + m
     # Element ids follow the cover order (length descending, then candidate order), singletons last: an element's
-    # id is its cover position, so the kernels compare ids instead of looking keys up. xs[j]: candidate j's id.
-    cover = np.argsort(-cands.lengths, kind="stable")
+    # id is its cover position, so the kernels compare ids instead of looking keys up. xs[j]: the id of the j-th
+    # candidate in candidate order; perm[e]: element e's index in `cands`.
+    cover = np.argsort(-cands.lengths[order], kind="stable")
+    perm = order[cover]
     xs = np.empty(C, dtype=np.int64)
     xs[cover] = np.arange(C)
-    cands = cands.take(cover)
-    # rows and elements as bitsets over internal ids; each element's items rarest first
+    lengths = cands.lengths[perm]
+    # rows as bitsets over internal ids, and the elements (items rarest first, bitsets, standard lengths)
     indptr, items = table.transactions()
     rit = internal[items]
     rows = to_bits(indptr, rit, W)
-    ids = internal[cands.items]
-    rare_first = _rarest_first(cands.indptr, ids) if C else ids
-    ebits = np.zeros((E, W), dtype=np.uint64)
-    ebits[:C] = to_bits(cands.indptr, ids, W)
-    ebits[C + np.arange(m), np.arange(m) // 64] = np.left_shift(np.uint64(1), (np.arange(m) % 64).astype(np.uint64))
-    lengths = cands.lengths
-    elen = np.ones(E, dtype=np.int16)
-    elen[:C] = lengths
-    eip = np.concatenate([cands.indptr, cands.indptr[-1] + np.arange(1, m + 1)]).astype(np.int64)
-    eit = np.concatenate([rare_first, np.arange(m)]).astype(np.int64)
     n_occ = int(supp.sum())
     std_item = np.where(supp > 0, -np.log2(np.maximum(supp, 1) / max(n_occ, 1)), 0.0)  # by ItemTable item
     std_int = np.zeros(m)
     std_int[internal] = std_item
-    estd = np.zeros(E)
-    estd[:C] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
-    estd[C:] = std_int
+    eip, eit, ebits, estd, elen = K.element_arrays(perm.astype(np.int64), cands.indptr.astype(np.int64),
+                                                   internal[cands.items].astype(np.int64), std_int, m, W)
     # who covers each row's item (one item per attribute): at first its singleton
     iattr = np.zeros(m, dtype=np.int64)
     iattr[internal] = table.item_attr
@@ -224,12 +207,12 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
                                           f"{int(ctn[0]):,} in the code table")
     members = ct[:int(ctn[0])].astype(np.int64)
     back = np.argsort(internal)  # internal id -> ItemTable item
-    elements = [tuple(int(x) for x in sorted(cands.items[cands.indptr[e]:cands.indptr[e + 1]])) for e in members]
+    elements = [tuple(int(x) for x in sorted(cands.items[cands.indptr[c]:cands.indptr[c + 1]])) for c in perm[members]]
     single = np.zeros(m, dtype=np.int64)
     single[back] = usage[C:]
     all_usage = np.concatenate([usage[members], usage[C:]])
     all_std = np.concatenate([estd[members], estd[C:]])
     L_CT_D, L_D_CT = sizes_from_usage(all_usage, all_std)
     L_D_ST = float((supp * std_item).sum())
-    return CodeTable(elements, usage[members].copy(), cands.support[members].copy(), single, std_item, m,
+    return CodeTable(elements, usage[members].copy(), cands.support[perm[members]].copy(), single, std_item, m,
                      L_D_ST, L_ST, L_CT_D, L_D_CT, C + m, int(counters[0]), int(counters[1]))
