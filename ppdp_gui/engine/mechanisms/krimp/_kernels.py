@@ -203,8 +203,10 @@ def _slot(r, key, rowct, rowlen):
 def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
              touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
-    the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits."""
+    the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits, and squeezes the dead
+    slots out of the walked part."""
     W = ebits.shape[1]
+    out = first
     for s in range(first, rowlen[r]):
         v = rowct[r, s]
         e = v >> 1
@@ -216,11 +218,15 @@ def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, 
                 buf[w] &= ~ebits[e, w]
         if nu != ((v & 1) == 1):
             nt = _touch(e, 1 if nu else -1, delta, touched, nt)
-            if commit:
-                rowct[r, s] = v ^ 1
-        if commit and nu:
-            for z in range(eip[e], eip[e + 1]):
-                _own(r, eit[z], e, own, iattr, elen, V, lvl)
+            v ^= 1
+        if commit:
+            rowct[r, out] = v
+            out += 1
+            if nu:
+                for z in range(eip[e], eip[e + 1]):
+                    _own(r, eit[z], e, own, iattr, elen, V, lvl)
+    if commit:
+        rowlen[r] = out
     s0 = ebits.shape[0] - iattr.shape[0]  # the first singleton's element id
     nt = _singletons(left[r], buf, W, s0, delta, touched, nt)
     if commit:
@@ -284,8 +290,13 @@ def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, l
                 if not (usable or commit):
                     continue
             pos = _slot(r, kx, rowct, rowlen)
-            if commit:
-                n = rowlen[r]
+            if commit:  # X's slot, the dead slots after it squeezed out
+                n = pos
+                for s in range(pos, rowlen[r]):
+                    v = rowct[r, s]
+                    if not dead[v >> 1]:
+                        rowct[r, n] = v
+                        n += 1
                 for s in range(n, pos, -1):
                     rowct[r, s] = rowct[r, s - 1]
                 rowct[r, pos] = 2 * X + (1 if usable else 0)
