@@ -267,6 +267,11 @@ def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, l
                 fit[wd] = ZERO
     else:
         _and_rows(V, k, eit, a0, a1, fit)
+        some = ZERO
+        for wd in range(NW):
+            some |= fit[wd]
+        if some == ZERO:  # X fits nowhere (most candidates): no scan
+            return 0
         for wd in range(NW):
             rest[wd] = ZERO
     for wd in range(NW):
