@@ -28,6 +28,42 @@ def table_of(rows: list[tuple[int, ...]], cards: list[int]):
     return from_codes([codes[:, a] for a in range(len(cards))], cols)
 
 
+# ---- the cover's bitmaps (issue 32: no per-candidate row lists) ----------------------------------------------
+def test_tid_bitmaps_hold_each_items_rows():
+    # rows 0, 2 and 70 hold item 1; 70 is in the second 64-row word
+    indptr = np.array([0, 2, 3, 5] + [5] * 67 + [7], dtype=np.int64)
+    items = np.array([0, 1, 2, 1, 2, 0, 1], dtype=np.int64)
+    bits = C.tid_bitmaps(indptr, items, 3, 2)
+    assert bits.dtype == np.uint64 and bits.shape == (3, 2)
+    assert int(bits[1, 0]) == 0b101 and int(bits[1, 1]) == 1 << (70 - 64)
+    assert int(bits[0, 0]) == 0b1 and int(bits[0, 1]) == 1 << 6
+    assert int(bits[2, 0]) == 0b110 and int(bits[2, 1]) == 0
+
+
+def test_level_lengths_give_every_length_a_level_or_the_next_one_above():
+    lengths = np.array([2, 2, 3, 5, 5, 5], dtype=np.int64)
+    lvl, levof = C.level_lengths(lengths, 10)
+    assert lvl.tolist() == [2, 3, 5, 6]  # every length present, then "longer than any element"
+    assert [int(lvl[levof[L]]) for L in (2, 3, 4, 5)] == [2, 3, 5, 5]
+    lvl, levof = C.level_lengths(lengths, 1)  # memory for one level: the most frequent length gets it
+    assert lvl.tolist() == [5, 6]
+    assert [int(lvl[levof[L]]) for L in (2, 3, 5)] == [5, 5, 5]
+    lvl, levof = C.level_lengths(lengths, 0)
+    assert lvl.tolist() == [6] and set(levof.tolist()) == {0}
+
+
+@pytest.mark.parametrize("name", ["led7", "pima"])
+def test_the_cover_is_the_same_with_fewer_level_bitmaps(name):
+    # a length without its own level uses the next one above and checks each row: same code table, same usages
+    t = load(name)
+    cands = mine(t, 1, "all")
+    full = C.compress(t, cands)
+    for levels in (0, 2):
+        few = C.compress(t, cands, levels=levels)
+        assert few.elements == full.elements and few.usage.tolist() == full.usage.tolist()
+        assert few.total == full.total
+
+
 # ---- a database small enough to compute by hand --------------------------------------------------------------
 def test_hand_computed_sizes():
     # X in {x1, x2}, Y in {y1, y2}: (x1, y1) three times, (x2, y2) once; items x1 x2 y1 y2, 8 occurrences
