@@ -3,21 +3,26 @@
 Why compiled: KRIMP tests every candidate (373,363 of them on chess) one after the other, each decision depending
 on all the previous ones, so there is no batch for numpy to vectorise; a Python loop would take minutes.
 
-How a candidate X is tested without visiting every row that contains it (the C++ release's idea, in bitmaps):
-- Each row records, per attribute, which code-table element covers its item (`own`; an item left to its
-  singleton is "covered" by the singleton). X of length L can be used in row r iff all X's items are in r and none
-  is covered by an element before X in cover order; X is the newest element of its length (candidates come in
-  candidate order) so "before X" is exactly "of length >= L": X fits iff every item's cover is shorter than L.
-- So each item keeps, for each length L, the bitmap over rows where it occurs and is covered by something shorter
-  than L (`V[level, item]`, one bit per row, 64 rows a word). The rows where X fits are the AND of its items'
-  bitmaps at level L: a few word operations per 64 rows, and only those rows are visited. Where memory allows
-  every length has a level; otherwise a length uses the next level above (a superset of its rows) and each such
-  row is checked against `own` (the last level, "longer than any element", is the rows containing the item).
+How a candidate X is tested without visiting every row that contains it (no per-candidate row lists):
+- Element ids follow the cover order (length descending, equal lengths in candidate order, singletons last), so
+  "e comes before X" is simply e < X. Each row records, per attribute, which element covers its item (`own`; an
+  item left to its singleton is covered by the singleton). X of length L can be used in row r iff all X's items
+  are in r and none is covered by an element before X; X is the newest element of its length (candidates come in
+  candidate order), so "before X" is exactly "of length >= L": X fits iff every item's cover is shorter than L.
+- So each item keeps, for each length L, the bitmap of the rows where it occurs and is covered by something
+  shorter than L (`V[item, level]`, one bit per row, 64 rows a word). The rows where X fits are the AND of its
+  items' bitmaps at level L — a branch-free loop over words that compiles to SIMD — and only those rows are
+  visited; most candidates fit nowhere and cost just the AND. Where memory allows (LEVEL_BYTES) every length has
+  a level; otherwise a length uses the next level above (a superset) and each such row is checked against `own`.
+  The last level, "longer than any element", is the rows containing the item.
 - In a row where X fits, the cover changes only from X's place on ("coverpartial"): the items not covered by
-  elements before X are read from `own`, X takes its items, and the row's later elements (`rowct`, the
-  code-table elements contained in the row in cover order, with a used flag each) are re-covered greedily.
-  Accepting X writes these changes back (flags, owners, level bitmaps, singleton bits `left`).
-- Pruning Y visits the rows containing Y (the AND at the last level) where `own` says Y is used.
+  elements before X are read from `own`, X takes its items, and the row's later elements (`rowct`: the
+  code-table elements contained in the row, in cover order, each stored as 2·id + used) are re-covered greedily.
+  Accepting X writes the changes back (flags, owners, the level bits that changed, singleton bits `left`) and
+  gives X a slot in every row containing it.
+- Pruning Y visits only the rows where each of Y's items is covered by an element of Y's length (level L+1 and not
+  level L), and there those where `own` says Y. A pruned element is only marked dead: its slots are skipped and
+  squeezed out when a row is walked on commit or is full.
 Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
 Sizes follow the original release: with usage u_e > 0 for the k used elements, S = Σ u_e,
