@@ -15,9 +15,10 @@ How a candidate X is tested without visiting every row that contains it (no per-
   visited; most candidates fit nowhere and cost just the AND. Where memory allows (LEVEL_BYTES) every length has
   a level; otherwise a length uses the next level above (a superset) and each such row is checked against `own`.
   The last level, "longer than any element", is the rows containing the item.
-- In a row where X fits, the cover changes only from X's place on ("coverpartial"): the items not covered by
-  elements before X are read from `own`, X takes its items, and the row's later elements (`rowct`: the
-  code-table elements contained in the row, in cover order, each stored as 2·id + used) are re-covered greedily.
+- In a row where X fits, the cover changes only from X's place on ("coverpartial"). The row's slots (`rowct`: the
+  code-table elements contained in the row, in cover order, each stored as 2·id + used) give the items not
+  covered by elements before X (the singletons plus the items of the used elements after X's place); X takes its
+  items and the later elements are re-covered greedily.
   Accepting X writes the changes back (flags, owners, the level bits that changed, singleton bits `left`) and
   gives X a slot in every row containing it.
 - Pruning Y visits only the rows where each of Y's items is covered by an element of Y's length (level L+1 and not
@@ -180,14 +181,18 @@ def _own(r, i, e, own, iattr, elen, V, lvl):
 
 
 @njit(cache=True, inline="always")
-def _uncovered_from(r, key, rip, rit, iattr, own, buf):
-    """buf := row r's items whose cover is at or after cover position `key` (not taken by an earlier element)."""
-    for w in range(buf.shape[0]):
-        buf[w] = ZERO
-    for z in range(rip[r], rip[r + 1]):
-        i = rit[z]
-        if own[r, iattr[i]] >= key:
-            buf[i >> 6] |= ONE << np.uint64(i & 63)
+def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
+    """buf := row r's items not taken by an element before slot `first`: its singletons and the items of the
+    used elements from that slot on (the cover splits a row's items among them)."""
+    W = buf.shape[0]
+    for w in range(W):
+        buf[w] = left[r, w]
+    for s in range(first, rowlen[r]):
+        v = rowct[r, s]
+        if v & 1 and not dead[v >> 1]:
+            e = v >> 1
+            for w in range(W):
+                buf[w] |= ebits[e, w]
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +252,7 @@ def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
          delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
     bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
@@ -314,7 +319,7 @@ def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, l
                 pos += 1
             if not usable:
                 continue
-            _uncovered_from(r, kx, rip, rit, iattr, own, buf)
+            _uncovered_from(r, pos, ebits, dead, rowct, rowlen, left, buf)
             for w in range(W):
                 buf[w] &= ~ebits[X, w]
             nt = _touch(X, 1, delta, touched, nt)
@@ -327,7 +332,7 @@ def _add(X, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, l
 
 
 @njit(cache=True)
-def _remove(Y, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
             delta, touched, buf, fit, rest):
     """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
     where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
@@ -354,7 +359,7 @@ def _remove(Y, commit, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl
             if own[r, fa] != Y:
                 continue
             sy = _slot(r, ky, rowct, rowlen) + 1
-            _uncovered_from(r, ky, rip, rit, iattr, own, buf)  # Y's items included
+            _uncovered_from(r, sy - 1, ebits, dead, rowct, rowlen, left, buf)  # Y's items included
             nt = _touch(Y, -1, delta, touched, nt)
             nt = _recover(r, sy, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
                           delta, touched, nt, buf)
@@ -402,7 +407,7 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, xs, rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
+def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
                    estd, usage, rowct, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
@@ -412,7 +417,7 @@ def run_candidates(start, stop, prune, xs, rip, rit, iattr, own, ebits, elen, ei
     buf = np.empty(ebits.shape[1], dtype=np.uint64)
     fit = np.empty(V.shape[2], dtype=np.uint64)
     rest = np.empty(V.shape[2], dtype=np.uint64)
-    state = (rip, rit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
+    state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
              touched, buf, fit, rest)
     for j in range(start, stop):
         X = xs[j]

@@ -196,7 +196,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, xs, indptr, rit, iattr, own, ebits, elen, eip, eit,
+        status, nxt = K.run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit,
                                        dead, V, lvl, levof, estd, usage, rowct, rowlen, left, ct, ctn, tot, delta,
                                        touched, mark, plist, counters)
         if status == K.GROW:
