@@ -20,7 +20,8 @@ How a candidate X is tested without visiting every row that contains it (no per-
   covered by elements before X (the singletons plus the items of the used elements after X's place); X takes its
   items and the later elements are re-covered greedily.
   Accepting X writes the changes back (flags, owners, the level bits that changed, singleton bits `left`) and
-  gives X a slot in every row containing it.
+  gives X a slot in every row containing it: in a row where X is blocked the slot is only appended (`npend`
+  counts such unsorted, unused slots at a row's end) and put in its place when the row is next walked.
 - Pruning Y visits only the rows where each of Y's items is covered by an element of Y's length (level L+1 and not
   level L), and there those where `own` says Y. A pruned element is only marked dead: its slots are skipped and
   squeezed out when a row is walked on commit or is full.
@@ -210,6 +211,31 @@ def _slot(r, key, rowct, rowlen):
 
 
 @njit(cache=True, inline="always")
+def _merge_pending(r, rowct, rowlen, npend):
+    """Put row r's pending slots (elements accepted while blocked in the row, appended unsorted and unused) in
+    their cover-order places: done only when the row is walked, so a blocked row costs an append."""
+    p = npend[r]
+    if p == 0:
+        return
+    n = rowlen[r]
+    for q in range(n - p, n):
+        v = rowct[r, q]
+        key = v >> 1
+        lo = 0
+        hi = q
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if rowct[r, mid] >> 1 < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        for s in range(q, lo, -1):
+            rowct[r, s] = rowct[r, s - 1]
+        rowct[r, lo] = v
+    npend[r] = 0
+
+
+@njit(cache=True, inline="always")
 def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
              touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
@@ -252,7 +278,7 @@ def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
          delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
     bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
@@ -304,6 +330,13 @@ def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowc
                         break
                 if not (usable or commit):
                     continue
+            if not usable:  # commit, X blocked here: its slot waits at the end until the row is next walked
+                n = rowlen[r]
+                rowct[r, n] = 2 * X
+                rowlen[r] = n + 1
+                npend[r] += 1
+                continue
+            _merge_pending(r, rowct, rowlen, npend)
             pos = _slot(r, kx, rowct, rowlen)
             if commit:  # X's slot, the dead slots after it squeezed out
                 n = pos
@@ -332,7 +365,7 @@ def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowc
 
 
 @njit(cache=True)
-def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left,
+def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
             delta, touched, buf, fit, rest):
     """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
     where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
@@ -358,6 +391,7 @@ def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, r
             f &= f - ONE
             if own[r, fa] != Y:
                 continue
+            _merge_pending(r, rowct, rowlen, npend)
             sy = _slot(r, ky, rowct, rowlen) + 1
             _uncovered_from(r, sy - 1, ebits, dead, rowct, rowlen, left, buf)  # Y's items included
             nt = _touch(Y, -1, delta, touched, nt)
@@ -369,7 +403,7 @@ def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, r
 
 
 @njit(cache=True)
-def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, rest):
+def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
     """Whether every row containing X has a free slot (a full row first loses its dead slots)."""
     cap = rowct.shape[1]
     _and_rows(V, lvl.shape[0] - 1, eit, eip[X], eip[X + 1], rest)
@@ -381,11 +415,16 @@ def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, rest):
             if rowlen[r] < cap:
                 continue
             n = 0
+            kept = 0  # of the pending slots at the end
+            first_pending = rowlen[r] - npend[r]
             for s in range(rowlen[r]):
                 if not dead[rowct[r, s] >> 1]:
                     rowct[r, n] = rowct[r, s]
                     n += 1
+                    if s >= first_pending:
+                        kept += 1
             rowlen[r] = n
+            npend[r] = kept
             if n >= cap:
                 return False
     return True
@@ -408,7 +447,7 @@ def _ct_remove(ct, ctn, e):
 
 @njit(cache=True)
 def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
-                   estd, usage, rowct, rowlen, left, ct, ctn, tot, delta, touched, mark, plist, counters):
+                   estd, usage, rowct, rowlen, npend, left, ct, ctn, tot, delta, touched, mark, plist, counters):
     """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
@@ -417,7 +456,7 @@ def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, de
     buf = np.empty(ebits.shape[1], dtype=np.uint64)
     fit = np.empty(V.shape[2], dtype=np.uint64)
     rest = np.empty(V.shape[2], dtype=np.uint64)
-    state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, left, delta,
+    state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left, delta,
              touched, buf, fit, rest)
     for j in range(start, stop):
         X = xs[j]
@@ -427,7 +466,7 @@ def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, de
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, rest):
+        if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
             return GROW, j
         nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)

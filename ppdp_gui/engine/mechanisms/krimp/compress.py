@@ -182,6 +182,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     rowct = np.zeros((n, cap), dtype=np.int32)  # 2·element + used, in cover order
     dead = np.zeros(E, dtype=np.uint8)
     rowlen = np.zeros(n, dtype=np.int32)
+    npend = np.zeros(n, dtype=np.int32)  # slots appended at a row's end, not yet in cover order (see _kernels)
     left = rows.copy()
     ct = np.zeros(C + 1, dtype=np.int32)
     ctn = np.zeros(1, dtype=np.int64)
@@ -197,8 +198,8 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     while start < C:
         stop = min(C, start + CHUNK)
         status, nxt = K.run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit,
-                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, left, ct, ctn, tot, delta,
-                                       touched, mark, plist, counters)
+                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, npend, left, ct, ctn, tot,
+                                       delta, touched, mark, plist, counters)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
