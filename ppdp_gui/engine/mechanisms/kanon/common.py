@@ -73,7 +73,7 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
                "code such as 90 for '90+') and build Numeric intervals, or import an ARX hierarchy.")
     elif (icd := suggested_builder(name, values)) in ("icd9", "icd10"):
         label = "ICD-9-CM diagnoses" if icd == "icd9" else "ICD-10 diagnoses"
-        how = (f"It holds diagnosis codes: build “{label}” for it in the Taxonomies step (each code under its "
+        how = (f"Its values are ICD codes: build “{label}” for it in the Taxonomies step (each code under its "
                f"category, block and chapter; ppdp: --build-taxonomy {name}={icd}), or import an ARX hierarchy.")
     else:
         how = ("To keep some detail, build a taxonomy for it in the Taxonomies step (“Dates” for dates: month, "
