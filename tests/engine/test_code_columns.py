@@ -146,3 +146,15 @@ def test_the_advice_for_diagnosis_codes_names_the_icd_builder_not_dates(tmp_path
                               roles={"dx_1": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER})
     words = {p.column: p.message for p in registry.create("Mondrian").validate(data, k=5)}
     assert "ICD-10 diagnoses" in words["dx_1"] and "Dates" not in words["dx_1"]
+
+
+def test_a_zip_stored_as_numbers_is_a_code_too():
+    """An Excel sheet stores 90001 as a number (a typed column, not text): the name rule holds there too."""
+    import numpy as np
+    import pandas as pd
+
+    from ppdp_gui.engine.data import dataset_from_frame
+    zips = np.where(np.arange(300) % 20 == 0, np.nan, 90001.0 + np.arange(300) % 99)
+    data = dataset_from_frame(pd.DataFrame({"Zip Code": zips, "age": np.arange(300) % 70}))
+    assert data.spec("Zip Code").kind == "categorical" and data.spec("age").kind == "numeric"
+    assert data.frame["Zip Code"].iloc[1] == "90002" and data.frame["Zip Code"].iloc[0] == "(missing)"
