@@ -66,7 +66,7 @@ def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -
         params = {"k": 10}  # strict, every QI along its bundled hierarchy
     else:
         params = {"k": 10, "suppression": 2.0}
-    data = load(recipe, engine=engine).dataset
+    data = load(recipe, engine=engine).dataset.confirm_guesses()  # as `ppdp run --confirm-roles`
     if mechanism == "DiffGen":  # age as a number on its public grid, not through its hierarchy
         data = data.with_column("age", taxonomy=None)
     n = data.n_rows

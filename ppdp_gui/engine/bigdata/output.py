@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -52,31 +51,41 @@ class SqlRecords:
     qis: list[str] = field(default_factory=list)
     marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
     order_by: str = ""  # the written order: grouped by class, shuffled inside it
+    _tally: tuple | None = field(default=None, repr=False, compare=False)
 
     def select(self, neutral: bool = False, ordered: bool = False) -> str:
         sql = self.neutral_sql if neutral else self.plain_sql
         return f"{sql} {self.order_by}" if ordered and self.order_by else sql
 
-    @cached_property
+    def recount(self, claims) -> list:
+        """The claims recounted on the query (bigdata/recount.py), in the one pass that also counts the rows, the
+        released groups and the digest: the rows are read once after the run, not once per figure."""
+        return self.tally(claims).checks(claims)
+
+    def tally(self, claims=None):
+        """One GROUP BY over the query by the claims' and the QI columns, with the rows' hash sums (cached: asked
+        again without claims, or with the same ones, it is not read again)."""
+        from ppdp_gui.engine.bigdata.recount import tally
+        claims = list(claims or [])
+        if self._tally is None or (claims and claims != self._tally[0]):
+            self._tally = (claims, tally(self.source.con, f"({self.plain_sql})", claims, extra=self.qis,
+                                         hash_columns=self.columns))
+        return self._tally[1]
+
+    @property
     def n_rows(self) -> int:
-        return int(self.source.scalar(f"SELECT COUNT(*) FROM ({self.plain_sql}) AS r"))
+        return self.tally().total
 
     def group_sizes(self) -> np.ndarray:
         """Sizes of the released groups (suppressed rows, the marker in every QI, left out)."""
         if not self.qis:
             return np.array([self.n_rows], dtype=np.int64)
-        keys = ", ".join(quote(c) for c in self.qis)
-        where = ""
-        if self.marker is not None:
-            where = "WHERE NOT (" + " AND ".join(f"{quote(c)} = {literal(self.marker)}" for c in self.qis) + ")"
-        got = self.source.query(f"SELECT COUNT(*) AS n FROM ({self.plain_sql}) AS r {where} GROUP BY {keys}")
-        return got["n"].to_numpy(dtype=np.int64)
+        return self.tally().group_sizes(list(self.qis), self.marker)
 
     def digest(self) -> str:
-        cols = ", ".join(quote(c) for c in self.columns)
-        n, total = self.source.run(
-            f"SELECT COUNT(*), COALESCE(SUM(CAST(hash({cols}) AS HUGEINT)), 0) FROM ({self.plain_sql}) AS r")[0]
-        return hashlib.sha256(f"sql-records-v1:{n}:{total}".encode()).hexdigest()
+        """An order-independent digest: the row count and the sum of DuckDB's row hashes (as HUGEINT)."""
+        t = self.tally()
+        return hashlib.sha256(f"sql-records-v1:{t.total}:{t.hash_sum}".encode()).hexdigest()
 
     def copy_to(self, path: Path, fmt: str) -> None:
         """Write every row to `path` with DuckDB (the caller stages and renames it)."""

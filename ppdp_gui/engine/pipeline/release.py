@@ -152,8 +152,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     ids = {} if person is None or release.records is not None else \
         released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
-        from ppdp_gui.engine.bigdata.recount import recount
-        checks = recount(release.records.source.con, f"({release.records.select()})", claims)
+        checks = release.records.recount(claims)  # one pass: also the rows, groups and digest asked below
     else:
         checks = check_claims(release.tables(), claims, person=person, persons=ids)
     bad = failures(checks)
