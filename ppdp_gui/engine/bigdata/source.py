@@ -169,25 +169,69 @@ class TableSource:
             if pol.action == "drop" else 0
 
     def _define_views(self) -> None:
+        self._histograms: dict[tuple, pd.DataFrame] = {}  # the views change: what was counted on them is stale
+        self.con.execute(f"CREATE OR REPLACE VIEW kept AS {self._kept_sql(self.columns, 'raw_src')}")
+        self.con.execute(f"CREATE OR REPLACE VIEW src AS {self._src_sql(self.columns, 'kept')}")
+
+    def _filter_columns(self) -> list[str]:
+        """The columns whose missing cells drop a row ('drop'), leaving out those with none: a test that is false
+        on every row costs a pass and decides nothing."""
+        if self.na_policy.action != "drop":
+            return []
+        return [c for c in self.columns if c not in self.unreleased and self.missing.get(c, 1)]
+
+    def _kept_sql(self, columns: list[str], base: str, extra: str = "") -> str:
+        """`kept` over `base` (the raw file, or its rows already counted per raw value) for `columns`."""
         def nulled_one(c: str) -> str:
             return f"CASE WHEN {self._missing(c)} THEN NULL ELSE {self._text(c)} END AS {quote(c)}"
-        texts = ", ".join(nulled_one(c) if c in self.unreleased else f"{self._text(c)} AS {quote(c)}"
-                          for c in self.columns)
-        nulled = ", ".join(nulled_one(c) for c in self.columns)
         if self.na_policy.action == "drop":
-            keep = " AND ".join(f"NOT {self._missing(c)}" for c in self.columns
-                                if c not in self.unreleased) or "TRUE"
-            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {texts} FROM raw_src WHERE {keep}")
-        else:
-            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {nulled} FROM raw_src")
+            texts = ", ".join([nulled_one(c) if c in self.unreleased else f"{self._text(c)} AS {quote(c)}"
+                               for c in columns] + ([extra] if extra else []))
+            keep = " AND ".join(f"NOT {self._missing(c)}" for c in self._filter_columns()) or "TRUE"
+            return f"SELECT {texts} FROM {base} WHERE {keep}"
+        nulled = ", ".join([nulled_one(c) for c in columns] + ([extra] if extra else []))
+        return f"SELECT {nulled} FROM {base}"
+
+    def _src_sql(self, columns: list[str], base: str, extra: str = "") -> str:
+        """`src` over `base` (`kept`): a text column's missing cells read as the label, as in memory: under
+        'category' every column's, under 'drop' those of the never-released columns whose blanks were kept."""
         label = literal(self.na_policy.category_label)
-        # a text column's missing cells read as the label, as in memory: under 'category' every column's, under
-        # 'drop' those of the never-released columns whose blanks were kept
-        labelled = [c for c in self.columns if self.kinds.get(c) != "numeric"
+        labelled = [c for c in columns if self.kinds.get(c) != "numeric"
                     and (self.na_policy.action != "drop" or c in self.unreleased)]
-        shown = ", ".join(f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
-                          for c in self.columns)
-        self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {shown} FROM kept")
+        shown = ", ".join([f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
+                           for c in columns] + ([extra] if extra else []))
+        return f"SELECT {shown} FROM {base}"
+
+    def histogram(self, columns) -> pd.DataFrame:
+        """Rows of `src` per combination of `columns` (their text, NULL a group of its own): a frame of the
+        columns and n. One GROUP BY, kept for the other questions about the same columns (the distinct values a
+        plan checks, the tuples a mechanism partitions: one pass, not one per column); a subset of columns
+        already counted is summed from it, not read again. When the rows' fate depends only on these columns
+        and none is a floating-point column, the file's raw values are counted first and the reader's text rules
+        run once per distinct raw value (as DuckDB's own GROUP BY, the floor)."""
+        cols = tuple(dict.fromkeys(columns))
+        for have, frame in self._histograms.items():
+            if set(cols) <= set(have):
+                if cols == have:
+                    return frame
+                if not cols:
+                    return pd.DataFrame({"n": [int(frame["n"].sum())]})
+                return frame.groupby(list(cols), dropna=False, sort=False)["n"].sum().reset_index()
+        keys = ", ".join(quote(c) for c in cols)
+        raw = list(dict.fromkeys(list(cols) + self._filter_columns()))
+        typed = any(self.raw_types[c].upper() in FLOAT_TYPES for c in raw)
+        if cols and set(raw) == set(cols) and not typed:
+            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, COUNT(*) AS n__ FROM raw_src "
+                       f"GROUP BY {', '.join(quote(c) for c in raw)}) AS raw_counts")
+            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, 'n__')}) AS kept_counts",
+                                 "n__")
+            sql = f"SELECT {keys}, SUM(n__) AS n FROM ({rows}) AS h GROUP BY {keys}"
+        else:
+            sql = f"SELECT {keys}{', ' if keys else ''}COUNT(*) AS n FROM src" + (f" GROUP BY {keys}" if keys else "")
+        frame = self.query(sql)
+        frame["n"] = frame["n"].astype(np.int64)
+        self._histograms[cols] = frame
+        return frame
 
     def apply_kinds(self, kinds: dict[str, str], whole=()) -> None:
         """The columns' kinds are known: under 'category', a categorical column shows missing cells as the
@@ -252,14 +296,25 @@ class TableSource:
     def scalar(self, sql: str):
         return self.run(sql)[0][0]
 
-    def distinct(self, column: str) -> pd.Series:
-        """The distinct text values of a column (few for the columns a taxonomy generalises), sorted."""
+    def distinct(self, column: str, among=()) -> pd.Series:
+        """The distinct text values of a column (few for the columns a taxonomy generalises), sorted. With
+        `among` (columns counted together, e.g. the quasi-identifiers), read from their one `histogram`."""
+        if among and column in among or any(column in have for have in self._histograms):
+            values = self.histogram(tuple(among) if column in among else (column,))[column]
+            if not values.isna().any():
+                return pd.Series(np.sort(pd.unique(values.astype(str).to_numpy())), dtype=object).astype(str)
         c = quote(column)
         return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
 
     def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None
                      ) -> pd.DataFrame:
-        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group."""
+        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group (keys
+        that are columns of `src`: from its `histogram`)."""
+        names = {quote(c): c for c in self.columns}
+        if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
+                and len(set(keys.values())) == len(keys):
+            got = self.histogram(tuple(names[e] for e in keys.values()))
+            return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
         sql = f"SELECT {select}, COUNT(*) AS n FROM {relation}" + (f" WHERE {where}" if where else "")
@@ -438,8 +493,10 @@ def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
 
 
 def distinct_typed(data: Dataset, column: str) -> pd.Series:
-    """The distinct values of a column of a large table, typed as in memory."""
-    return typed_values(data, column, data.table.distinct(column))
+    """The distinct values of a column of a large table, typed as in memory (a quasi-identifier's from the one
+    count of every quasi-identifier together, which the mechanism then partitions)."""
+    qis = tuple(data.quasi_identifiers)
+    return typed_values(data, column, data.table.distinct(column, among=qis if column in qis else ()))
 
 
 def typed_values(data: Dataset, column: str, texts: pd.Series) -> pd.Series:
