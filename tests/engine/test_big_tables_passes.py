@@ -1,0 +1,138 @@
+"""Large tables near DuckDB's own GROUP BY (issue 28, item 4): the passes over the rows are counted, not timed.
+
+A release of a large table used to read the file once per quasi-identifier (the plan's distinct values), once
+more for the tuples, then once per claim, once for the digest, once for the group sizes and once for the row
+count, and the written file four times. Now one histogram of the quasi-identifiers answers the plan and the
+mechanism, one GROUP BY over the released rows recounts every claim and gives the digest, the groups and the
+rows, and the written file is read back once. These tests count the statements that read the rows, and check
+that the shortcuts give exactly what the long way gave.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_gui.engine.bigdata.recount import recount, tally
+from ppdp_gui.engine.bigdata.source import TableSource, open_large
+from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
+from ppdp_gui.engine.data.schema import NAPolicy
+from ppdp_gui.engine.package_files import sample_table
+from ppdp_gui.engine.pipeline import export, plan, run_release
+from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
+
+_READS_ROWS = re.compile(r"\b(FROM|JOIN)\s+(src|kept|raw_src|read_csv|read_parquet)\b", re.IGNORECASE)
+
+
+class CountingConnection:
+    """A DuckDB connection that counts the statements reading the table's rows (its views or a file)."""
+
+    def __init__(self, con):
+        self._con = con
+        self.reads: list[str] = []
+
+    def execute(self, sql, params=None):
+        if _READS_ROWS.search(sql) and not sql.lstrip().upper().startswith("CREATE") and "LIMIT" not in sql:
+            self.reads.append(sql)
+        return self._con.execute(sql, params or [])
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+@pytest.fixture(scope="module")
+def adult(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("passes")
+    frame = pd.read_csv(sample_table(), dtype=str, keep_default_na=False).head(2000)
+    frame.to_parquet(folder / "adult.parquet", index=False)
+    return folder / "adult.parquet"
+
+
+def _counted(path):
+    data = open_large(path, hashes=False).confirm_guesses()
+    for col, tax in bundled_adult_taxonomies().items():
+        if col in data.frame.columns:
+            data = data.with_column(col, taxonomy=tax)
+    spy = CountingConnection(data.table.con)
+    data.table.con = spy
+    return data, spy
+
+
+@pytest.mark.parametrize("mechanism,params", [("Mondrian", {"k": 8}),
+                                              ("Global recoding", {"k": 8, "suppression": 3.0})])
+def test_a_release_reads_the_rows_a_few_times_not_once_per_column_and_claim(adult, tmp_path, mechanism, params):
+    data, spy = _counted(adult)
+    planned = plan(data, mechanism, params)
+    assert not planned.errors, planned.errors
+    published = list(run_release(planned, seed=3))[-1]
+    qis = list(data.quasi_identifiers)
+    assert len(qis) >= 6
+    # the histogram of the QIs (plan and mechanism), the uniqueness test of the plan, the one recount pass
+    assert len(spy.reads) <= 3, spy.reads
+    before = len(spy.reads)
+    exported = export(published, tmp_path / f"{mechanism.split()[0]}.parquet")
+    assert all(c.ok for c in exported.checks)
+    assert len(spy.reads) - before == 2, spy.reads[before:]  # COPY, then the written file read back once
+    assert exported.note_doc["files"][0]["rows"] == 2000
+
+
+def _relation_frame() -> pd.DataFrame:
+    """Released rows with suppressed rows, a NULL in a quasi-identifier and a sensitive column."""
+    return pd.DataFrame({
+        "a": ["x"] * 6 + ["y"] * 5 + ["*"] * 3 + [None, "*"],
+        "b": ["1"] * 6 + ["2"] * 5 + ["*"] * 3 + ["*", None],
+        "s": list("ppqqrsppqqrstuvv"),
+    })
+
+
+def test_one_pass_recount_gives_what_one_query_per_claim_gave():
+    """k, suppression, l-diversity, t-closeness and risk, with SQL's NULL logic for the marker (a row with a
+    NULL quasi-identifier is neither suppressed nor in a group), from the one tally."""
+    import duckdb
+    con = duckdb.connect()
+    con.register("rel", _relation_frame())
+    claims = [KAnonymity(2, ("a", "b")), Suppression(0.25, ("a", "b"), "*"),
+              LDiversity(2, "distinct", "s", ("a", "b")), RiskBound("highest", 0.6, ("a", "b")),
+              TCloseness(0.9, "s", ("a", "b"), distance="equal")]
+    got = recount(con, "rel", claims)
+    assert [c.ok for c in got] == [True, True, True, True, True]
+    assert "smallest 5" in got[0].message and "3 of 16" in got[1].message
+    strict = recount(con, "rel", [KAnonymity(6, ("a", "b")), Suppression(0.1, ("a", "b"), "*")])
+    assert [c.ok for c in strict] == [False, False]
+    assert "1 group(s) have fewer than k = 6 rows (smallest 5)" in strict[0].message
+    t = tally(con, "rel", claims, hash_columns=["a", "b", "s"])
+    whole = con.execute("SELECT COUNT(*), SUM(CAST(hash(a, b, s) AS HUGEINT)) FROM rel").fetchall()[0]
+    assert (t.total, t.hash_sum) == (16, int(whole[1]))
+
+
+@pytest.mark.parametrize("action", ["drop", "category"])
+def test_the_histogram_counted_on_raw_values_equals_the_group_by_on_the_views(tmp_path, action):
+    """Padded values, missing tokens and a column whose blanks drop rows: the shortcut (raw values counted first,
+    the reader's text rules applied per distinct value) gives the same counts as grouping the view's rows."""
+    r = np.random.default_rng(4)
+    n = 600
+    frame = pd.DataFrame({
+        "q": r.choice(["a", " a", "b\t", "NA", "", "c "], n),
+        "z": r.choice(["1", "2", " 3", "?", "4"], n),
+        "other": r.choice(["u", "", "v"], n),
+    })
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    src = TableSource(path, na_policy=NAPolicy(action=action))
+    src.apply_kinds({"q": "categorical", "z": "categorical", "other": "categorical"})
+    for cols in (("q", "z"), ("q", "z", "other"), ("z",)):
+        fresh = TableSource(path, na_policy=NAPolicy(action=action))
+        fresh.apply_kinds({"q": "categorical", "z": "categorical", "other": "categorical"})
+        got = fresh.histogram(cols)
+        keys = ", ".join(f'"{c}"' for c in cols)
+        want = fresh.query(f"SELECT {keys}, COUNT(*) AS n FROM src GROUP BY {keys}")
+        norm = [c for c in cols]
+        a = got.sort_values(norm, na_position="last").reset_index(drop=True)
+        b = want.sort_values(norm, na_position="last").reset_index(drop=True)
+        assert a["n"].sum() == fresh.n_rows
+        pd.testing.assert_frame_equal(a.astype(str), b.astype(str))
+        # a subset is summed from the counted histogram, not read again
+        assert list(fresh.distinct(cols[0], among=cols)) == sorted(fresh.distinct(cols[0]).tolist())
