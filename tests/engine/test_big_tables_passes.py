@@ -136,3 +136,18 @@ def test_the_histogram_counted_on_raw_values_equals_the_group_by_on_the_views(tm
         pd.testing.assert_frame_equal(a.astype(str), b.astype(str))
         # a subset is summed from the counted histogram, not read again
         assert list(fresh.distinct(cols[0], among=cols)) == sorted(fresh.distinct(cols[0]).tolist())
+
+
+def test_a_histogram_of_too_many_combinations_is_not_held(tmp_path, monkeypatch):
+    """A continuous column among the counted ones would make the histogram as long as the table: past
+    HISTOGRAM_ROWS combinations it is dropped (memory stays bounded) and the questions go to SQL."""
+    from ppdp_gui.engine.bigdata import source as source_module
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"q": ["a", "b"] * 50, "x": [str(i) for i in range(100)]}).to_csv(path, index=False)
+    src = TableSource(path)
+    src.apply_kinds({"q": "categorical", "x": "numeric"})
+    monkeypatch.setattr(source_module, "HISTOGRAM_ROWS", 10)
+    assert src.histogram(("q", "x")) is None
+    assert list(src.distinct("q", among=("q", "x"))) == ["a", "b"]
+    assert len(src.group_counts({"v": '"q"', "w": '"x"'})) == 100
+    assert src.histogram(("q",))["n"].tolist() in ([50, 50],)

@@ -44,6 +44,8 @@ SCHEMA_ROWS = 50_000
 #: DuckDB's memory limit; it spills sorts and large aggregations to disk beyond it
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
+#: most combinations a histogram holds in memory (Adult's 8 quasi-identifiers at 10⁷ rows: about 20,000)
+HISTOGRAM_ROWS = 500_000
 NO_SIZE_CAP = 1 << 62
 #: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
 #: aside 16 times this for a gzipped file)
@@ -170,6 +172,7 @@ class TableSource:
 
     def _define_views(self) -> None:
         self._histograms: dict[tuple, pd.DataFrame] = {}  # the views change: what was counted on them is stale
+        self._too_many: set[tuple] = set()
         self.con.execute(f"CREATE OR REPLACE VIEW kept AS {self._kept_sql(self.columns, 'raw_src')}")
         self.con.execute(f"CREATE OR REPLACE VIEW src AS {self._src_sql(self.columns, 'kept')}")
 
@@ -202,14 +205,17 @@ class TableSource:
                            for c in columns] + ([extra] if extra else []))
         return f"SELECT {shown} FROM {base}"
 
-    def histogram(self, columns) -> pd.DataFrame:
+    def histogram(self, columns) -> pd.DataFrame | None:
         """Rows of `src` per combination of `columns` (their text, NULL a group of its own): a frame of the
         columns and n. One GROUP BY, kept for the other questions about the same columns (the distinct values a
         plan checks, the tuples a mechanism partitions: one pass, not one per column); a subset of columns
         already counted is summed from it, not read again. When the rows' fate depends only on these columns
         and none is a floating-point column, the file's raw values are counted first and the reader's text rules
-        run once per distinct raw value (as DuckDB's own GROUP BY, the floor)."""
+        run once per distinct raw value (as DuckDB's own GROUP BY, the floor). None when there are more than
+        HISTOGRAM_ROWS combinations (a continuous column among them): memory stays bounded, the caller asks SQL."""
         cols = tuple(dict.fromkeys(columns))
+        if any(set(cols) >= set(have) for have in self._too_many):
+            return None
         for have, frame in self._histograms.items():
             if set(cols) <= set(have):
                 if cols == have:
@@ -228,7 +234,10 @@ class TableSource:
             sql = f"SELECT {keys}, SUM(n__) AS n FROM ({rows}) AS h GROUP BY {keys}"
         else:
             sql = f"SELECT {keys}{', ' if keys else ''}COUNT(*) AS n FROM src" + (f" GROUP BY {keys}" if keys else "")
-        frame = self.query(sql)
+        frame = self.query(f"{sql} LIMIT {HISTOGRAM_ROWS + 1}")
+        if len(frame) > HISTOGRAM_ROWS:  # too many combinations to hold: the caller asks SQL instead
+            self._too_many.add(cols)
+            return None
         frame["n"] = frame["n"].astype(np.int64)
         self._histograms[cols] = frame
         return frame
@@ -300,9 +309,9 @@ class TableSource:
         """The distinct text values of a column (few for the columns a taxonomy generalises), sorted. With
         `among` (columns counted together, e.g. the quasi-identifiers), read from their one `histogram`."""
         if among and column in among or any(column in have for have in self._histograms):
-            values = self.histogram(tuple(among) if column in among else (column,))[column]
-            if not values.isna().any():
-                return pd.Series(np.sort(pd.unique(values.astype(str).to_numpy())), dtype=object).astype(str)
+            got = self.histogram(tuple(among) if column in among else (column,))
+            if got is not None and not got[column].isna().any():
+                return pd.Series(np.sort(pd.unique(got[column].astype(str).to_numpy())), dtype=object).astype(str)
         c = quote(column)
         return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
 
@@ -314,7 +323,8 @@ class TableSource:
         if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
                 and len(set(keys.values())) == len(keys):
             got = self.histogram(tuple(names[e] for e in keys.values()))
-            return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
+            if got is not None:
+                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
         sql = f"SELECT {select}, COUNT(*) AS n FROM {relation}" + (f" WHERE {where}" if where else "")
