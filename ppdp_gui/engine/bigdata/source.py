@@ -46,6 +46,8 @@ MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
 #: most combinations a histogram holds in memory (Adult's 8 quasi-identifiers at 10⁷ rows: about 20,000)
 HISTOGRAM_ROWS = 500_000
+#: the column of a registered histogram holding its row counts
+ROWS = "ppdp_rows__"
 NO_SIZE_CAP = 1 << 62
 #: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
 #: aside 16 times this for a gzipped file)
@@ -315,10 +317,11 @@ class TableSource:
         c = quote(column)
         return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
 
-    def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None
-                     ) -> pd.DataFrame:
+    def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None,
+                     weight: str | None = None) -> pd.DataFrame:
         """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group (keys
-        that are columns of `src`: from its `histogram`)."""
+        that are columns of `src`: from its `histogram`). With `weight`, a relation of rows already counted (a
+        histogram, see `counted`): n is the sum of that column."""
         names = {quote(c): c for c in self.columns}
         if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
                 and len(set(keys.values())) == len(keys):
@@ -327,9 +330,20 @@ class TableSource:
                 return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
-        sql = f"SELECT {select}, COUNT(*) AS n FROM {relation}" + (f" WHERE {where}" if where else "")
+        n = f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
+        sql = f"SELECT {select}, {n} AS n FROM {relation}" + (f" WHERE {where}" if where else "")
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
+
+    def counted(self, columns, name: str) -> tuple[str, str | None]:
+        """(relation, weight column) over which to count `columns` of `src` several times: their `histogram`,
+        registered as `name` with its counts in ROWS (a mechanism's passes then read a few thousand rows, not
+        the file); `src` itself (weight None) when there are too many combinations to hold."""
+        got = self.histogram(tuple(columns))
+        if got is None:
+            return "src", None
+        self.register(name, got.rename(columns={"n": ROWS}))
+        return name, quote(ROWS)
 
     def first_seen(self, column: str) -> pd.Series:
         """A column's distinct values in the order they first appear among the kept rows, as the reader's frame
