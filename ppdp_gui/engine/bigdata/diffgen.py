@@ -122,6 +122,7 @@ def plan_checks(data, col: str, tax=None, bounds=None) -> tuple[list[str], int]:
     outside = 0
     if bounds is not None:
         x = f"CAST({quote(col)} AS DOUBLE)"
-        outside = int(data.table.scalar(f"SELECT COUNT(*) FROM src WHERE {x} < {double(bounds[0])} "
-                                        f"OR {x} > {double(bounds[1])}"))
+        base, weight = data.table.counted([col], "bounds_counts")  # from the histogram when there is one
+        outside = int(data.table.scalar(f"SELECT COALESCE({f'SUM({weight})' if weight else 'COUNT(*)'}, 0) "
+                                        f"FROM {base} WHERE {x} < {double(bounds[0])} OR {x} > {double(bounds[1])}"))
     return missing, outside

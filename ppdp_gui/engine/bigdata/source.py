@@ -517,10 +517,15 @@ def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
 
 
 def distinct_typed(data: Dataset, column: str) -> pd.Series:
-    """The distinct values of a column of a large table, typed as in memory (a quasi-identifier's from the one
-    count of every quasi-identifier together, which the mechanism then partitions)."""
+    """The distinct values of a column of a large table, typed as in memory (a quasi-identifier's, a sensitive
+    or the class column's from the one count of them all together, which the mechanism then reads; of the quasi-identifiers
+    alone when that has too many combinations)."""
     qis = tuple(data.quasi_identifiers)
-    return typed_values(data, column, data.table.distinct(column, among=qis if column in qis else ()))
+    outcomes = tuple(data.sensitive_columns) + ((data.class_column,) if data.class_column else ())
+    for among in (qis + outcomes, qis):  # the one histogram every mechanism then reads
+        if column in among and data.table.histogram(among) is not None:
+            return typed_values(data, column, data.table.distinct(column, among=among))
+    return typed_values(data, column, data.table.distinct(column))
 
 
 def typed_values(data: Dataset, column: str, texts: pd.Series) -> pd.Series:
