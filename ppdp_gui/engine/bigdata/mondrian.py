@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns
+from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns, tuple_join
 from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
@@ -80,15 +80,14 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
         frame[f"l{j}"] = lab.astype(object)
         frame[f"s{j}"] = np.array([neutral_text(t) for t in lab], dtype=object)
     table.register(f"{tag}_tuples", frame)
-    join = (f" JOIN {tag}_tuples AS t ON "
-            + " AND ".join(f"t.v{j} = s.{quote(n)}" for j, n in enumerate(names)))
+    join = tuple_join(table, names, f"{tag}_tuples", "t")
     plain = {n: f"t.l{j}" for j, n in enumerate(names)}
     neutral = {n: f"t.s{j}" for j, n in enumerate(names)}
     columns = released_columns(data, table, plain, neutral)
 
     def select(exprs, neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols} FROM src AS s{join}"
+        return f"SELECT {cols}{join}"
 
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None,
                       order_by="ORDER BY t.g, random()")

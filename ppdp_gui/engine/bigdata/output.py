@@ -100,6 +100,31 @@ class SqlRecords:
         self.source.copy(self.select(fmt != 'parquet', ordered=True), path, options)
 
 
+#: the join key column (a hash of a row's quasi-identifier texts) added to `src` and to a tuples table
+KEY = "ppdp_key__"
+
+
+def tuple_join(table: TableSource, names: list[str], tuples: str, alias: str) -> str:
+    """`FROM src AS s JOIN tuples AS alias` on the quasi-identifiers `names` (the tuples table holds their texts as
+    v0, v1, …). One 64-bit key per row, the hash of its texts, rather than an equi-join on every column: DuckDB
+    then probes one integer, not several strings (a third of the export's and the recount's time at 10⁷ rows).
+    Exact because every row's texts are one of the tuples (they come from a GROUP BY of the same rows) and the
+    tuples' keys are checked distinct here; if two collided, the join is on the columns themselves."""
+    on = " AND ".join(f"{alias}.v{j} = s.{quote(n)}" for j, n in enumerate(names))
+    keyed = table.scalar(f"SELECT COUNT(DISTINCT {_key([f'v{j}' for j in range(len(names))])}) = COUNT(*) "
+                         f"FROM {tuples}") if names else False
+    if not keyed:
+        return f" FROM src AS s JOIN {tuples} AS {alias} ON {on or 'TRUE'}"
+    k = quote(KEY)
+    return (f" FROM (SELECT *, {_key([f's.{quote(n)}' for n in names])} AS {k} FROM src AS s) AS s"
+            f" JOIN (SELECT *, {_key([f'x.v{j}' for j in range(len(names))])} AS {k} FROM {tuples} AS x) AS {alias}"
+            f" ON {alias}.{k} = s.{k}")
+
+
+def _key(columns: list[str]) -> str:
+    return f"hash({', '.join(columns)})"
+
+
 def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]) -> list[str]:
     """The columns a records release writes (every column but the identifiers), in the table's order; a column
     the mechanism did not recode is copied as it is read (`plain`) and, in the spreadsheet-safe form, with its
