@@ -10,6 +10,7 @@ that the shortcuts give exactly what the long way gave.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import numpy as np
@@ -73,10 +74,16 @@ def test_a_release_reads_the_rows_a_few_times_not_once_per_column_and_claim(adul
     # the histogram of the QIs (plan and mechanism), the uniqueness test of the plan, the one recount pass
     assert len(spy.reads) <= 3, spy.reads
     before = len(spy.reads)
-    exported = export(published, tmp_path / f"{mechanism.split()[0]}.parquet")
+    out = tmp_path / f"{mechanism.split()[0]}.parquet"
+    exported = export(published, out)
     assert all(c.ok for c in exported.checks)
     assert len(spy.reads) - before == 2, spy.reads[before:]  # COPY, then the written file read back once
     assert exported.note_doc["files"][0]["rows"] == 2000
+    # the digest is the written rows' (labels held as ENUMs hash as their text, as before)
+    cols = ", ".join(f'"{c}"' for c in pd.read_parquet(out).columns)
+    n, total = spy._con.execute(f"SELECT COUNT(*), COALESCE(SUM(CAST(hash({cols}) AS HUGEINT)), 0) "
+                                f"FROM read_parquet('{out}')").fetchall()[0]
+    assert published.output_hash == hashlib.sha256(f"sql-records-v1:{n}:{total}".encode()).hexdigest()
 
 
 def _relation_frame() -> pd.DataFrame:

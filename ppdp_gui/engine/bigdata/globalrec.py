@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns, tuple_join
-from ppdp_gui.engine.bigdata.source import literal, quote, typed_values
+from ppdp_gui.engine.bigdata.output import SqlRecords, labels_column, released_columns, tuple_join
+from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -64,10 +64,11 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
         pos = q.index.positions(typed_values(data, q.name, pd.Series(texts)))
         labels = np.asarray(q.labels[lev], dtype=object)[q.code_of_leaf[lev][pos]].astype(str)
         at = np.searchsorted(texts.astype(str), combos[f"v{j}"].to_numpy(dtype=str))  # each combination's label
-        combos[f"l{j}"] = labels[at].astype(object)
-        combos[f"s{j}"] = np.array([neutral_text(t) for t in labels], dtype=object)[at]
-        plain[q.name] = f"CASE WHEN c.gone THEN {literal(marker)} ELSE c.l{j} END"
-        neutral[q.name] = f"CASE WHEN c.gone THEN {literal(neutral_text(marker))} ELSE c.s{j} END"
+        gone = combos["gone"].to_numpy(dtype=bool)  # a suppressed combination shows the marker
+        combos[f"l{j}"] = labels_column(np.where(gone, marker, labels[at]))
+        combos[f"s{j}"] = labels_column(np.where(gone, neutral_text(marker),
+                                                 np.array([neutral_text(t) for t in labels], dtype=object)[at]))
+        plain[q.name], neutral[q.name] = f"c.l{j}", f"c.s{j}"
     table.register(f"{tag}_classes", combos)
     join = tuple_join(table, names, f"{tag}_classes", "c")
     columns = released_columns(data, table, plain, neutral)

@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns, tuple_join
+from ppdp_gui.engine.bigdata.output import SqlRecords, labels_column, released_columns, tuple_join
 from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
@@ -77,8 +77,8 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
     frame["g"] = labels
     for j, name in enumerate(names):
         lab = np.asarray(published[name]).astype(str)
-        frame[f"l{j}"] = lab.astype(object)
-        frame[f"s{j}"] = np.array([neutral_text(t) for t in lab], dtype=object)
+        frame[f"l{j}"] = labels_column(lab)
+        frame[f"s{j}"] = labels_column([neutral_text(t) for t in lab])
     table.register(f"{tag}_tuples", frame)
     join = tuple_join(table, names, f"{tag}_tuples", "t")
     plain = {n: f"t.l{j}" for j, n in enumerate(names)}

@@ -45,10 +45,12 @@ def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] 
 
 
 def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None,
-          extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None) -> "Tally":
+          extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None, as_text: Iterable[str] = ()
+          ) -> "Tally":
     """One `GROUP BY` over `relation`: the rows per combination (as text) of every column a recountable claim
     reads, plus `extra` columns (released names, passed through `name` like the claims'); with `hash_columns`,
-    also the per-combination sum of DuckDB's row hashes (the records' digest). Every claim is then recounted
+    also the per-combination sum of DuckDB's row hashes (the records' digest; the columns `as_text` hashed as
+    their text, so a label held as an ENUM hashes as the same VARCHAR). Every claim is then recounted
     from this small result, so the relation is read once, however many claims there are."""
     import duckdb
     name = name or (lambda t: t)
@@ -63,7 +65,8 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
     select = keys + ["COUNT(*) AS n"]
     if hash_columns is not None:
-        hashed = ", ".join(quote(c) for c in hash_columns)
+        text = set(as_text)
+        hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
         select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT)), 0) AS VARCHAR) AS h")
     sql = f"SELECT {', '.join(select)} FROM {relation} AS r"
     sql += f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
