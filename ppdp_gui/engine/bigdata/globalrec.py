@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, labels_column, released_columns, tuple_join
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
+                                            tuple_join)
+from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -77,5 +78,12 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
         return f"SELECT {cols}{join}"
 
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    counted = None
+    if rows is not None:
+        weighted = tuple_join(table, names, f"{tag}_classes", "c", base=rows)
+        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
+        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
+
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
-                      order_by="ORDER BY c.gone, c.g, random()")
+                      counted_sql=counted, order_by="ORDER BY c.gone, c.g, random()")

@@ -23,8 +23,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, labels_column, released_columns, tuple_join
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
+                                            tuple_join)
+from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
@@ -89,8 +90,15 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
         return f"SELECT {cols}{join}"
 
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    counted = None
+    if rows is not None:
+        weighted = tuple_join(table, names, f"{tag}_tuples", "t", base=rows)
+        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
+        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
+
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None,
-                      order_by="ORDER BY t.g, random()")
+                      counted_sql=counted, order_by="ORDER BY t.g, random()")
 
 
 def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:

@@ -24,8 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import TableSource, literal, quote
-from ppdp_gui.engine.data.schema import Role
+from ppdp_gui.engine.bigdata.source import ROWS, TableSource, literal, quote
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
 from ppdp_gui.engine.errors import DataError
 
@@ -52,6 +51,9 @@ class SqlRecords:
     qis: list[str] = field(default_factory=list)
     marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
     order_by: str = ""  # the written order: grouped by class, shuffled inside it
+    #: the same query over the rows already counted (the source's histogram of every released column, each
+    #: distinct row once with its count in ROWS), when the source holds one: the recount then reads it, not the file
+    counted_sql: str | None = None
     _tally: tuple | None = field(default=None, repr=False, compare=False)
 
     def select(self, neutral: bool = False, ordered: bool = False) -> str:
@@ -65,12 +67,15 @@ class SqlRecords:
 
     def tally(self, claims=None):
         """One GROUP BY over the query by the claims' and the QI columns, with the rows' hash sums (cached: asked
-        again without claims, or with the same ones, it is not read again)."""
+        again without claims, or with the same ones, it is not read again). Over `counted_sql` when there is
+        one: the same labels, joins and casts on each distinct source row, weighted by its rows."""
         from ppdp_gui.engine.bigdata.recount import tally
         claims = list(claims or [])
         if self._tally is None or (claims and claims != self._tally[0]):
-            self._tally = (claims, tally(self.source.con, f"({self.plain_sql})", claims, extra=self.qis,
-                                         hash_columns=self.columns, as_text=self.qis))
+            counted = self.counted_sql is not None
+            self._tally = (claims, tally(self.source.con, f"({self.counted_sql if counted else self.plain_sql})",
+                                         claims, extra=self.qis, hash_columns=self.columns, as_text=self.qis,
+                                         weight=quote(ROWS) if counted else None))
         return self._tally[1]
 
     @property
@@ -105,7 +110,17 @@ class SqlRecords:
 KEY = "ppdp_key__"
 
 
-def tuple_join(table: TableSource, names: list[str], tuples: str, alias: str) -> str:
+def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None:
+    """The source's histogram of `columns` (every column a release writes), registered as `tag`, when it can be
+    summed from one already counted (no new pass); else None."""
+    got = table.cached_histogram(columns)
+    if got is None:
+        return None
+    table.register(tag, got.rename(columns={"n": ROWS}))
+    return tag
+
+
+def tuple_join(table: TableSource, names: list[str], tuples: str, alias: str, base: str = "src") -> str:
     """`FROM src AS s JOIN tuples AS alias` on the quasi-identifiers `names` (the tuples table holds their texts as
     v0, v1, …). One 64-bit key per row, the hash of its texts, rather than an equi-join on every column: DuckDB
     then probes one integer, not several strings (a third of the export's and the recount's time at 10⁷ rows).
@@ -115,9 +130,9 @@ def tuple_join(table: TableSource, names: list[str], tuples: str, alias: str) ->
     keyed = table.scalar(f"SELECT COUNT(DISTINCT {_key([f'v{j}' for j in range(len(names))])}) = COUNT(*) "
                          f"FROM {tuples}") if names else False
     if not keyed:
-        return f" FROM src AS s JOIN {tuples} AS {alias} ON {on or 'TRUE'}"
+        return f" FROM {base} AS s JOIN {tuples} AS {alias} ON {on or 'TRUE'}"
     k = quote(KEY)
-    return (f" FROM (SELECT *, {_key([f's.{quote(n)}' for n in names])} AS {k} FROM src AS s) AS s"
+    return (f" FROM (SELECT *, {_key([f's.{quote(n)}' for n in names])} AS {k} FROM {base} AS s) AS s"
             f" JOIN (SELECT *, {_key([f'x.v{j}' for j in range(len(names))])} AS {k} FROM {tuples} AS x) AS {alias}"
             f" ON {alias}.{k} = s.{k}")
 

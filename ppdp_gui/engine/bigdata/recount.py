@@ -45,13 +45,14 @@ def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] 
 
 
 def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None,
-          extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None, as_text: Iterable[str] = ()
-          ) -> "Tally":
+          extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None, as_text: Iterable[str] = (),
+          weight: str | None = None) -> "Tally":
     """One `GROUP BY` over `relation`: the rows per combination (as text) of every column a recountable claim
     reads, plus `extra` columns (released names, passed through `name` like the claims'); with `hash_columns`,
     also the per-combination sum of DuckDB's row hashes (the records' digest; the columns `as_text` hashed as
     their text, so a label held as an ENUM hashes as the same VARCHAR). Every claim is then recounted
-    from this small result, so the relation is read once, however many claims there are."""
+    from this small result, so the relation is read once, however many claims there are. With `weight`, each
+    row of the relation stands for that many rows (a histogram)."""
     import duckdb
     name = name or (lambda t: t)
     claims = [c for c in claims if isinstance(c, RECOUNTED)]
@@ -63,18 +64,19 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     wanted += [name(x) for x in extra]
     cols = list(dict.fromkeys(wanted))
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
-    select = keys + ["COUNT(*) AS n"]
+    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS n" if weight else "COUNT(*) AS n"]
     if hash_columns is not None:
         text = set(as_text)
         hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
-        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT)), 0) AS VARCHAR) AS h")
+        times = f" * {weight}" if weight else ""
+        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS h")
     sql = f"SELECT {', '.join(select)} FROM {relation} AS r"
     sql += f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
     try:
         got = con.execute(sql).df()
     except duckdb.Error as exc:
         raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
-    got = got[got["n"] > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
+    got = got[got["n"].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
     hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
     frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
     frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame

@@ -335,6 +335,13 @@ class TableSource:
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
 
+    def cached_histogram(self, columns) -> pd.DataFrame | None:
+        """`histogram(columns)` when it can be summed from one already counted (never a new pass), else None."""
+        cols = tuple(dict.fromkeys(columns))
+        if any(set(cols) <= set(have) for have in self._histograms):
+            return self.histogram(cols)
+        return None
+
     def counted(self, columns, name: str) -> tuple[str, str | None]:
         """(relation, weight column) over which to count `columns` of `src` several times: their `histogram`,
         registered as `name` with its counts in ROWS (a mechanism's passes then read a few thousand rows, not
