@@ -2,10 +2,13 @@
 
 `TableSource` is the only thing that touches the file. It exposes what the mechanisms need and nothing more:
 the schema (names, kinds, roles, decided by the reader's own rules over every row: bigdata/columns.py), the row
-count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
-expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB connection with a memory
-limit; DuckDB streams the file and spills to a temporary folder, so memory stays bounded by the limit plus the
-(small) results.
+count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY
+counts over SQL expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB
+connection with a memory limit; DuckDB streams the file and spills to a temporary folder, so memory stays
+bounded by the limit plus the (small) results. The counts a release asks again and again (the distinct values
+the plan checks, the tuples a mechanism partitions, DiffGen's marginals, the recount of the released rows) come
+from one `histogram` of the quasi-identifiers with the sensitive and class columns, kept in memory when it is
+small: the file is read once for them, as DuckDB's own GROUP BY would read it.
 
 `LargeDataset` is a `Dataset` whose `frame` holds no rows (only the typed columns, so schema code keeps working)
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
@@ -530,8 +533,8 @@ def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
 
 def distinct_typed(data: Dataset, column: str) -> pd.Series:
     """The distinct values of a column of a large table, typed as in memory (a quasi-identifier's, a sensitive
-    or the class column's from the one count of them all together, which the mechanism then reads; of the quasi-identifiers
-    alone when that has too many combinations)."""
+    or the class column's from the one count of them all together, which the mechanism then reads; of the
+    quasi-identifiers alone when that has too many combinations)."""
     qis = tuple(data.quasi_identifiers)
     outcomes = tuple(data.sensitive_columns) + ((data.class_column,) if data.class_column else ())
     for among in (qis + outcomes, qis):  # the one histogram every mechanism then reads

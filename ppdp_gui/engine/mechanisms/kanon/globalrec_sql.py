@@ -7,9 +7,10 @@ to 10⁷ rows still has about 20,000 combinations), so the search, its quality m
 the in-memory ones.
 
 The released records are a query (bigdata/output.py): one join of every row to its combination of
-quasi-identifier values (`tuple_join`), a small table holding each combination's labels at the chosen levels
-(formula-neutralised for CSV), its class and whether it is suppressed (then shown as '*'), every other non-identifier column as it is, ordered by class (suppressed
-last) and at random inside a class, as in memory.
+quasi-identifier values (`tuple_join`, one hash key), a small table holding each combination's labels at the
+chosen levels (formula-neutralised for CSV), its class and whether it is suppressed (then shown as '*'); every
+other non-identifier column as it is; ordered by class (suppressed last) and at random inside a class, as in
+memory.
 """
 
 from __future__ import annotations

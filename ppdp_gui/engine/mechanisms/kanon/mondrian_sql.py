@@ -4,16 +4,18 @@ Strict Mondrian never separates rows with equal values, and every choice it make
 dimension, the median run, the hierarchy-aligned cut, whether both halves keep k rows) reads only counts per
 (partition, value). So partitioning the distinct QI tuples with their row counts as weights
 (`mondrian_core.partition(…, weights=)`) gives exactly the classes of the expanded table: one
-`SELECT qi…, COUNT(*) … GROUP BY qi…`, then the in-memory partitioner on that histogram. Memory grows with the
+`SELECT qi…, COUNT(*) … GROUP BY qi…` (`TableSource.histogram`, the same count the plan read), then the
+in-memory partitioner on that histogram. Memory grows with the
 number of distinct QI tuples, not with rows (Adult resampled to 10⁷ rows: about 20,000 tuples); a table whose QI
 tuples are themselves too many for memory would need the median of every partition as a SQL quantile per level,
 which is not done.
 
 What differs from the in-memory Mondrian: relaxed mode and l-diversity are not offered (both can separate rows
 with equal QI values). A categorical QI without a taxonomy gets its flat tree in the order its values first
-appear in the file, as in memory (read with one window query, `TableSource.first_seen`). The released records are a query like global recoding's
-(bigdata/output.py): the tuples' published labels through a join, other columns as they are, rows grouped by
-class and shuffled inside it.
+appear in the file, as in memory (read with one window query, `TableSource.first_seen`). The released records
+are a query like global recoding's (bigdata/output.py): the tuples' published labels (ENUMs) through one keyed
+join, other columns as they are, rows grouped by class and shuffled inside it; their recount reads the
+histogram when it holds every released column.
 """
 
 from __future__ import annotations
