@@ -183,3 +183,16 @@ def test_a_plan_and_its_run_key_the_row_hashes_once(tmp_path, monkeypatch):
     assert len(calls) == 1 and first.fingerprint == again.fingerprint
     other = open_large(path)  # the same rows read again: another array, keyed again, the same identity
     assert led.identify(other).fingerprint == first.fingerprint and len(calls) == 2
+
+
+def test_the_kinds_pass_per_value_equals_the_pass_per_row(tmp_path):
+    """One column asked about: its rows counted per value first; the facts equal those of the pass per row."""
+    from ppdp_gui.engine.bigdata.columns import kind_facts
+    values = ["1", "2", "2", "007", "x", "", "3.5", "1e3", "inf"] * 7
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"x": values, "y": ["4"] * len(values)}).to_csv(path, index=False)
+    src = TableSource(path, na_policy=NAPolicy(tokens=("",)))
+    alone = kind_facts(src.run, "kept", ["x"], ["x"], ["x"])["x"]
+    together = kind_facts(src.run, "kept", ["x", "y"], ["x", "y"], ["x", "y"])["x"]
+    assert alone == together
+    assert alone["not numbers"] == 14 and alone["leading zeros"] == 7 and alone["distinct"] == 7  # the empty cell is missing
