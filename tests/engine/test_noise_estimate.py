@@ -101,7 +101,7 @@ def test_the_figures_after_the_run_show_the_same_estimate_for_the_custodian_only
 
     from ppdp_gui.engine.explain import noise_estimate_of
     from ppdp_gui.engine.noise import NoiseSource
-    from ppdp_gui.engine.persistence.report import jsonable
+    from ppdp_gui.engine.persistence.jsonable import jsonable
     from ppdp_gui.engine.pipeline import plan, run_release
     ds = diabetes_dataset(600)
     planned = plan(ds, "DiffGen", {"epsilon": 1.0, "h": 3}, allow_data_domains=True)

@@ -68,21 +68,6 @@ def has_leading_zero(values: pd.Series) -> bool:
     return bool(pc.any(pc.match_substring_regex(_as_arrow(values), _LEADING_ZERO)).as_py())
 
 
-def has_outer_space(values: pd.Series) -> bool:
-    """True if some string starts or ends with white space (Arrow kernel; pandas' regex path is per cell)."""
-    if len(values) == 0:
-        return False
-    hits = pc.match_substring_regex(pc.unique(_as_arrow(values)), r"^\s|\s$")  # distinct values suffice
-    return bool(pc.any(hits).as_py())
-
-
-def has_text(values: pd.Series) -> bool:
-    """True if some value is more than white space."""
-    if len(values) == 0:
-        return False
-    return bool(pc.any(pc.match_substring_regex(pc.unique(_as_arrow(values)), r"\S")).as_py())
-
-
 def infer_text_kind(values: pd.Series, min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
     """Kind of a column of non-missing strings, by the rule in `kind_rule_text` (checked on distinct values)."""
     if len(values) == 0:

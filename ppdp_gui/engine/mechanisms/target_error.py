@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ppdp_gui.engine.claims import epsilon_text
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.noise.intervals import LEVEL, epsilon_for_half_width, half_width
@@ -39,6 +40,6 @@ def propose_epsilon(mech, data: Dataset, params: dict[str, Any], target: float) 
     eps = epsilon_for_half_width(target, c)
     k = half_width(Fraction(c) / eps)
     return Proposal(eps, target, k, (
-        f"ε = {float(eps):.4g} is the smallest ε for which each released count of {mech.name} is within ±{k} of "
+        f"ε = {epsilon_text(eps)} is the smallest ε for which each released count of {mech.name} is within ±{k} of "
         f"the true count {LEVEL * 100:g} % of the time (noise scale {float(c):.4g}/ε, target ±{target:g}). "
         "Nothing was run or charged: this reads only public facts (the mechanism's sensitivity and shares of ε)."))

@@ -30,7 +30,7 @@ Each entry records the neighbouring relation its ε is stated for (schema 3; old
 mechanisms are ε-DP for one record added or removed; DP-PCA and the record baselines for one record replaced
 (they publish the row count, so they are not add/remove DP at all). A group's total is the plain sum while all
 its releases are add/remove; once one is replace-one, the only sound total is in replace-one units,
-Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that. Replace-one
+Σ replace ε + 2·Σ add/remove ε (ledger_types.combined_total), and the cap is checked against that. Replace-one
 releases of near copies with different row counts do not compose and are refused (`_refuse_mixed_n`).
 
 Schema 4 (issue 27): a table is also recognised after routine edits (columns dropped, added, renamed or rewritten,
@@ -61,9 +61,9 @@ from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes,
 from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
 from ppdp_gui.engine.privacy.ledger_key import LedgerKey
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
-from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
-                                             DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
-                                             exact, fmt, neighbouring_kind, over_cap_message)
+from ppdp_gui.engine.privacy.ledger_types import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
+                                                  DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
+                                                  combined_total, exact, fmt, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
@@ -470,7 +470,7 @@ class Ledger(LedgerAudit, LedgerKey):
         group it belongs to, or becomes a group of its own, and returns the entry id.
 
         `neighbouring` is the relation the release's ε is stated for (a claim's words or ADD_REMOVE / REPLACE);
-        the cap is checked against the group's sound total with this release (see records.combined_total)."""
+        the cap is checked against the group's sound total with this release (see ledger_types.combined_total)."""
         kind = neighbouring_kind(neighbouring)
         eps = exact(epsilon, "ε")
         dlt = exact(delta, "δ")

@@ -562,6 +562,20 @@ class DataView(StepView):
             self.confirm_label.setText("Roles and kinds confirmed by you.")
 
     # -- step state -----------------------------------------------------------------------------------------
+    def _confirmation_needed(self) -> bool:
+        """Whether the roles and kinds guessed from the values must be confirmed before a run: for a
+        differentially private mechanism (`contribution.DPMechanism`, whose plan refuses guesses), and while no
+        mechanism is chosen yet. A k-anonymity release does not need it."""
+        name = self.session.mechanism_name
+        if not name:
+            return True
+        from ppdp_gui.engine.mechanisms import registry
+        from ppdp_gui.engine.mechanisms.contribution import DPMechanism
+        try:
+            return issubclass(registry.get(name), DPMechanism)
+        except Exception:  # noqa: BLE001 - an unknown mechanism: the cautious answer
+            return True
+
     def state(self) -> tuple[str, str]:
         ds = self.session.dataset
         if self._loading:
@@ -574,6 +588,8 @@ class DataView(StepView):
             parts.append(f"class: {ds.class_column}")
         if ds.guessed_columns:
             parts.append("roles and kinds to confirm")
+            if self._confirmation_needed():  # a DP plan refuses guesses: never a green tick until confirmed
+                return WARN, ", ".join(parts) + f" (press “{CONFIRM_BUTTON}”)"
         src = ds.source
         if src.n_rows_read and src.n_rows_dropped > WARN_SHARE * src.n_rows_read:  # not a green tick
             parts.append(f"{100 * src.n_rows_dropped / src.n_rows_read:.0f} % of rows dropped: choose “Keep missing "

@@ -20,7 +20,7 @@ from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
 from ppdp_gui.engine.pipeline.sweep import table_identity
-from ppdp_gui.gui.preview import params_text
+from ppdp_gui.gui.plan_words import params_text
 from ppdp_gui.gui.views.common import Later, escape
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import sweep_job

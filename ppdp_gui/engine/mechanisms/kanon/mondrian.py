@@ -78,8 +78,8 @@ class Mondrian(Mechanism):
         """The columns published as they are (the identifying-column check looks at these)."""
         return passed_through(data)
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        p = self.resolve_params(**params)
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        p = params
         l = p["l"] if p["l"] and p["l"] > 1 else None
         note = f"{p['diversity']} l-diversity" if l else ""
         return PrivacyCost(k=p["k"], l=l, note=note)
@@ -114,7 +114,7 @@ class Mondrian(Mechanism):
                 "groups": n_published_classes(table, names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}}
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=l, diversity=diversity),
+        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": l, "diversity": diversity}),
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
                               "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
                       source_rows={"table": order})
@@ -129,7 +129,7 @@ class Mondrian(Mechanism):
                 "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
-        return Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=0, diversity="distinct"),
+        return Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": 0, "diversity": "distinct"}),
                        params={"k": k, "mode": mode, "l": 0, "diversity": "distinct", "sensitive": None,
                                "grid_width": grid_width}, claims=(KAnonymity(k, tuple(names)),), note=note,
                        record=record, records=records)
