@@ -262,15 +262,36 @@ def plan_epsilon(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    import copy
     from ppdp_gui.engine.data.writer import export_table
-    from ppdp_gui.engine.pipeline.sweep import run_sweep
+    from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PUBLIC, cost_words
+    from ppdp_gui.engine.pipeline.sweep import simulate
     recipe, loaded = load_dataset(args)
     data = loaded.dataset
     grid = {k: [v.strip() for v in vals.split(",") if v.strip()] for k, vals in parse_pairs(args.grid, "grid").items()}
-    result = _drain(run_sweep(args.mechanism, data, recipe.params, grid, repeats=args.repeats,
-                              holdout=args.holdout, seed=args.seed), sys.stderr.isatty())
-    _say(f"sweep of {result.mechanism} (simulation on your own data: nothing charged, nothing to publish); "
+    on = {"dp-copy": DP_COPY, "public": PUBLIC, "own": OWN}[args.on or ("public" if args.public_table else "own")]
+    public = ledger = None
+    if on == PUBLIC:
+        if not args.public_table:
+            raise ParameterError("--on public needs --public-table FILE (a public table with the same columns)")
+        pub_args = copy.copy(args)
+        pub_args.input = args.public_table
+        public = load_dataset(pub_args)[1].dataset
+    eps = parse_fraction(args.proxy_epsilon)
+    if on == DP_COPY:
+        ledger = open_ledger(args.ledger)
+        if args.confirm_roles:  # the copy is a DP release: it needs the roles and kinds confirmed, as `run`
+            data = data.confirm_guesses()
+    _say(cost_words(on, eps))
+    result = _drain(simulate(args.mechanism, data, recipe.params, grid, on=on, ledger=ledger, proxy_epsilon=eps,
+                             public=public, repeats=args.repeats, holdout=args.holdout, seed=args.seed),
+                    sys.stderr.isatty())
+    charged = "nothing charged" if not result.basis.epsilon else f"ε = {float(result.basis.epsilon):g} charged"
+    _say(f"sweep of {result.mechanism} (simulation on {result.basis.kind}: {charged}; nothing to publish); "
          f"{result.n_train:,} rows used, {result.n_test:,} held out")
+    _say(result.basis.words)
+    if ledger is not None:
+        _say(_budget_line(ledger.budget(ledger.identify(data, label=data.source.path or ""))))
     _say(result.summary().to_string())
     for name, value in result.reference.items():
         _say(f"reference {name}: {value:.4g}")
@@ -473,6 +494,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="make the simulation reproducible")
     p.add_argument("--output", "-o", help="write every run's figures to this table")
     p.add_argument("--overwrite", action="store_true", help="let --output replace an existing file")
+    p.add_argument("--on", choices=("dp-copy", "public", "own"),
+                   help="what the simulation reads: dp-copy (a synthetic copy made with --proxy-epsilon, charged to "
+                        "the ledger: a value chosen from it costs nothing more), public (--public-table), own (your "
+                        "table: not charged, but a value chosen from it is itself an unaccounted release; the "
+                        "default without --public-table)")
+    p.add_argument("--proxy-epsilon", default="0.1", help="ε of the DP copy (charged; default 0.1)")
+    p.add_argument("--public-table", help="a public table with the same columns to simulate on (nothing charged)")
+    p.add_argument("--ledger", help="privacy ledger file for the DP copy (default $PPDP_LEDGER or the user's data "
+                                    "folder)")
+    p.add_argument("--confirm-roles", action="store_true",
+                   help="I confirm the roles and kinds `ppdp inspect` shows: the DP copy (a release) needs them")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")

@@ -35,8 +35,8 @@ def propose_epsilon(mech, data: Dataset, params: dict[str, Any], target: float) 
     c = mech.count_noise_per_epsilon(data, params)
     if c is None:
         return Proposal(None, target, None, f"{mech.name} has no public error model to choose ε from: try a few "
-                        "values of ε in the Simulation step instead (it runs on your table, so treat its advice "
-                        "as private).")
+                        "values of ε in Results → Simulate instead (on a DP copy of your table by default: its small "
+                        "ε is charged, and the advice then costs nothing more).")
     eps = epsilon_for_half_width(target, c)
     k = half_width(Fraction(c) / eps)
     return Proposal(eps, target, k, (

@@ -94,6 +94,8 @@ class RiskReport:
     histogram: pd.DataFrame = field(repr=False)
     #: the person column the classes' sizes count (None: rows)
     person: str | None = None
+    #: records unique in the table (c_1 / n): needs no population, so it is shown without one
+    sample_uniques: float | None = None
 
 
 # ---- equivalence classes -----------------------------------------------------------------------------------
@@ -456,5 +458,7 @@ def risk_report(frame: pd.DataFrame, qis: Sequence[str], *, threshold: float = 0
     pop = None
     if population_size is not None or sampling_fraction is not None:
         pop = population_uniqueness(f, population_size=population_size, sampling_fraction=sampling_fraction)
+    n = float(np.sum(f))
     return RiskReport(int(f.sum()), int(f.size), threshold, prosecutor, journalist, marketer, pop,
-                      risk_histogram(f, F), None if persons is None else (person or "person"))
+                      risk_histogram(f, F), None if persons is None else (person or "person"),
+                      float(np.sum(f == 1) / n) if n else 0.0)

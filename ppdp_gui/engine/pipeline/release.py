@@ -210,8 +210,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     person = data.person_column
     ids = person_ids(data, release)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
-        from ppdp_gui.engine.bigdata.recount import recount
-        checks = recount(release.records.source.con, f"({release.records.select()})", claims)
+        checks = release.records.recount(claims)  # one pass: also the rows, groups and digest asked below
     else:
         checks = check_claims(release.tables(), claims, person=person, persons=ids)
     bad = failures(checks)

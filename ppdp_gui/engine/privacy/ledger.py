@@ -107,6 +107,7 @@ class Ledger(LedgerAudit, LedgerKey):
             raise PpdpError(f"cannot create the ledger folder {self.path.parent}: {exc.strerror or exc}") from None
         self._key: bytes | None = None
         self._identities: dict[str, DatasetIdentity] = {}  # see `fingerprint`
+        self._last_keyed: tuple | None = None  # (the row hashes read last, weakly; the key; their fingerprint, keyed)
         self._lock = threading.Lock()
         with self._write() as db:
             create_or_migrate(db, self.path)
@@ -163,6 +164,21 @@ class Ledger(LedgerAudit, LedgerKey):
         return [base, self.key_path.resolve(), base.with_name(base.name + "-journal")]
 
     # ---- identity -------------------------------------------------------------------------------------------
+    def _fingerprint_and_keyed(self, hashes, columns, key: bytes):
+        """`dataset_fingerprint` and `keyed_row_hashes` of the row hashes, remembered for the same array (a plan
+        and its run identify one table twice: at 10⁷ rows each pair costs about a second and 500 MB)."""
+        import weakref
+        names = tuple(str(c) for c in columns)
+        got = self._last_keyed
+        if got is not None and got[0]() is hashes and got[1] == (key, names):
+            return got[2], got[3]
+        fp, keyed = dataset_fingerprint(hashes, columns, key), keyed_row_hashes(hashes, key)
+        try:
+            self._last_keyed = (weakref.ref(hashes), (key, names), fp, keyed)
+        except TypeError:  # not an array that can be referred to weakly: computed each time
+            self._last_keyed = None
+        return fp, keyed
+
     def identify(self, dataset, *, label: str = "", separate: bool = False) -> DatasetIdentity:
         """Which dataset this is and which budget it is charged to. Reads only: a plan or preview costs nothing.
 
@@ -180,8 +196,7 @@ class Ledger(LedgerAudit, LedgerKey):
         hashes = getattr(source, "row_hashes", None)
         if hashes is None:
             hashes = canonical_row_hashes(frame)
-        fp = dataset_fingerprint(hashes, frame.columns, key)
-        keyed = keyed_row_hashes(hashes, key)
+        fp, keyed = self._fingerprint_and_keyed(hashes, frame.columns, key)
         is_frame = isinstance(dataset, pd.DataFrame)  # (a frame's attributes are its columns: never ask it)
         schema = () if is_frame else (getattr(dataset, "schema", ()) or ())
         cells = sketches.cell_hashes(frame, [c.name for c in schema if c.role.never_released])

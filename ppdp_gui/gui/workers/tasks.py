@@ -115,12 +115,25 @@ def with_default_ledger(opened: Opened) -> Opened:
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
-              seed: int | None = None) -> Iterator[Any]:
-    """The custodian's own simulation: never touches the ledger. Its summary (mean and spread per grid point)
-    is worked out here and travels with the result, so the window only draws it."""
+              seed: int | None = None, on: str | None = None, ledger=None, proxy_epsilon=None,
+              public_recipe=None) -> Iterator[Any]:
+    """The simulation behind the advice, on what `on` names (engine/pipeline/proxy.py): a DP copy charged to
+    `ledger` (a path: the worker opens its own connection to the same file), a public table (`public_recipe`:
+    the project's recipe with the public file as its source), or the custodian's own table. Its summary (mean and
+    spread per grid point) is worked out here and travels with the result, so the window only draws it."""
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
-    from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
-    for item in run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed):
+    from ppdp_gui.engine.pipeline.proxy import OWN, PROXY_EPSILON
+    from ppdp_gui.engine.pipeline.sweep import SweepResult, simulate
+    if isinstance(ledger, (str, os.PathLike)):
+        from ppdp_gui.engine.privacy.ledger import Ledger
+        ledger = Ledger(ledger)
+    public = None
+    if public_recipe is not None:
+        from ppdp_gui.engine.pipeline.load import load
+        public = load(public_recipe).dataset
+    for item in simulate(resolve_mechanism(mechanism), data, params, grid, on=on or OWN, ledger=ledger,
+                         proxy_epsilon=PROXY_EPSILON if proxy_epsilon is None else proxy_epsilon, public=public,
+                         repeats=repeats, seed=seed):
         if isinstance(item, SweepResult):
             item.summary()
         yield item

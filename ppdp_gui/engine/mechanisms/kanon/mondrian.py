@@ -52,7 +52,7 @@ class Mondrian(Mechanism):
     large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (kanon/mondrian_sql.py)
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
-        problems = kanon_problems(data, params["k"], params["grid_width"])
+        problems = kanon_problems(data, params["k"], params["grid_width"], blanks_ok=True)  # blanks: "(missing)"
         if is_large(data) and (params["mode"] != "strict" or (params["l"] and params["l"] > 1)):
             problems.append(Problem("a table read by the large-table engine is partitioned in strict mode with k "
                                     "only (relaxed mode and l-diversity need the in-memory engine)", param="mode"))
