@@ -65,7 +65,7 @@ def window():
 def usable():  # the first turn of the event loop with the window on screen
     marks["window usable"] = time.time() - t0
     marks["cpu"] = time.process_time()
-    marks["modules"] = {m: m in sys.modules and type(sys.modules[m]).__name__ != "_DeferredPandas"
+    marks["modules"] = {m: m in sys.modules and not type(sys.modules[m]).__name__.startswith("_Deferred")
                         for m in %(heavy)r}
     poll()
 def poll():
