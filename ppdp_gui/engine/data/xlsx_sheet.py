@@ -206,11 +206,11 @@ class _Column:
         self.parts: list[np.ndarray] = []
 
     def add(self, codes: np.ndarray, keys: list[bytes]) -> None:
-        mapping = np.array([self.index.setdefault(k, len(self.index)) for k in keys], dtype=np.int64)
-        self.parts.append(mapping[codes] if len(codes) else codes.astype(np.int64))
+        mapping = np.array([self.index.setdefault(k, len(self.index)) for k in keys], dtype=np.int32)
+        self.parts.append(mapping[codes] if len(codes) else codes.astype(np.int32))  # 4 bytes a cell
 
     def series(self, strings: list[str]) -> pd.Series:
-        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int64)
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
         texts = pa.array([_texts(k, strings) for k in self.index], type=pa.large_string())
         return pd.Series(str_array(texts.take(pa.array(codes))), copy=False)
 
