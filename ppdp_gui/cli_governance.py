@@ -19,7 +19,8 @@ def _say(*parts) -> None:
 def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pseudonym", action="append", metavar="COLUMN",
                    help="also release COLUMN_pseudonym: a keyed pseudonym of an identifier (HMAC-SHA-256 under the "
-                        "project's key, kept beside the ledger), the same in every release of the project")
+                        "project's key, kept beside the ledger), the same in every release of the project (a project "
+                        "saved with the window's Data step, Released as, already states it)")
     p.add_argument("--shift-dates", metavar="COL[,COL]:DAYS",
                    help="move every date of one patient by the same random number of days within ±DAYS (needs the "
                         "person column; dates written 2020-03-07)")
@@ -28,70 +29,48 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                         "the project's release context; the reason is kept in the custodian record")
 
 
-class Treated:
-    """What `treatments` did to the table before the release: columns to confirm, public note, raw identifiers."""
-
-    def __init__(self, confirmed=(), note=None, raw=None):
-        self.confirmed = tuple(confirmed)
-        self.note = dict(note or {})
-        self.raw = dict(raw or {})  # {identifier column: its raw values}, checked against the written file
-
-
 def treatments(args, recipe, data, ledger):
-    """Keyed pseudonyms and per-person date shifts (engine/governance/pseudonyms.py), from the options (the window
-    does not offer them yet, so a project never asks for them). Returns (dataset, Treated)."""
+    """Keyed pseudonyms and per-person date shifts: the project's (saved by the window's Data step, "Released
+    as") and those of --pseudonym / --shift-dates, applied by the engine function the window calls
+    (engine/governance/treatments.py). Returns (dataset, Treated)."""
     from ppdp_gui.engine.governance import context as cx
-    from ppdp_gui.engine.governance.pseudonyms import apply_treatments, project_key
+    from ppdp_gui.engine.governance import treatments as tr
     ctx = cx.of(recipe)
-    columns = list(dict.fromkeys(getattr(args, "pseudonym", None) or []))
-    shift_cols, days = [], 0
+    shift_cols, days = [], None
     if getattr(args, "shift_dates", None):
         cols, _, text = args.shift_dates.rpartition(":")
         if not cols or not text.strip().isdigit():
             raise ParameterError(f"--shift-dates {args.shift_dates!r}: write COLUMN[,COLUMN]:DAYS, e.g. "
                                  "admitted,discharged:30")
         shift_cols, days = [c.strip() for c in cols.split(",") if c.strip()], int(text)
-    if not columns and not shift_cols:
-        return data, Treated()
+    wanted = tr.with_options(tr.of_context(ctx), pseudonyms=list(dict.fromkeys(getattr(args, "pseudonym", None)
+                                                                               or [])),
+                             shift_columns=shift_cols, window_days=days)
+    if not wanted.any:
+        return data, tr.Treated()
     if not ctx.project_id:
         raise ParameterError("pseudonyms and date shifts use the project's own key: give the project with --recipe "
                              "(a project gets its id from `ppdp context` or the window's Tools → Release context…)")
-    key = project_key(ledger.path, ctx.project_id)
-    treated, added, note = apply_treatments(data, pseudonym_columns=columns, shift_columns=shift_cols,
-                                            window_days=days, key=key)
-    return treated, Treated(added, note, {c: data.frame[c] for c in columns})
+    return tr.prepare(data, wanted, ledger_path=ledger.path, project_id=ctx.project_id)
 
 
 def before_export(published, recipe, override=None, treated=None):
     """The release context's threshold gate, and the pseudonym statements added to the release's public note."""
     from ppdp_gui.engine.governance.gate import gate_published
     published = gate_published(published, recipe, override)
-    if treated is not None and treated.note:
-        from ppdp_gui.engine.governance.pseudonyms import check_no_raw_values
-        for table in published.release.tables().values():  # before anything is written
-            for column, raw in treated.raw.items():
-                check_no_raw_values(table, raw, column)
-        from ppdp_gui.engine.governance.pseudonyms import NOTE_KEY
-        published.release.note.setdefault(NOTE_KEY, {}).update(treated.note)
+    if treated is not None:
+        from ppdp_gui.engine.governance.treatments import finish
+        published = finish(published, treated)
     return published
 
 
 def check_treated(treated, exported) -> None:
-    """No raw value of a pseudonymised identifier in the written file (read back as text)."""
+    """Say what the export checked of the pseudonymised identifiers on the written file (checks/raw_values.py)."""
     if treated is None or not treated.raw:
         return
-    from ppdp_gui.engine.data.reader import read_table
-    from ppdp_gui.engine.data.schema import NAPolicy
-    from ppdp_gui.engine.governance.pseudonyms import check_no_raw_values
-    written = read_table(exported.files[0], na_policy=NAPolicy(tokens=(), action="category"), own_file=True).frame
-    try:
-        for column, raw in treated.raw.items():
-            n = check_no_raw_values(written, raw, column)
-            _say(f"  checked on the written file: none of the {n:,} values of {column} appears in it")
-    except PpdpError:
-        for path in exported.files:  # it was checked in memory; a file that differs is not left to be published
-            Path(path).unlink(missing_ok=True)
-        raise
+    for c in (exported.note_doc or {}).get("checked on the written file") or []:
+        if str(c.get("claim", "")).startswith("no raw value of"):
+            _say(f"  checked on the written file ({c.get('table')}): {c.get('claim')}")
 
 
 def read_record(path) -> dict:

@@ -144,6 +144,19 @@ def test_every_measure_and_figure_is_in_the_glossary(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_each_figure_is_named_once(name, tmp_path):
+    """The custodian record, `ppdp run` and the window show a figure once, under one name (the group and risk
+    figures come from metrics/risk.group_figures only; a mechanism's measures never repeat them)."""
+    _, _, pub = published(name, tmp_path)
+    said = {}
+    for figure in pub.figures:
+        entry = glossary.figure(figure)
+        said.setdefault((entry.title, entry.formula), []).append(figure)
+    twice = [names for names in said.values() if len(names) > 1]
+    assert not twice, f"{name}: one figure under several names {twice}: keep the glossary's one name"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_the_plain_words_before_a_run_come_from_the_mechanism(name, tmp_path):
     data, planned, _ = published(name, tmp_path)
     shape = planned.mechanism.describe_release(data, planned.params)

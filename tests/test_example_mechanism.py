@@ -20,15 +20,8 @@ from example_mechanism import EXAMPLE, registered  # noqa: E402
 
 @pytest.fixture
 def example(monkeypatch):
-    """The example registered, and the verifier reading its audit tables from the registry line (the verifier's
-    own list does not know a mechanism registered in a test)."""
-    import importlib
-
-    def from_registry(name):
-        module, function = registry.audit_tables(name).split(":")
-        return getattr(importlib.import_module(module), function)()
+    """The example registered: the verifier reads its audit tables from the registry line alone."""
     with registered(monkeypatch):
-        monkeypatch.setattr(audit, "scenarios_for", from_registry)
         yield EXAMPLE
 
 

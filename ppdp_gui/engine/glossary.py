@@ -81,18 +81,23 @@ FIGURES: dict[str, Figure] = {
     "highest re-identification risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest "
                                                "group (lower is better).", "100 / size of the smallest group "
                                                "(prosecutor model)", "lower", "risk"),
-    "max prosecutor risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest group (lower "
-                                    "is better).", "100 / size of the smallest group (prosecutor model)", "lower",
-                                    "risk"),
     "average re-identification risk %": Figure("Average re-identification risk", _RISK_ANY + ", averaged over all "
                                                "rows.", "100 × groups / rows", "lower", "risk"),
     "share of records with risk above 10 %": Figure("Rows at risk", "Share of rows in groups of fewer than 10 rows, "
                                                     "whose risk is above 10 % (lower is better).",
                                                     "rows in groups with 1/size > 0.1, / all rows × 100", "lower",
                                                     "risk"),
-    "records at risk %": Figure("Rows at risk", "Share of rows in groups of fewer than 10 rows, whose risk is above "
-                                "10 % (lower is better).", "rows in groups with 1/size > 0.1, / all rows × 100",
-                                "lower", "risk"),
+    # the same, each patient counted once (metrics/person_risk.py): the dossier's residual risk per patient
+    "patients in the release": Figure("Patients in the release", "Different patients (the person column) whose rows "
+                                      "are in the release's groups.", "distinct person ids of the released rows",
+                                      None, "risk"),
+    "average re-identification risk per patient %": Figure(
+        "Average risk per patient", "Each patient's risk (the largest over the groups their rows are in), averaged "
+        "over patients: each patient counts once, however many rows they have.",
+        "100 × mean over patients of max over their groups of 1 / patients in the group", "lower", "risk"),
+    "share of patients with risk above 10 %": Figure(
+        "Patients at risk", "Share of patients with a row in a group of fewer than 10 patients (lower is better).",
+        "patients whose risk is above 0.1, / all patients × 100", "lower", "risk"),
     "smallest group (rows)": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
                                     "quasi-identifiers (higher is safer).", "min over groups of the group size",
                                     "higher", "risk"),
@@ -104,8 +109,6 @@ FIGURES: dict[str, Figure] = {
                              "min over fragments and groups of the group size", "higher", "risk"),
     "groups": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",
                      "distinct combinations of the published quasi-identifiers", None, "other"),
-    "classes": Figure("Groups", "Groups of rows that share the same published quasi-identifier values.",
-                      "distinct combinations of the published quasi-identifiers", None, "other"),
     # attacker models and population uniqueness (metrics/risk_models.py; for the custodian, before and after)
     "prosecutor: records at risk %": Figure(
         "Rows at risk (someone knows the person is in the table)", "Share of rows that someone who knows a person "
@@ -186,13 +189,6 @@ FIGURES: dict[str, Figure] = {
     "suppressed %": Figure("Rows hidden (shown as *)", "Share of rows whose quasi-identifiers are all replaced by "
                            "'*' (within the suppression limit you set).", "suppressed rows / rows × 100", "lower",
                            "utility"),
-    "smallest class": Figure("Smallest group", "Rows in the smallest group of rows sharing the same published "
-                             "quasi-identifiers, hidden rows aside (higher is safer).", "min over groups of their "
-                             "size", "higher", "risk"),
-    "highest risk %": Figure("Highest re-identification risk", _RISK_ANY + ", in the smallest group (lower is "
-                             "better).", "100 / size of the smallest group", "lower", "risk"),
-    "average risk %": Figure("Average re-identification risk", _RISK_ANY + ", averaged over all rows (lower is "
-                             "better).", "100 × groups / rows", "lower", "risk"),
     # DP-PCA, DP-LDA and the record baselines (seed 003): released records against the original ones
     "F-norm": Figure("Distance from the original records", "How far the released records are from the original "
                      "ones, all rows and columns together, on a 0–1 scale per column (lower is better).",

@@ -269,7 +269,7 @@ def open_new_extract(window, recipe, path) -> None:
                 window.mechanism_view.choose(recipe.mechanism, recipe.params)
         except PpdpError as exc:
             show_error(window, exc, context="The project's parameters could not all be restored.")
-        session.governance_context = dict(recipe.context)
+        session.set_context(recipe.context)
         session.project_path = project
 
     window.data_view.load(str(path), recipe=recipe, after=apply)

@@ -396,7 +396,7 @@ class MainWindow(QMainWindow):
                 show_error(self, exc, context="The project's parameters could not all be restored: the others are set; "
                                              "set this one in the Mechanism step.")
             self.previous_releases = list(recipe.releases)
-            self.session.governance_context = dict(recipe.context)  # the release context (engine/governance)
+            self.session.set_context(recipe.context)  # the release context (engine/governance)
             self.session.project_path = str(path)
             self.setWindowTitle(f"{Path(path).name} — ppdp")
             self.add_recent(str(path))

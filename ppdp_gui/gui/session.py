@@ -50,6 +50,7 @@ class Session(QObject):
     releases_changed = Signal()
     exports_changed = Signal()  # a release was exported (the plan and the releases shown stay as they are)
     sweeps_changed = Signal()
+    context_changed = Signal()  # the release context (and with it the keyed pseudonyms, date shifts) was replaced
 
     def __init__(self, ledger=None, parent=None):
         super().__init__(parent)
@@ -87,10 +88,12 @@ class Session(QObject):
         same_file = same_source(self.dataset, dataset)
         memory = {**self.table.param_memory, **({self.mechanism_name: dict(self.params)} if self.mechanism_name
                                                  else {})}
+        context = dict(self.table.governance_context)
         self.dataset = dataset
         self.table = TableState()
         if same_file:  # the same file read again (another missing-value policy, a kind changed): same parameters
             self.table.param_memory = memory
+            self.table.governance_context = context  # and the same release context (pseudonyms, date shifts)
         else:
             self.params = {}
         coverage_cache.keep_only(None if dataset is None else dataset.frame)
@@ -118,6 +121,31 @@ class Session(QObject):
     def set_role(self, column: str, role: Role) -> None:
         if self.dataset is not None and self.dataset.spec(column).role != role:
             self.update_dataset(self.dataset.with_column(column, role=role))
+            from ppdp_gui.engine.governance.treatments import applicable
+            kept = applicable(self.dataset, self.treatments())  # e.g. no pseudonym for a quasi-identifier
+            if kept != self.treatments():
+                self.set_treatments(kept)
+
+    def treatments(self):
+        """The keyed pseudonyms and date shifts the project states (engine/governance/treatments.py)."""
+        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.governance.treatments import of_context
+        return of_context(cx.context_from_json(self.governance_context or None))
+
+    def set_context(self, context: dict) -> None:
+        """The open table's release context, replaced (a project opened, a new extract opened with it)."""
+        self.governance_context = dict(context or {})
+        self.context_changed.emit()
+        self.mechanism_changed.emit()
+
+    def set_treatments(self, treatments) -> None:
+        """The Data step's "Released as" choices, kept in the release context (saved with the project, read by
+        `ppdp run --recipe` alike); the run applies them (gui/workers/tasks.py → governance/treatments.py)."""
+        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.governance.treatments import in_context
+        self.governance_context = in_context(cx.context_from_json(self.governance_context or None),
+                                             treatments).to_json()
+        self.mechanism_changed.emit()  # what the release contains changed: the Run step says it again
 
     def confirm_roles(self) -> None:
         """The custodian's "Confirm roles and kinds": every role and kind shown is now theirs, not a guess read

@@ -82,7 +82,7 @@ def test_lower_is_better_figures_are_read_the_right_way_round():
 
 def test_knee_when_the_figure_still_improves_at_the_end():
     result = sweep("k", [2, 5, 10, 20, 50], {"NCP %": [8, 12, 15, 20, 28],
-                                             "max prosecutor risk %": [50, 20, 10, 5, 2]})
+                                             "highest re-identification risk %": [50, 20, 10, 5, 2]})
     a = advise(result, more_private="higher", label="k")
     assert a.rule == "knee" and a.value == 10
     assert "65% of the improvement in information loss is reached at k = 10" in a.reason and "15 %" in a.reason
@@ -98,7 +98,7 @@ def test_steady_improvement_gets_no_single_value():
 
 def test_the_measure_shown_is_used_when_it_is_a_utility_figure():
     result = sweep("k", [2, 5, 10], {"NCP %": [10, 18, 25], "F-measure tree %": [80, 79.9, 70],
-                                     "max prosecutor risk %": [50, 20, 10]})
+                                     "highest re-identification risk %": [50, 20, 10]})
     assert primary_measure(result.measure_names) == "NCP %"
     on_loss = advise(result, more_private="higher", label="k")
     assert on_loss.value is None and "keeps improving all the way from k = 10 (25 %) to k = 2 (10 %)" in \
@@ -106,7 +106,7 @@ def test_the_measure_shown_is_used_when_it_is_a_utility_figure():
     on_f = advise(result, more_private="higher", measure="F-measure tree %", label="k")
     assert on_f.value == 5 and on_f.measure == "F-measure tree %"
     # a risk figure is not a utility: the advice stays on the primary one
-    assert advise(result, more_private="higher", measure="max prosecutor risk %").measure == "NCP %"
+    assert advise(result, more_private="higher", measure="highest re-identification risk %").measure == "NCP %"
 
 
 def test_no_advice_without_a_utility_figure_or_with_several_parameters():

@@ -58,7 +58,7 @@ def test_a_bad_context_is_one_message_naming_the_field(tmp_path, bad, field):
 
 def test_gate_decisions():
     public = cx.ReleaseContext(release="public")
-    figures = {"highest re-identification risk %": 20.0, "max prosecutor risk %": 20.0}
+    figures = {"highest re-identification risk %": 20.0}
     assert not check_release(figures, public).allowed
     assert check_release({"highest re-identification risk %": 5.0}, public).allowed
     assert check_release(figures, public, dp=True).allowed  # ε protects a DP release

@@ -6,7 +6,9 @@ PDF (a valid PDF with the same text)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 import pypdfium2 as pdfium
@@ -53,6 +55,64 @@ def table_value(text: str, key: str) -> str:
     raise AssertionError(f"{key!r} not in the table")
 
 
+def table_cell(text: str, key: str, column: int) -> str:
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == key:
+            return cells[column]
+    raise AssertionError(f"{key!r} not in the table")
+
+
+def test_residual_risk_is_per_patient_when_the_table_has_a_person_column(released, tmp_path):
+    """Patients with several encounters: a group of 5 rows may hold 3 patients. The dossier's initial and residual
+    risk are both per patient (each patient once, their largest risk), said so, and differ from the per-row
+    figures the record also holds."""
+    src, project, record_path = released
+    out = tmp_path / "dossier.md"
+    assert cli.main(["dossier", "--record", str(record_path), "--recipe", str(project), "--layout", "hipaa",
+                     "--out", str(out)]) == 0
+    got = {re.sub(r"^\d+\. ", "", t): b for t, b in sections(out.read_text(encoding="utf-8")).items()}
+    residual = got["Results after de-identification (for governance only)"]
+    figures = json.loads(record_path.read_text(encoding="utf-8"))["figures (against the true data)"]
+    assert "per patient (patient_nbr)" in residual and "each patient counts once" in residual
+    assert "these figures are per row" not in residual
+    frame = pd.read_csv(src, dtype=str, keep_default_na=False)
+    assert int(table_cell(residual, "patients", 2)) == frame["patient_nbr"].nunique()
+    average = float(table_cell(residual, "average risk", 2))
+    share = float(table_cell(residual, "share of patients above 10 %", 2))
+    assert average == pytest.approx(figures["average re-identification risk per patient %"] / 100, rel=1e-5)
+    assert share == pytest.approx(figures["share of patients with risk above 10 %"] / 100, rel=1e-5)
+    # per patient is not per row here: patients with several rows make the two differ
+    assert abs(average - figures["average re-identification risk %"] / 100) > 0.005
+    assert abs(share - figures["share of records with risk above 10 %"] / 100) > 0.01
+    # the initial column, counted here independently in the same way
+    persons = frame.groupby(["race", "gender", "age"])["patient_nbr"].transform("nunique")
+    per_person = (1 / persons).groupby(frame["patient_nbr"]).max()
+    assert float(table_cell(residual, "average risk", 1)) == pytest.approx(per_person.mean(), rel=1e-5)
+    assert float(table_cell(residual, "share of patients above 10 %", 1)) == pytest.approx(
+        (per_person > 0.1).mean(), rel=1e-5)
+
+
+def test_release_figures_per_patient_recounted():
+    """The record's per-patient figures, recounted from the released rows and their patients (in memory)."""
+    from ppdp_gui.engine.data.reader import dataset_from_frame
+    from ppdp_gui.engine.pipeline import plan, run_release
+    frame = diabetes_shaped(600)
+    data = dataset_from_frame(frame, roles={"patient_nbr": Role.PERSON, "encounter_id": Role.IDENTIFIER,
+                                            "gender": Role.QUASI_IDENTIFIER, "age": Role.QUASI_IDENTIFIER,
+                                            "race": Role.QUASI_IDENTIFIER})
+    published = list(run_release(plan(data, "Mondrian", {"k": 4})))[-1]
+    table, ids = published.release.table, published.person_ids["table"]
+    groups = table.groupby(["race", "gender", "age"], dropna=False).ngroup()
+    persons = pd.Series(ids).groupby(groups.to_numpy()).transform("nunique").to_numpy()
+    per_patient = pd.Series(1 / persons).groupby(ids).max()
+    fig = published.figures
+    assert fig["patients in the release"] == per_patient.size
+    assert fig["highest re-identification risk %"] == pytest.approx(100 * per_patient.max())
+    assert fig["average re-identification risk per patient %"] == pytest.approx(100 * per_patient.mean())
+    assert fig["share of patients with risk above 10 %"] == pytest.approx(100 * (per_patient > 0.1).mean())
+
+
 def test_ema_dossier_sections_figures_and_marks(released, tmp_path):
     src, project, record_path = released
     out = tmp_path / "dossier.md"
@@ -68,11 +128,11 @@ def test_ema_dossier_sections_figures_and_marks(released, tmp_path):
                      "Motivated-intruder test (for governance only)"):
         assert expected in titles, expected
     by_title = dict(zip(titles, got.values()))
-    # the residual figures are the record's, to the digits written
+    # the residual figures are the record's per-patient ones, to the digits written
     residual = by_title["Residual risk (for governance only)"]
-    for key, value in record["figures (against the true data)"].items():
-        if "risk" in key:
-            assert float(table_value(residual, key)) == pytest.approx(value, rel=1e-5)
+    figures = record["figures (against the true data)"]
+    assert float(table_cell(residual, "highest risk", 2)) == pytest.approx(
+        figures["highest re-identification risk %"] / 100, rel=1e-5)
     utility = by_title["Utility of the release (for governance only)"]
     assert float(table_value(utility, "NCP %")) == pytest.approx(record["figures (against the true data)"]["NCP %"],
                                                                  rel=1e-5)
@@ -115,6 +175,9 @@ def test_pdf_dossier_is_a_pdf_with_the_same_text(released, tmp_path):
                      "--out", str(out)]) == 0
     assert out.read_bytes()[:5] == b"%PDF-"
     doc = pdfium.PdfDocument(str(out))
+    if os.environ.get("PPDP_SCREENSHOTS"):  # the README's picture of the dossier's first page, on request only
+        shots = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+        doc[0].render(scale=1.1).to_pil().convert("P", palette=1, colors=64).save(str(shots / "9_dossier_page1.png"))
     text = " ".join(" ".join(page.get_textpage().get_text_range() for page in doc).split())
     assert len(doc) >= 2
     for words in ("HIPAA Expert Determination", "Threat model", "Results before de-identification",

@@ -105,3 +105,25 @@ def test_the_check_refuses_a_raw_identifier_in_the_output():
     leaked = pd.DataFrame({"patient_nbr_pseudonym": ["ab12", "cd34"], "note": ["seen 7654321", "7654321"]})
     with pytest.raises(CheckError, match="note"):
         check_no_raw_values(leaked, raw, "patient_nbr")
+
+
+def test_the_project_states_the_treatments_and_a_number_with_blanks_is_checked_as_written(tmp_path):
+    """The same engine entry the window's worker calls (governance/treatments.py): the project's statement is
+    applied; a patient number column with blanks is read as floats, and its raw values are looked for in the
+    written file as 12997332, not 12997332.0."""
+    from ppdp_gui.engine.data.reader import dataset_from_frame
+    from ppdp_gui.engine.governance import treatments as tr
+    frame = pd.DataFrame({"mrn": [12997332.0, 15993126.0, None, 12997332.0] * 5, "age": [30, 40, 50, 60] * 5})
+    data = dataset_from_frame(frame, roles={"mrn": Role.IDENTIFIER, "age": Role.QUASI_IDENTIFIER})
+    ctx = tr.in_context(cx.ReleaseContext(), tr.Treatments(("mrn",)))
+    assert ctx.project_id and tr.of_context(cx.context_from_json(ctx.to_json())).pseudonyms == ("mrn",)
+    treated, done = tr.prepare(data, tr.of_context(ctx), ledger_path=tmp_path / "ledger.sqlite",
+                               project_id=ctx.project_id)
+    assert "mrn_pseudonym" in treated.frame.columns and done.confirmed == ("mrn_pseudonym",)
+    assert set(done.raw["mrn"]) == {"12997332", "15993126"}
+    leaked = pd.DataFrame({"mrn_pseudonym": ["ab", "cd"], "note": ["x", "12997332"]})
+    with pytest.raises(CheckError, match="note"):
+        check_no_raw_values(leaked, done.raw["mrn"], "mrn")
+    # a quasi-identifier cannot be replaced by a pseudonym: the project's choice is refused by name
+    with pytest.raises(Exception, match="age"):
+        tr.prepare(data, tr.Treatments(("age",)), ledger_path=tmp_path / "ledger.sqlite", project_id=ctx.project_id)

@@ -11,7 +11,7 @@ from ppdp_gui.engine.checks import check_release
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.kanon.mondrian import Mondrian
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import TaxonomyIndex
+from ppdp_gui.engine.data.qi_coding import TaxonomyIndex
 from ppdp_gui.engine.metrics.information_loss import ncp
 
 from tests.engine.kanon_helpers import (ADULT_NUMERIC, ADULT_QIS, ARX_QIS, adult_dataset, arx_adult_dataset,

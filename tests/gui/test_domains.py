@@ -153,7 +153,7 @@ def test_invalid_bounds_keep_the_dialog_open_and_cancel_changes_nothing(loaded_w
 def test_public_domain_column_shows_the_domain_and_remove(loaded_window, qtbot):
     w = loaded_window
     dv = w.data_view
-    assert dv.columns.horizontalHeaderItem(4).text() == "Public domain"
+    assert dv.columns.horizontalHeaderItem(5).text() == "Public domain"  # after Role, Released as, Distinct
     assert dv.domain_item("age").text() == "0 to 100 (taxonomy)"  # what the bundled hierarchy's labels state
     w.session.set_taxonomy("race", None)
     assert dv.domain_item("race").text() == "—"

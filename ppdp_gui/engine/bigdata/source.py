@@ -33,7 +33,8 @@ from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
 from ppdp_gui.engine.data.guards import Limits
 from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
-from ppdp_gui.engine.data.prechecks import check_parquet, check_regular, scan_text_file
+from ppdp_gui.engine.data.delimited import scan_text_file
+from ppdp_gui.engine.data.prechecks import check_parquet, check_regular
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, SourceInfo
 from ppdp_gui.engine.data.writer import file_sha256
 from ppdp_gui.engine.errors import DataError
@@ -321,6 +322,10 @@ class LargeDataset(Dataset):
     @property
     def n_rows(self) -> int:
         return self.table.n_rows if self.table is not None else 0
+
+    @property
+    def larger_than_memory(self) -> bool:
+        return self.table is not None
 
 
 def is_large(data) -> bool:

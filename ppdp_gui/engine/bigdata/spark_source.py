@@ -148,7 +148,7 @@ class SparkTableSource(TableSource):
                 raw = self.spark.read.parquet(self.url)
             else:
                 if limits is not None:  # NUL bytes, UTF-8, a gzip's expansion, the delimiter: as the reader
-                    from ppdp_gui.engine.data.prechecks import scan_text_file
+                    from ppdp_gui.engine.data.delimited import scan_text_file
                     delim = scan_text_file(self.path, limits, delimiter)[0]
                 else:
                     delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else ",")

@@ -11,11 +11,13 @@ import codecs
 import csv
 import io
 import re
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ppdp_gui.engine.data.guards import check_columns
+from ppdp_gui.engine.data.guards import Limits, check_columns, check_names
+from ppdp_gui.engine.data.prechecks import TextScan, open_regular, text_blocks
 from ppdp_gui.engine.errors import DataError
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -31,7 +33,6 @@ def delimiter_name(delimiter: str) -> str:
 def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
     """UTF-8 bytes without BOM; the input must be UTF-8 unless the user chose an encoding (never a silent guess).
     UTF-8 text is checked by `prechecks.TextScan`, the check the large-table engine makes on the same file."""
-    from ppdp_gui.engine.data.prechecks import TextScan
     enc = encoding or "utf-8"
     utf8 = enc.lower().replace("_", "-") in ("utf-8", "utf8")
     if utf8:
@@ -216,3 +217,35 @@ def parse_delimited(data: bytes, delimiter: str, path: str) -> tuple[list[str], 
     if table.num_rows <= 1:
         raise DataError(f"has a header on line {header_line} but no data rows", path=path, line=header_line + 1)
     return header, header_line, table.slice(1)
+
+
+def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> tuple[str, int, list[str]]:
+    """The large-table engine's pre-read of a CSV/TSV (optionally .gz): the whole text streamed once through
+    `TextScan` (NUL bytes, UTF-8) and the gzip cap, then the header's width and names checked as the in-memory
+    reader checks them. Returns the delimiter (given, or sniffed by the reader's rule from the first MiB), the
+    header's line and its names (stripped, as the reader names the columns)."""
+    where = str(path)
+    name = path.name.lower()
+    handle, _st = open_regular(path)
+    with handle:
+        gz = name.endswith(".gz") or handle.read(2) == b"\x1f\x8b"
+    scan = TextScan(where)
+    head = b""
+    empty = True
+    for chunk in text_blocks(path, limits, gz):
+        if len(head) < (1 << 20):
+            head += chunk[: (1 << 20) - len(head)]
+        empty = empty and not chunk.strip()
+        scan.feed(chunk)
+    scan.feed(b"", final=True)
+    if empty:
+        raise DataError("the file is empty", path=where, line=1)
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    head = head.decode("utf-8", errors="ignore").encode("utf-8")  # a character cut at the end is dropped
+    delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else sniff_delimiter(head_text(head)))
+    line, names = header_fields(head, delim, where)
+    check_columns(len(names), where, line)
+    named = [n for n in names if n.strip()]  # a blank name is refused by the reader only if its column has values
+    check_names(named or names, where, line)
+    return delim, line, [n.strip() for n in names]

@@ -84,9 +84,8 @@ def impute_public(data) -> tuple[object, list[str]]:
     dataset to release and, for the custodian only, what was filled (counts)."""
     import numpy as np
 
-    from ppdp_gui.engine.bigdata.source import is_large
     from ppdp_gui.engine.data.domains import numeric_bounds
-    if is_large(data):
+    if data.larger_than_memory:
         return data, []
     frame, notes = None, []
     for spec in data.schema:

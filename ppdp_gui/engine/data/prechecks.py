@@ -8,7 +8,7 @@ by the large-table engine). So both engines call these, with the limits of `guar
   writer forever, a device may never end, a folder or a socket is not a table. Each is refused *before* it is
   read, without blocking: the file is opened non-blocking and its type read from the open handle (no window
   between the check and the read). Every path the app reads goes through here: tables, hierarchies, projects.
-- **Text** (`TextScan`, `scan_text_file`): NUL bytes (a binary file, or UTF-16 text) and UTF-8, block by block,
+- **Text** (`TextScan`; `delimited.scan_text_file` for the large-table engine): NUL bytes (a binary file, or UTF-16 text) and UTF-8, block by block,
   naming the line and column of the first bad byte; a gzip is expanded streaming and stopped as soon as it passes
   `Limits.expanded` (a decompression bomb is never expanded); the header's width and names (`guards`).
 - **Parquet** (`check_parquet`): from the footer alone, before any data page is read: nested columns, the
@@ -171,39 +171,6 @@ def text_blocks(path: Path, limits: Limits, gz: bool, block: int = _BLOCK):
             if gz:
                 raise DataError(f"is not a complete gzip file ({exc})", path=where) from None
             raise DataError(f"cannot be read: {exc}", path=where) from None
-
-
-def scan_text_file(path: Path, limits: Limits, delimiter: str | None) -> tuple[str, int, list[str]]:
-    """The large-table engine's pre-read of a CSV/TSV (optionally .gz): the whole text streamed once through
-    `TextScan` (NUL bytes, UTF-8) and the gzip cap, then the header's width and names checked as the in-memory
-    reader checks them. Returns the delimiter (given, or sniffed by the reader's rule from the first MiB), the
-    header's line and its names (stripped, as the reader names the columns)."""
-    from ppdp_gui.engine.data.delimited import head_text, header_fields, sniff_delimiter
-    where = str(path)
-    name = path.name.lower()
-    handle, _st = open_regular(path)
-    with handle:
-        gz = name.endswith(".gz") or handle.read(2) == b"\x1f\x8b"
-    scan = TextScan(where)
-    head = b""
-    empty = True
-    for chunk in text_blocks(path, limits, gz):
-        if len(head) < (1 << 20):
-            head += chunk[: (1 << 20) - len(head)]
-        empty = empty and not chunk.strip()
-        scan.feed(chunk)
-    scan.feed(b"", final=True)
-    if empty:
-        raise DataError("the file is empty", path=where, line=1)
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    head = head.decode("utf-8", errors="ignore").encode("utf-8")  # a character cut at the end is dropped
-    delim = delimiter or ("\t" if ".tsv" in name or ".tab" in name else sniff_delimiter(head_text(head)))
-    line, names = header_fields(head, delim, where)
-    check_columns(len(names), where, line)
-    named = [n for n in names if n.strip()]  # a blank name is refused by the reader only if its column has values
-    check_names(named or names, where, line)
-    return delim, line, [n.strip() for n in names]
 
 
 # ---- Parquet ---------------------------------------------------------------------------------------------------

@@ -145,6 +145,12 @@ class Dataset:
     def n_rows(self) -> int:
         return len(self.frame)
 
+    @property
+    def larger_than_memory(self) -> bool:
+        """Whether the rows stay in their file (engine/bigdata's LargeDataset says yes): code below the large-table
+        engine asks the table, not the engine."""
+        return False
+
     # --- immutable updates ---------------------------------------------------------------------------------
     def with_column(self, name: str, **changes) -> "Dataset":
         """A copy with one column's spec changed (role, kind or taxonomy). A taxonomy is checked as it is attached

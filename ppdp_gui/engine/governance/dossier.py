@@ -283,10 +283,20 @@ def _residual(f: Facts, title: str) -> Section:
         return s.p("No re-identification risk was measured on this release (a table of counts, synthetic rows, or "
                    "no quasi-identifier kept).")
     fig = f.figures
-    rows = [[k, v] for k, v in fig.items() if "risk" in str(k).lower()]
-    s.p(f"Measured on the released table (per row of the release), as the custodian record holds it:")
-    s.table(["figure", "value"], rows)
-    s.p(f"Highest risk of the release: {num(f.residual)}.")
+    per_patient = f.person is not None and PER_PATIENT[2] in fig
+    if per_patient:
+        s.p(f"Measured on the released table per patient ({f.person}), as the custodian record holds it: a "
+            "patient's risk is one over the number of distinct patients in the group of each of their released "
+            "rows, the largest over their rows; each patient counts once. The source table beside it is counted "
+            "the same way:")
+        s.table(["figure, per patient", "source table (initial)", "release (residual)"],
+                _side_by_side(f.initial, fig))
+        s.p(f"Highest risk of a patient in the release: {num(fig[PER_PATIENT[1]] / 100)}.")
+    else:
+        rows = [[k, v] for k, v in fig.items() if "risk" in str(k).lower()]
+        s.p("Measured on the released table (per row of the release), as the custodian record holds it:")
+        s.table(["figure", "value"], rows)
+        s.p(f"Highest risk of the release: {num(f.residual)}.")
     if f.threshold is not None:
         ok = f.residual <= f.threshold + 1e-12
         s.p(f"Threshold: {num(f.threshold)}. The release {'meets' if ok else 'EXCEEDS'} it.")
@@ -298,11 +308,27 @@ def _residual(f: Facts, title: str) -> Section:
     for o in overrides:
         s.p(f"Exported above the threshold by explicit override on {o.get('when')}"
             f"{' by ' + o['by'] if o.get('by') else ''}: {o.get('reason')}")
-    if f.person:
+    if f.person and not per_patient:
         s.p("The released table holds no person column, so these figures are per row: where one patient has several "
             "rows in a group, the group holds fewer distinct patients than rows and that patient's risk is higher "
             "than shown (the release's own k-anonymity claim says whether it counted persons).")
     return s
+
+
+#: the custodian record's per-patient figures of a release with a person column (metrics/person_risk.py)
+#: (the highest is the smallest group's, counted in persons: the one figure `group_figures` names)
+PER_PATIENT = ("patients in the release", "highest re-identification risk %",
+               "average re-identification risk per patient %", "share of patients with risk above 10 %")
+
+
+def _side_by_side(initial: PersonRisk | None, fig: dict) -> list[list]:
+    """Initial and residual risk per patient, row by row (risks as shares, as the initial risk section writes
+    them); the initial column is empty when the source could not be read again."""
+    names = ["patients", "highest risk", "average risk", "share of patients above 10 %"]
+    before = ([initial.units, initial.highest, initial.average, initial.at_risk_10]
+              if initial is not None and initial.unit.startswith("person") else ["—"] * 4)
+    after = [fig.get(PER_PATIENT[0])] + [None if fig.get(k) is None else fig[k] / 100 for k in PER_PATIENT[1:]]
+    return [[n, b, "—" if a is None else a] for n, b, a in zip(names, before, after)]
 
 
 def _intruder(f: Facts, title: str) -> Section:

@@ -18,6 +18,8 @@ def dossier_pdf(dossier: Dossier) -> bytes:
     doc.paragraph("Sections marked “for governance only” hold figures measured on the source table, the release "
                   "context or the ledger's history: they must not be published with the release.", 9, bold=True)
     for i, section in enumerate(dossier.sections, 1):
+        if doc.pdf.will_page_break(40):  # a heading never stands alone at the foot of a page
+            doc.pdf.add_page()
         doc.heading(section.heading(i))
         for block in section.blocks:
             if block[0] == "p":

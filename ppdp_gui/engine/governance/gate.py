@@ -38,7 +38,6 @@ def measured_highest_risk(figures: Mapping[str, float]) -> float | None:
     values = [float(v) for k, v in (figures or {}).items()
               if "highest" in str(k).lower() and "risk" in str(k).lower() and str(k).endswith("%")
               and "input" not in str(k).lower() and v is not None]
-    values += [float(v) for k, v in (figures or {}).items() if str(k) == "max prosecutor risk %" and v is not None]
     return max(values) / 100 if values else None
 
 

@@ -2,7 +2,8 @@
 
 With a person column (`Role.PERSON`: the patient number, several rows per patient) an equivalence class of
 k rows may hold fewer than k patients; the prosecutor's chance of picking out a patient of the class is one over
-the number of *distinct persons* in it, and a patient's risk is the largest over the classes their rows fall in.
+the number of *distinct persons* in it, and a patient's risk is the largest over the classes their rows fall in
+(metrics/person_risk.py, which the release's own figures use too, so initial and residual risk count alike).
 Without a person column every row is taken to be a different person (the row-level figures of risk_models).
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.metrics.risk_models import class_ids
@@ -26,26 +26,21 @@ class PersonRisk:
     average: float
     at_risk: float  # share of persons whose risk is above `threshold`
     threshold: float
+    #: the share of units above 10 %, the cut the custodian record's release figures use (dossier: initial vs
+    #: residual side by side)
+    at_risk_10: float = 0.0
 
 
 def person_risk(frame: pd.DataFrame, qis: Sequence[str], person: str | None = None,
                 threshold: float = 0.1) -> PersonRisk:
-    """Prosecutor risk per person on `qis` (see the module docstring); per row when `person` is None."""
+    """Prosecutor risk per person on `qis` (metrics/person_risk.py); per row when `person` is None."""
+    from ppdp_gui.engine.metrics.person_risk import unit_risk
     cid = class_ids(frame, list(qis))
-    if person is None or person not in frame.columns:
-        sizes = np.bincount(cid)
-        risk = 1.0 / sizes[cid]
-        return PersonRisk("row", int(len(frame)), int(sizes.size), float(risk.max(initial=0.0)),
-                          float(risk.mean()) if len(risk) else 0.0,
-                          float((risk > threshold).mean()) if len(risk) else 0.0, threshold)
-    who = pd.Series(frame[person].to_numpy()).astype(str)
-    pairs = pd.DataFrame({"c": cid, "p": who}).drop_duplicates()
-    persons_in = np.bincount(pairs["c"].to_numpy(), minlength=int(cid.max(initial=-1)) + 1)
-    pairs["r"] = 1.0 / persons_in[pairs["c"].to_numpy()]
-    per_person = pairs.groupby("p", sort=False)["r"].max().to_numpy()
-    return PersonRisk(f"person ({person})", int(per_person.size), int((persons_in > 0).sum()),
-                      float(per_person.max(initial=0.0)), float(per_person.mean()) if per_person.size else 0.0,
-                      float((per_person > threshold).mean()) if per_person.size else 0.0, threshold)
+    persons = frame[person].to_numpy() if person is not None and person in frame.columns else None
+    r = unit_risk(cid, persons, threshold)
+    at_10 = r.at_risk if threshold == 0.1 else unit_risk(cid, persons, 0.1).at_risk
+    return PersonRisk(f"person ({person})" if persons is not None else "row", r.units, r.classes, r.highest,
+                      r.average, r.at_risk, threshold, at_10)
 
 
 def source_as_released(recipe, record: dict | None = None):

@@ -14,13 +14,12 @@
 The key is 32 random bytes in ``<ledger folder>/pseudonym-keys/<project id>.key`` (mode 0600), beside the ledger's
 own key: never in the release, never in the project file. The ledger package is only read (its folder).
 
-Wiring (documented limitation): the treatments are applied to the table before the release is made
-(`apply_treatments`), adding `<column>_pseudonym` as an insensitive column the custodian confirmed for
-publication, and shifting date columns in place; the original identifier keeps its role and is never released.
-`ppdp run --pseudonym COL --shift-dates COL:DAYS` uses it (the window does not offer it yet, so a project never
-asks for it: the same recipe gives the same release in both); the release note states it under
-"pseudonyms and date shifts", from which the dossier and the value map read it; `check_no_raw_values` verifies, in
-memory before writing and on the written file, that no raw identifier value appears in the release.
+Wiring: the treatments are applied to the table before the release is made (`apply_treatments`, called by
+treatments.py for the window and `ppdp run` alike), adding `<column>_pseudonym` as an insensitive column the
+custodian confirmed for publication, and shifting date columns in place; the original identifier keeps its role
+and is never released. The release note states it under "pseudonyms and date shifts", from which the dossier and
+the value map read it; `checks/raw_values.py` verifies, in memory before writing and on the written file (in the
+export), that no raw identifier value appears in the release.
 """
 
 from __future__ import annotations
@@ -35,12 +34,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.data.schema import ColumnSpec, Dataset, Role
-from ppdp_gui.engine.errors import CheckError, DataError, ParameterError
+from ppdp_gui.engine.checks.raw_values import MIN_CHECKED_LENGTH, check_no_raw_values  # noqa: F401 (re-exported)
+from ppdp_gui.engine.checks.raw_values import PSEUDONYM_SUFFIX as SUFFIX
+from ppdp_gui.engine.data.schema import MISSING_LABEL, ColumnSpec, Dataset, Role
+from ppdp_gui.engine.errors import DataError, ParameterError
 
 HEX_DIGITS = 20
-SUFFIX = "_pseudonym"
-MIN_CHECKED_LENGTH = 5  # raw values shorter than this (a ward number "12") can equal unrelated cells
 
 
 def key_path(ledger_path, project_id: str) -> Path:
@@ -78,10 +77,12 @@ def _keyed(key: bytes, label: bytes, values: pd.Series) -> tuple[np.ndarray, lis
 
 
 def pseudonyms(values: pd.Series, key: bytes) -> pd.Series:
+    """Each value's pseudonym; a missing value (empty, or the "(missing)" category) stays missing rather than
+    giving every patient without a number one shared pseudonym."""
     codes, digests = _keyed(key, b"pseudonym|", values)
     table = np.asarray([d.hex()[:HEX_DIGITS] for d in digests], dtype=object)
     out = pd.Series(table[codes] if len(codes) else [], index=values.index, dtype="string")
-    return out.where(values.notna())
+    return out.where(values.notna() & (values.astype("string") != MISSING_LABEL))
 
 
 def person_shifts(persons: pd.Series, key: bytes, window_days: int) -> np.ndarray:
@@ -93,14 +94,18 @@ def person_shifts(persons: pd.Series, key: bytes, window_days: int) -> np.ndarra
 
 
 def shift_dates(values: pd.Series, shifts: np.ndarray, column: str) -> pd.Series:
+    """Each date moved by its row's shift; a missing date (empty, or the "(missing)" category a blank reads as
+    when missing values are kept) stays as it is."""
     text = values.astype("string")
+    missing = text.isna() | (text == MISSING_LABEL)
+    text = text.mask(missing)
     dates = pd.to_datetime(text, format="%Y-%m-%d", errors="coerce")
     bad = text.notna() & dates.isna()
     if bad.any():
         raise DataError(f"{text[bad].iloc[0]!r} is not a date written as 2020-03-07; only such dates can be "
                         "shifted", column=column)
     moved = dates + pd.to_timedelta(shifts, unit="D")
-    return moved.dt.strftime("%Y-%m-%d").astype("string").where(text.notna())
+    return moved.dt.strftime("%Y-%m-%d").astype("string").where(text.notna(), values.astype("string"))
 
 
 def apply_treatments(dataset: Dataset, *, pseudonym_columns=(), shift_columns=(), window_days: int = 0,
@@ -155,19 +160,3 @@ def treated_in(record: dict) -> tuple[dict[str, str], list[str], int | None]:
     names = {k: k[: -len(SUFFIX)] for k in details if str(k).endswith(SUFFIX)}
     shift = details.get("date shift") or {}
     return names, list(shift.get("columns") or []), shift.get("window days")
-
-
-def check_no_raw_values(written: pd.DataFrame, raw: pd.Series, column: str) -> int:
-    """Raise CheckError when a raw value of `column` (at least MIN_CHECKED_LENGTH characters) appears in any cell
-    of the written table; the pseudonym column is checked for every raw value whatever its length. Returns the
-    number of distinct raw values checked."""
-    values = pd.Series(raw.dropna().astype(str).str.strip().unique())
-    long = set(values[values.str.len() >= MIN_CHECKED_LENGTH])
-    everything = set(values)
-    for name in written.columns:
-        cells = written[name].astype(str).str.strip()
-        hits = cells.isin(everything if name == column + SUFFIX else long)
-        if hits.any():
-            raise CheckError(f"the written file holds a value of the identifier {column} in its column {name} "
-                             f"(row {int(np.argmax(hits.to_numpy())) + 1}); nothing may be published")
-    return len(everything)

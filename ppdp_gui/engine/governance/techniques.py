@@ -131,7 +131,10 @@ def techniques(record: dict, context: ReleaseContext | None = None) -> list[Tech
                 steps.append(GENERALISATION)
                 if _suppression(record):
                     steps.append(SUPPRESSION)
-                detail = detail or "generalised to groups of at least k"
+                k = ((record.get("release note") or {}).get("parameters") or {}).get("k")
+                who = "patients" if any(c.get("role") == "person" for c in record.get("columns") or []) else "rows"
+                detail = detail or (f"generalised so that every group holds at least {k} {who}"
+                                    if isinstance(k, int) else "generalised to groups of at least k")
         if not steps:
             steps.append(RETAINED)
             detail = "published unchanged"

@@ -55,7 +55,7 @@ def original_features(values: dict[str, np.ndarray], domains: dict) -> np.ndarra
 
 def release_f_measures(release, train, test) -> dict[str, float]:
     """F-measure % of a tree and 5-NN trained on `release` (QIs only) and tested on the original `test` rows."""
-    from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier
+    from ppdp_gui.engine.data.qi_coding import code_quasi_identifier
 
     meta = release.record
     cls = train.class_column

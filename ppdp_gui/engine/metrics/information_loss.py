@@ -72,27 +72,16 @@ def class_distortion(original: pd.Series, released: pd.Series) -> int:
 
 
 def kanon_measures(release, train, test=None) -> dict[str, float]:
-    """Figures shown for a k-anonymity release: loss, classes, risk, and F-measures when a class column exists."""
-    from ppdp_gui.engine.metrics import risk
-
+    """Utility figures of a k-anonymity release: loss, group sizes against k, and F-measures when a class column
+    exists. Its groups and risks are the publish path's (metrics/risk.group_figures), never computed here."""
     meta = release.record
     table = release.table
     qis = list(meta["quasi_identifiers"])
     sizes = class_sizes(table, qis)
-    # the risks count persons when the table has a person column (a class's size = its distinct persons)
-    person, rows = train.person_column, getattr(release, "source_rows", {}).get("table")
-    at_risk = sizes
-    if person is not None and rows is not None and len(rows) == len(table) and len(table):
-        from ppdp_gui.engine.metrics.risk_models import class_sizes as unit_sizes
-        ids = pd.factorize(train.frame[person], use_na_sentinel=False)[0][np.asarray(rows)]
-        at_risk = unit_sizes(table, qis, ids)
     out = {
         "NCP %": 100.0 * ncp(table, meta["intervals"], meta["domains"]),
-        "classes": float(sizes.size),
         "C_avg": average_class_size(sizes, meta.get("k")),
         "discernibility": discernibility(sizes),
-        "max prosecutor risk %": 100.0 * risk.prosecutor_risk(at_risk)[0],
-        "records at risk %": 100.0 * risk.records_at_risk(at_risk, threshold=0.1),
     }
     cls = train.class_column
     if cls is not None and test is not None and cls in table.columns and test.n_rows:

@@ -38,6 +38,30 @@ def records_at_risk(sizes: np.ndarray, threshold: float = 0.1) -> float:
     return float(sizes[1.0 / sizes > threshold].sum() / sizes.sum())
 
 
+GROUPS = "groups"
+HIGHEST_RISK = "highest re-identification risk %"
+AVERAGE_RISK = "average re-identification risk %"
+RECORDS_AT_RISK = "share of records with risk above 10 %"
+
+
+def smallest_group_name(persons: bool) -> str:
+    """The smallest group's figure says what it counts: persons (a person column) or rows."""
+    return f"smallest group ({'persons' if persons else 'rows'})"
+
+
+def group_figures(sizes: np.ndarray | None, persons: bool = False) -> dict[str, float]:
+    """The one source of a release's group and risk figures, each under its one name (the glossary's), for the
+    custodian record, `ppdp run`, simulations and the window alike. `sizes`: the released groups' sizes, in
+    persons when `persons`; suppressed rows are no group. Empty when there are no groups (counts, DP, synthetic)."""
+    if sizes is None or np.asarray(sizes).size == 0:
+        return {}
+    sizes = np.asarray(sizes)
+    highest, average = prosecutor_risk(sizes)
+    return {smallest_group_name(persons): float(sizes.min()), GROUPS: float(sizes.size),
+            HIGHEST_RISK: 100 * highest, AVERAGE_RISK: 100 * average,
+            RECORDS_AT_RISK: 100 * records_at_risk(sizes, 0.1)}
+
+
 def journalist_risk(table: pd.DataFrame, intervals: Mapping, population: Mapping[str, np.ndarray],
                     chunk: int = 2_000_000) -> tuple[float, float]:
     """(highest, average over released records) journalist risk against a population.

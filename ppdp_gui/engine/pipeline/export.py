@@ -195,6 +195,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
     keep_note = check_note_target(note_path, published.release_id)
     staged: dict[str, Staged] = {}
     checks: list[ClaimCheck] = []
+    raw_checked: list[dict] = []
     try:
         tables = published.release.tables()
         big = published.release.records  # a large table's rows: written and recounted by DuckDB
@@ -226,6 +227,9 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             # the person column is never written: its ids come from the source, lined up with the rows written
             checks += check_claims({name: frame}, mine, neutralise=neutral, person=published.person_column,
                                    persons=published.person_ids)
+            if published.raw_identifiers:  # keyed pseudonyms: no raw identifier value in the bytes written
+                from ppdp_gui.engine.checks.raw_values import refuse_raw_values
+                raw_checked += refuse_raw_values({name: frame}, published.raw_identifiers)
         from ppdp_gui.engine.checks.never_released import refuse_private_columns  # no identifier leaves
         declared = (published.release.note or {}).get("pseudonyms and date shifts") or {}  # governance/pseudonyms
         refuse_private_columns(published.release.tables(), published.columns, published.person_ids,
@@ -243,7 +247,7 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
                  for name, st in staged.items()]
         note = release_note(published, files)
         note["checked on the written file"] = [{"claim": c.claim.to_json()["claim"], "table": c.claim.table,
-                                                "ok": c.ok} for c in checks]
+                                                "ok": c.ok} for c in checks] + raw_checked
         note_written, kept = _put_note(note, note_path, keep_note, guard, pdf)
         say(0.9, "Putting the checked files in place…")
         try:

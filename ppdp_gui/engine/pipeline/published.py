@@ -64,6 +64,9 @@ class Published:
     #: per released table, the person id of each row (checks/persons.py), kept in memory only so the export can
     #: recount persons on the bytes written; empty without a person column
     person_ids: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    #: raw values of each identifier the release replaced by a keyed pseudonym (governance/treatments.py), kept in
+    #: memory only so the export can check that none of them is in the bytes written (checks/raw_values.py)
+    raw_identifiers: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def person_column(self) -> str | None:

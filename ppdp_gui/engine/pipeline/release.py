@@ -31,6 +31,7 @@ from ppdp_gui.engine.claims import KAnonymity, with_caveats
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
+from ppdp_gui.engine.metrics.risk import group_figures
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.persistence.report import jsonable
 from ppdp_gui.engine.pipeline.plan import Plan
@@ -58,6 +59,20 @@ def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray 
     person of each released row) a group's size is its distinct persons."""
     if release.records is not None:  # a large table's rows: counted in SQL
         return release.records.group_sizes() if any(isinstance(c, KAnonymity) for c in release.claims) else None
+    found = release_groups(release, person_ids)
+    if found is None:
+        return None
+    group, ids = found
+    if ids is not None:
+        return np.bincount(distinct_pairs(group, ids)[0])
+    return np.bincount(group)
+
+
+def release_groups(release: Release, person_ids: dict | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(group id of each released row, its person id or None) for the first k-anonymity claim's table, suppressed
+    rows left out; None for a release without one (or a large table's rows)."""
+    if release.records is not None:
+        return None
     for claim in release.claims:
         if isinstance(claim, KAnonymity):
             table = release.tables().get(claim.table)
@@ -69,21 +84,18 @@ def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray 
             if gone.any():
                 table = table[~gone]
                 ids = None if ids is None else ids[~gone]
-            if ids is not None:
-                group = table.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy()
-                return np.bincount(distinct_pairs(group, ids)[0])
-            return table.groupby(cols, dropna=False, sort=False, observed=True).size().to_numpy()
+            return table.groupby(cols, dropna=False, sort=False, observed=True).ngroup().to_numpy(), ids
     return None
 
 
-def risk_figures(sizes: np.ndarray | None, persons: bool = False) -> dict[str, float]:
-    if sizes is None or sizes.size == 0:
+def person_ids(data, release: Release) -> dict:
+    """Per released table, the person of each released row (empty without a person column, or for a large
+    table's rows, which are never in memory)."""
+    person = data.person_column
+    if person is None or release.records is not None:
         return {}
-    from ppdp_gui.engine.metrics.risk import prosecutor_risk, records_at_risk
-    highest, average = prosecutor_risk(sizes)
-    return {f"smallest group ({'persons' if persons else 'rows'})": float(sizes.min()), "groups": float(sizes.size),
-            "highest re-identification risk %": 100 * highest, "average re-identification risk %": 100 * average,
-            "share of records with risk above 10 %": 100 * records_at_risk(sizes, 0.1)}
+    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
+    return released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
 
 
 def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | None = None
@@ -101,7 +113,11 @@ def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | 
     sizes = None
     try:
         sizes = class_sizes(release, person_ids)
-        out.update(risk_figures(sizes, persons=bool(person_ids)))
+        out.update(group_figures(sizes, persons=bool(person_ids)))
+        found = release_groups(release, person_ids) if person_ids else None
+        if found is not None and found[1] is not None and found[0].size:  # each patient once (the dossier's)
+            from ppdp_gui.engine.metrics.person_risk import unit_risk, unit_risk_figures
+            out.update(unit_risk_figures(unit_risk(found[0], found[1], 0.1)))
     except Exception as exc:  # noqa: BLE001 - as above
         notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
                      "complete and checked.")
@@ -148,9 +164,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     yield Progress(hi, "recounting every claim of the release")
     claims = with_caveats(release.claims, plan.caveats)
     person = data.person_column
-    unchanged = tuple(data.names_with_role(Role.SENSITIVE, Role.INSENSITIVE))  # published as they are
-    ids = {} if person is None or release.records is not None else \
-        released_person_ids(data.frame[person], release.source_rows, release.tables(), data.frame, unchanged)
+    ids = person_ids(data, release)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
         from ppdp_gui.engine.bigdata.recount import recount
         checks = recount(release.records.source.con, f"({release.records.select()})", claims)

@@ -23,6 +23,14 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.data.domains import fill_from_data
 from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+from ppdp_gui.engine.pipeline.release import class_sizes, person_ids
+
+
+def release_groups(data: Dataset, release) -> dict[str, float]:
+    """The group and risk figures of one simulated release, from the same source as a real release's."""
+    from ppdp_gui.engine.metrics.risk import group_figures
+    ids = person_ids(data, release)
+    return group_figures(class_sizes(release, ids), persons=bool(ids))
 
 
 ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
@@ -147,7 +155,7 @@ def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, 
         release = yield from relay_progress(mech.run(train, rng=rng, **params), i / total, (i + 0.9) / total,
                                             f"{label} (run {rep + 1}): ")
         seconds = time.perf_counter() - started
-        measures = mech.measures(release, train, test) if release is not None else {}
+        measures = {} if release is None else {**mech.measures(release, train, test), **release_groups(train, release)}
         size = {} if release is None else {ROWS_RELEASED: float(len(release.table))}
         rows.append({**point, "repeat": rep, "seconds": seconds, **measures, **size})
         yield Progress((i + 1) / total, f"{label} (run {rep + 1}) done")

@@ -26,8 +26,6 @@ no noise covers.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -39,19 +37,11 @@ from ppdp_gui.engine.verify.audit import (ALPHA, Check, ScenarioResult, Verdict,
                                           seed_of)
 from ppdp_gui.engine.verify.pipeline_files import FilePair, pairs_for, recipe_parts
 from ppdp_gui.engine.verify.pipeline_run import (SCRATCH_CAP, Outcome, fixed_differences, outcome_features,
-                                                 release_file, shorten)
+                                                 release_file, scratch_folder, shorten)
 from ppdp_gui.engine.verify.stats import audit
 
 MIN_FIXED_RUNS = 6  # runs per file before a feature fixed on both sides counts as a difference no noise covers
 SIZES = ("smoke", "quick", "full")
-
-
-def scratch_folder():
-    """A temporary folder for the audit's files and scratch ledgers: in memory (/dev/shm) where there is one, since
-    every run writes, syncs and renames several files; else the system's temporary folder."""
-    shm = Path("/dev/shm")
-    base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
-    return tempfile.TemporaryDirectory(prefix="ppdp-verify-pipeline-", dir=base)
 
 
 def audited_mechanisms() -> list[str]:

@@ -86,8 +86,7 @@ def recount(note: dict, files: dict[str, bytes], persons: dict[str, str]) -> tup
 def person_check(mechanism: str, seed: int = 0, folder: Path | None = None) -> Check:
     """Release the practice file with `mechanism` (k = 3) and recount the patients per class on the written file."""
     from ppdp_gui.engine.privacy.ledger import Ledger
-    from ppdp_gui.engine.verify.pipeline_audit import scratch_folder
-    from ppdp_gui.engine.verify.pipeline_run import SCRATCH_CAP
+    from ppdp_gui.engine.verify.pipeline_run import SCRATCH_CAP, scratch_folder
     name = f"{ID} ({mechanism}, k = {K}; patient P00 has {PERSON_ROWS} rows)"
     text = person_file()
     persons = dict(pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)[[VISIT, PERSON]].values)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,14 @@ SCRATCH_CAP = 10 ** 9
 OUTPUT = "release.csv"
 NOTE = OUTPUT + ".release-note.json"
 REFUSED = "nothing published"
+
+
+def scratch_folder():
+    """A temporary folder for the audit's files and scratch ledgers: in memory (/dev/shm) where there is one, since
+    every run writes, syncs and renames several files; else the system's temporary folder."""
+    shm = Path("/dev/shm")
+    base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+    return tempfile.TemporaryDirectory(prefix="ppdp-verify-pipeline-", dir=base)
 
 
 @dataclass

@@ -10,11 +10,12 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QToolButton,
-                               QVBoxLayout, QWidget)
+                               QPushButton, QSpinBox, QSplitter, QTableView, QTableWidget, QTableWidgetItem,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.data.missing import WARN_SHARE, left_out_by_the_data
 from ppdp_gui.engine.data.schema import Dataset, NAPolicy, Role
+from ppdp_gui.engine.governance import treatments as tr
 from ppdp_gui.engine.pipeline.plan import CONFIRM_BUTTON
 from ppdp_gui.gui.coverage_cache import remember as remember_not_covered
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
@@ -28,7 +29,14 @@ ROLES = tuple(Role)
 ROLE_TEXT = {Role.PERSON: "Person (whose row it is)"}
 ROLE_TIPS = {Role.PERSON: "The column that says whose row it is (a patient number that repeats over several "
                           "encounters): never released, and the unit that privacy protects."}
-DOMAIN_COL, SET_COL = 4, 5  # the "Public domain" text and its Set… button
+TREAT_COL = 3  # "Released as": leave out / keyed pseudonym, keep dates / shift them per patient (beside the role)
+DISTINCT_COL = 4
+DOMAIN_COL, SET_COL = 5, 6  # the "Public domain" text and its Set… button
+TREAT_TIP = ("How this column goes out. An identifier or the person column: left out, or replaced by a keyed "
+             "pseudonym (the same patient gets the same pseudonym in every row and every release of this project; "
+             "nobody without the project's key can turn it back into the number). A date column of a table with a "
+             "person column: kept, or every date of one patient moved by the same number of days within the "
+             "window below. Saved in the project; ppdp run --recipe does the same.")
 #: the default (rows kept) first: the window starts with it
 _NA_ACTIONS = {"category": "Keep missing as its own category", "drop": "Drop rows that have a missing value"}
 
@@ -58,6 +66,7 @@ class DataView(StepView):
         super().__init__(session, runner, parent)
         self.distinct: dict[str, int] = {}
         self.reasons: dict[str, tuple[Role, str]] = {}  # column -> (guessed role, why), from the engine
+        self.date_columns: list[str] = []  # columns of dates (engine: governance/treatments.date_columns)
         self.error_text = ""
         self._loading = False
         self._after_load = None
@@ -117,14 +126,16 @@ class DataView(StepView):
         na_form.addRow("", self.na_apply)
 
         # column kinds and roles
-        self.columns = QTableWidget(0, 6)
-        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Distinct", "Public domain", ""])
+        self.columns = QTableWidget(0, 7)
+        self.columns.setHorizontalHeaderLabels(["Column", "Kind", "Role", "Released as", "Distinct",
+                                                "Public domain", ""])
         self.columns.verticalHeader().setVisible(False)
         header = self.columns.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setSectionResizeMode(DOMAIN_COL, QHeaderView.Stretch)  # long lists are elided; full text in tooltip
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0" * 4))
-        self.columns.horizontalHeaderItem(3).setToolTip("How many different values the column holds.")
+        self.columns.horizontalHeaderItem(DISTINCT_COL).setToolTip("How many different values the column holds.")
+        self.columns.horizontalHeaderItem(TREAT_COL).setToolTip(TREAT_TIP)
         self.columns.horizontalHeaderItem(DOMAIN_COL).setToolTip(
             "The values everyone may know for each column (a range, or a published list of values). A "
             "differentially private release needs them and never reads them from the table.")
@@ -135,6 +146,23 @@ class DataView(StepView):
         self.columns.setWordWrap(False)
         self.columns.setTextElideMode(Qt.ElideRight)
         self.columns.cellDoubleClicked.connect(self._cell_double_clicked)
+        self.shift_days = QSpinBox()
+        self.shift_days.setRange(1, 3650)
+        self.shift_days.setValue(tr.DEFAULT_WINDOW_DAYS)
+        self.shift_days.setPrefix("± ")
+        self.shift_days.setSuffix(" days")
+        self.shift_days.setAccessibleName("Date shift window in days")
+        self.shift_days.setToolTip("Each patient's dates move by the same number of days, drawn between minus and "
+                                   "plus this many days. The window is stated in the release note; the days of "
+                                   "each patient are not.")
+        self.shift_days.valueChanged.connect(self._window_chosen)
+        self.shift_row = QWidget()
+        shift_layout = QHBoxLayout(self.shift_row)
+        shift_layout.setContentsMargins(0, 0, 0, 0)
+        shift_layout.addWidget(QLabel("Window for shifting dates per patient (when chosen under Released as):"))
+        shift_layout.addWidget(self.shift_days)
+        shift_layout.addStretch(1)
+        self.shift_row.setVisible(False)
         self.why_label = note("", object_name="role_why")
         self.why_label.setAccessibleName("Why this role")
         self.columns.currentCellChanged.connect(lambda row, _c, _r, _pc: self._show_why(row))
@@ -153,6 +181,7 @@ class DataView(StepView):
         lv.addWidget(na_box)
         lv.addWidget(QLabel("Columns:"))
         lv.addWidget(self.columns, 1)
+        lv.addWidget(self.shift_row)
         confirm_row = QHBoxLayout()
         confirm_row.addWidget(self.confirm_label, 1)
         confirm_row.addWidget(self.confirm_button, 0, Qt.AlignTop)
@@ -162,7 +191,8 @@ class DataView(StepView):
         split.addWidget(left)
         split.addWidget(self.table)
         split.setStretchFactor(1, 1)
-        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 76, self.fontMetrics().horizontalAdvance("0") * 76])
+        # the column table (seven columns, two combos and "Released as" wide) gets more of the width than the preview
+        split.setSizes([self.fontMetrics().horizontalAdvance("0") * 112, self.fontMetrics().horizontalAdvance("0") * 40])
 
         top = QHBoxLayout()
         top.addWidget(self.open_button)
@@ -181,6 +211,7 @@ class DataView(StepView):
         self.na_tokens.textEdited.connect(lambda _t: self.na_apply.setEnabled(self.session.dataset is not None))
         self.na_action.currentIndexChanged.connect(lambda _i: self.na_apply.setEnabled(self.session.dataset is not None))
         session.dataset_changed.connect(self._dataset_changed)
+        session.context_changed.connect(self._context_changed)
 
     # -- loading --------------------------------------------------------------------------------------------
     def na_policy(self) -> NAPolicy:
@@ -245,6 +276,7 @@ class DataView(StepView):
 
     def _loaded(self, path: str, result) -> None:
         loaded, self.distinct, self.reasons = result.loaded, result.distinct, result.reasons
+        self.date_columns = list(getattr(result, "date_columns", []) or [])
         frame = loaded.dataset.frame
         for spec in loaded.dataset.schema:  # worked out in the worker: the Taxonomies step only looks them up
             if spec.name in result.not_covered:
@@ -337,7 +369,7 @@ class DataView(StepView):
                              f"{ds.source.n_rows_read:,} rows of the file")
             count.setFlags(Qt.ItemIsEnabled)
             count.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            self.columns.setItem(row, 3, count)
+            self.columns.setItem(row, DISTINCT_COL, count)
             self.columns.setItem(row, DOMAIN_COL, self._domain_item(spec))
             button = QToolButton()
             button.setText("Set…")
@@ -345,6 +377,7 @@ class DataView(StepView):
             button.setToolTip(f"State the values of {spec.name} everyone may know (a range, or a list of values).")
             button.clicked.connect(lambda _c=False, n=spec.name: self.edit_domain(n))
             self.columns.setCellWidget(row, SET_COL, button)
+        self._show_treatments(ds)
 
     def _sync_columns(self, ds: Dataset) -> None:
         for row, spec in enumerate(ds.schema):
@@ -360,6 +393,7 @@ class DataView(StepView):
             item, fresh = self.columns.item(row, DOMAIN_COL), self._domain_item(spec)
             if item is None or item.text() != fresh.text() or item.toolTip() != fresh.toolTip():
                 self.columns.setItem(row, DOMAIN_COL, fresh)
+        self._show_treatments(ds)
         self._show_why(self.columns.currentRow())
 
     @staticmethod
@@ -388,8 +422,74 @@ class DataView(StepView):
 
     def _cell_double_clicked(self, row: int, col: int) -> None:
         ds = self.session.dataset
-        if ds is not None and col in (0, 3, DOMAIN_COL) and 0 <= row < len(ds.schema):
+        if ds is not None and col in (0, DISTINCT_COL, DOMAIN_COL) and 0 <= row < len(ds.schema):
             self.edit_domain(ds.schema[row].name)
+
+    # -- "Released as": keyed pseudonyms and date shifts (engine/governance/treatments.py) ----------------------
+    def _show_treatments(self, ds: Dataset) -> None:
+        """One combo per column that can be treated, with the choice the project states; nothing for the others.
+        A combo is made again only when its choices change (a role changed, the window changed)."""
+        chosen = self.session.treatments()
+        choices = tr.options(ds, chosen, self.date_columns)
+        for row, spec in enumerate(ds.schema):
+            words, index = choices.get(spec.name, ([], 0))
+            combo = self.columns.cellWidget(row, TREAT_COL)
+            have = [combo.itemText(i) for i in range(combo.count())] if isinstance(combo, QComboBox) else None
+            if not words:
+                if combo is not None:
+                    self.columns.removeCellWidget(row, TREAT_COL)
+                if self.columns.item(row, TREAT_COL) is None:
+                    item = QTableWidgetItem("as its role says")
+                    item.setFlags(Qt.ItemIsEnabled)
+                    item.setForeground(QBrush(QColor("#666666")))
+                    item.setToolTip("A quasi-identifier is generalised, a sensitive or other column goes out as "
+                                    "the mechanism releases it. " + TREAT_TIP)
+                    self.columns.setItem(row, TREAT_COL, item)
+                continue
+            if have != words or combo.objectName() != f"released_as:{spec.name}":  # (a table opened before)
+                combo = QComboBox()
+                combo.setObjectName(f"released_as:{spec.name}")
+                combo.addItems(words)
+                combo.setAccessibleName(f"How {spec.name} is released")
+                combo.setToolTip(TREAT_TIP)
+                combo.currentIndexChanged.connect(lambda i, n=spec.name: self._treatment_chosen(n, i))
+                self.columns.setCellWidget(row, TREAT_COL, combo)
+            if combo.currentIndex() != index:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+        shifting = any(tr.shift_words(chosen.window_days) in w for w, _ in choices.values())
+        self.shift_row.setVisible(shifting)
+        if self.shift_days.value() != chosen.window_days:
+            self.shift_days.blockSignals(True)
+            self.shift_days.setValue(chosen.window_days)
+            self.shift_days.blockSignals(False)
+
+    def _context_changed(self) -> None:
+        ds = self.session.dataset
+        if ds is not None and not self._columns_later.pending:
+            self._show_treatments(ds)
+
+    def treatment_combo(self, column: str) -> QComboBox | None:
+        self._columns_later.flush()  # filled in a later turn when the table opened
+        return self.columns.cellWidget(self.session.dataset.frame.columns.get_loc(column), TREAT_COL)
+
+    def _treatment_chosen(self, column: str, index: int) -> None:
+        ds = self.session.dataset
+        if ds is None:
+            return
+        now = self.session.treatments()
+        if ds.spec(column).role in tr.PSEUDONYM_ROLES:
+            now = now.choose(column, pseudonym=bool(index))
+        else:
+            now = now.choose(column, shift=bool(index))
+        self.session.set_treatments(now)
+        self._show_treatments(ds)
+
+    def _window_chosen(self, days: int) -> None:
+        if self.session.dataset is not None:
+            self.session.set_treatments(self.session.treatments().with_window(days))
+            self._show_treatments(self.session.dataset)
 
     def role_reason(self, column: str, role: Role) -> str:
         """Why `column` has `role`, in plain words: the engine's reason for its guess, or that the user chose it."""

@@ -58,19 +58,6 @@ def add_line(form: QFormLayout, text: str, *, warn: bool = False) -> None:
     form.addRow(label)
 
 
-def _without_repeats(figures: dict[str, float]) -> dict[str, float]:
-    """Drop a figure that says the same as one already kept (same plain title and value: a mechanism's own
-    "max prosecutor risk %" beside the pipeline's "highest re-identification risk %")."""
-    seen, out = set(), {}
-    for name, value in figures.items():
-        key = (glossary.figure(name).title, round(float(value), 9))
-        if key in seen:
-            continue
-        seen.add(key)
-        out[name] = value
-    return out
-
-
 class FiguresPanel(QWidget):
     """`show_release(published)`; None shows the empty state."""
 
@@ -151,7 +138,7 @@ class FiguresPanel(QWidget):
                            + "</ul>")
         for name, value in explain.release_figures(record).items():
             add_figure(self.release_form, name, value)
-        figures = _without_repeats(dict(record.figures))
+        figures = dict(record.figures)  # each figure once, under its one name (metrics/risk.group_figures)
         risk = {k: v for k, v in figures.items() if glossary.figure(k).kind in RISK_KINDS}
         measures = {k: v for k, v in figures.items() if k not in risk}
         for name, value in {**explain.custodian_figures(record), **measures}.items():

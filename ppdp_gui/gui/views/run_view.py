@@ -151,6 +151,9 @@ class RunView(StepView):
             if p.cost is not None:
                 lines.append(f"<b>Privacy:</b> {escape(cost_words(p.cost, s.dataset.person_column))}.")
             contents = plan_sentences(p) if not p.errors else []
+            if contents:  # keyed pseudonyms and date shifts chosen in the Data step ("Released as")
+                from ppdp_gui.engine.governance.treatments import sentences
+                contents = contents + sentences(s.treatments())
             if contents:
                 lines.append("<b>This release will contain:</b><ul style='margin-top:0'>"
                              + "".join(f"<li>{escape(t)}</li>" for t in contents) + "</ul>")
@@ -329,7 +332,7 @@ class RunView(StepView):
         self.cancel_button.setEnabled(True)
         from ppdp_gui.engine.pipeline.release import test_seed
         args = (registry.get(name), data, params, ledger, s.allow_data_domains, s.separate_dataset, test_seed(),
-                tuple(sorted(s.confirmed_columns)))
+                tuple(sorted(s.confirmed_columns)), dict(s.governance_context or {}))
         self._job = self.runner.start_process(release_job, args,
                                               on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress, on_cancelled=self._cancelled)

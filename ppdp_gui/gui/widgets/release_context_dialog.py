@@ -7,6 +7,7 @@ the export step's gate and the dossier read."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from PySide6.QtCore import QDate
 from PySide6.QtWidgets import (QComboBox, QDateEdit, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
@@ -90,8 +91,11 @@ class ReleaseContextDialog(QDialog):
         own = self._own()
         self.why.setEnabled(own)
         proposed, source = THRESHOLDS[self.kind.currentData()]
-        self.source.setText(f"Your own value; say why below. Proposed for this release: {proposed:.3g} ({source})."
-                            if own else f"Proposed: {source}.")
+        value = self.threshold.value()
+        meaning = (f"{value:.3g} means: nobody can be picked out with a chance above {100 * value:.3g} % (every "
+                   f"group of the release holds at least {math.ceil(1 / value - 1e-9)} patients). ")
+        self.source.setText(meaning + (f"Your own value; say why below. Proposed for this release: {proposed:.3g} "
+                                       f"({source})." if own else f"Proposed: {source}."))
 
     def context(self) -> ReleaseContext:
         """The answers as an engine ReleaseContext (keeping what was recorded before: overrides, attestations)."""

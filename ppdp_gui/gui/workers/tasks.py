@@ -20,12 +20,14 @@ from ppdp_gui.engine.mechanisms.base import Progress
 
 def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domains: bool = False,
                 separate_dataset: bool = False, seed: int | None = None,
-                confirmed_columns: tuple[str, ...] = ()) -> Iterator[Any]:
+                confirmed_columns: tuple[str, ...] = (), context: dict | None = None) -> Iterator[Any]:
     """plan (validated once) then run_release, which reserves ε in the ledger before computing; yields Progress
     and finally the engine's Published. `ledger` is a Ledger or the path of one (the worker process opens its
     own connection to the same file); a DP release without a ledger is refused. `seed`: tests only (the window
     passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set).
-    `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is."""
+    `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is. `context`: the
+    project's release context, whose keyed pseudonyms and date shifts are applied by the engine function `ppdp run`
+    calls (governance/treatments.py)."""
     from ppdp_gui.engine.pipeline import plan, run_release
     from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
     # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
@@ -37,8 +39,16 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
+    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.governance import treatments as tr
+    ctx = cx.context_from_json(context or None)
+    wanted = tr.of_context(ctx)
+    if wanted.any and ledger is None:
+        raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which cannot be opened")
+    data, treated = tr.prepare(data, wanted, ledger_path=getattr(ledger, "path", None), project_id=ctx.project_id)
     planned = plan(data, mechanism, params, ledger=ledger, allow_data_domains=allow_data_domains,
-                   separate_dataset=separate_dataset, confirmed_columns=confirmed_columns)
+                   separate_dataset=separate_dataset,
+                   confirmed_columns=tuple(dict.fromkeys([*confirmed_columns, *treated.confirmed])))
     if planned.is_dp and ledger is None:
         from ppdp_gui.engine.errors import BudgetError
         raise BudgetError("The budget ledger cannot be opened, so this differentially private release could not "
@@ -48,7 +58,9 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
     if planned.over_budget:
         from ppdp_gui.engine.errors import BudgetError
         raise BudgetError(planned.budget_text())
-    yield from run_release(planned, ledger=ledger, seed=seed)
+    from ppdp_gui.engine.pipeline.published import Published
+    for item in run_release(planned, ledger=ledger, seed=seed):
+        yield tr.finish(item, treated) if isinstance(item, Published) else item
 
 
 @dataclass
@@ -61,6 +73,7 @@ class Opened:
     first_runnable: str | None  # the first mechanism (registry order) that can run on it with its defaults
     not_covered: dict[str, list[str]] = field(default_factory=dict)  # column -> values its taxonomy lacks
     ledger: Any = None  # the default budget ledger, opened here when the window asked for it
+    date_columns: list[str] = field(default_factory=list)  # columns of dates a per-patient shift can move
 
 
 def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
@@ -97,8 +110,10 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
                 not_covered[spec.name] = missing_values(spec.taxonomy, frame[spec.name])
             except Exception:  # noqa: BLE001 - the Taxonomies step then checks it itself and shows why
                 pass
+    from ppdp_gui.engine.governance.treatments import date_columns
+    dates = date_columns(dataset)
     yield Progress(1.0, "Loaded")
-    opened = Opened(loaded, distinct, reasons, first, not_covered)
+    opened = Opened(loaded, distinct, reasons, first, not_covered, date_columns=dates)
     yield with_default_ledger(opened) if open_ledger else opened
 
 

@@ -159,7 +159,7 @@ def noisy_counts(cells: np.ndarray, y: np.ndarray, n_cells: int, n_classes: int,
 
 def add_count_noise(true: np.ndarray, *, epsilon: float, rng) -> tuple[np.ndarray, np.ndarray]:
     """`noisy_counts` from the true count of every group (flat, zeros included), however they were counted
-    (here with numpy, or by SQL for a table larger than memory: engine/bigdata/diffgen.py)."""
+    (here with numpy, or by SQL for a table larger than memory: mechanisms/diffgen/sql.py)."""
     scale = 2.0 / float(epsilon)
     keep_idx, keep_val = [], []
     for start in range(0, true.size, _CHUNK):

@@ -149,7 +149,7 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
     classes = list(found.values)
     large = is_large(data)
     if large:
-        from ppdp_gui.engine.bigdata.diffgen import plan_checks
+        from ppdp_gui.engine.mechanisms.diffgen.sql import plan_checks
     seen = distinct_typed(data, cls) if large else data.frame[cls]
     if not set(seen.astype(str).unique()) <= set(classes):
         stray = spelled_outside(sorted(set(seen.astype(str).unique()) - set(classes)), classes)
@@ -184,7 +184,7 @@ def make_plan(data: Dataset, params: dict[str, Any]) -> Plan:
             integer.add(col)
         # the grid of split points: the domain's step, else 1 on whole numbers, else a round step from the bounds
         steps[col] = float(b.step) if b.step else (1.0 if b.integer else grid_step(b.low, b.high))
-        if large:  # counted in SQL (bigdata/diffgen.py); the file was checked to hold numbers when opened
+        if large:  # counted in SQL (diffgen/sql.py); the file was checked to hold numbers when opened
             if data.table.nulls.get(col):  # as numeric_values in memory
                 raise TaxonomyError(f"numeric column {col!r} has missing or non-numeric values")
             outside = plan_checks(data, col, bounds=(b.low, b.high))[1]
@@ -223,7 +223,7 @@ class DiffGen(DPMechanism):
     per_person = GROUP_PRIVACY
     cost_note = ("ε/2 for the generalisation (exponential mechanism, ε/(2(|A_num|+2h)) per call), ε/2 for the noisy "
                  "counts (discrete Laplace 2/ε); per row ε/c with a person column (group privacy)")
-    large_tables = True  # both counting passes run as SQL on a large table (engine/bigdata/diffgen.py)
+    large_tables = True  # both counting passes run as SQL on a large table (mechanisms/diffgen/sql.py)
     summary = ("A table of noisy counts that stays useful for predicting the class: the quasi-identifiers are "
                "made coarser (ages to ranges, values to groups of their taxonomy), refined h times at random with "
                "half of ε, then every group gets a noisy count (DiffGen: Mohammed et al., KDD 2011).")
@@ -338,8 +338,8 @@ class DiffGen(DPMechanism):
         large = is_large(data)
         y = None if large else class_codes(frame[plan.class_column], plan.classes)
         attrs = []
-        if large:  # the first counting pass as SQL GROUP BYs (engine/bigdata/diffgen.py)
-            from ppdp_gui.engine.bigdata.diffgen import build_attrs
+        if large:  # the first counting pass as SQL GROUP BYs (mechanisms/diffgen/sql.py)
+            from ppdp_gui.engine.mechanisms.diffgen.sql import build_attrs
             attrs = build_attrs(data, plan)
         for col in ([] if large else plan.columns):
             if col in plan.bounds:
@@ -351,7 +351,7 @@ class DiffGen(DPMechanism):
                                         utility=params["utility"], rng=rng)
         yield Progress(0.95, "noisy counts")
         if large:  # the second counting pass: GROUP BY cut position × class in SQL, then the same noise
-            from ppdp_gui.engine.bigdata.diffgen import leaf_class_counts
+            from ppdp_gui.engine.mechanisms.diffgen.sql import leaf_class_counts
             shape = tuple(len(a.labels()) for a in attrs)
             n_cells = int(np.prod(shape, dtype=np.int64))
             true = leaf_class_counts(data, plan, attrs, shape)

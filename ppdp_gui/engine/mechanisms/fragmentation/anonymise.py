@@ -63,17 +63,22 @@ def enforce_classes(ecs: list[np.ndarray], y: np.ndarray, n_classes: int, k: int
 
 
 def join_violations(ecs: list[np.ndarray], result: enforce.Enforced, n_classes: int, k: int,
-                    rho: float | None = None) -> int:
-    """Pairs of classes (any two fragments) whose join on the class breaks k-anonymity (or the ρ level)."""
+                    rho: float | None = None, persons: np.ndarray | None = None) -> int:
+    """Pairs of classes (any two fragments) whose join on the class breaks k-anonymity (or the ρ level); with
+    `persons` (the person of each row) a join's tuples are pairs of distinct persons."""
     total = 0
     for a in range(len(ecs)):
         for b in range(a + 1, len(ecs)):
             if result.published is not None:
-                na, nb = np.bincount(ecs[a]), np.bincount(ecs[b])
+                na, nb = np.bincount(ecs[a]), np.bincount(ecs[b])  # the ρ level: versions of rows (the paper's)
                 total += len(enforce.rho_violations(na, result.published[a], nb, result.published[b], k, rho))
+                if persons is not None:  # and the join itself, in pairs of distinct persons
+                    ca = enforce.class_counts(ecs[a], result.labels[a], n_classes, persons) * result.published[a]
+                    cb = enforce.class_counts(ecs[b], result.labels[b], n_classes, persons) * result.published[b]
+                    total += len(enforce.violating_pairs(ca, cb, k))
             else:
-                ca = enforce.class_counts(ecs[a], result.labels[a], n_classes)
-                cb = enforce.class_counts(ecs[b], result.labels[b], n_classes)
+                ca = enforce.class_counts(ecs[a], result.labels[a], n_classes, persons)
+                cb = enforce.class_counts(ecs[b], result.labels[b], n_classes, persons)
                 total += len(enforce.violating_pairs(ca, cb, k))
     return total
 
@@ -90,20 +95,32 @@ def partition_all(codes: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0,
 
 
 def enforce_all(ecs: list[np.ndarray], y: np.ndarray, k: int, *, l: int = 0, strategy: str = "dependency graph",
-                rho: float = 0.5, order_rng=None) -> enforce.Enforced:
+                rho: float = 0.5, order_rng=None, persons: np.ndarray | None = None) -> enforce.Enforced:
     """Step 3 for k-anonymity: make joins on the class k-anonymous with the chosen strategy. (With l ≥ 2 use
-    `enforce_diverse`: class values are kept and groups merged instead.)"""
+    `enforce_diverse`: class values are kept and groups merged instead.) With `persons` the strategy works on
+    rows as the paper states it, then every pair still joining into fewer than k pairs of distinct persons (one
+    patient's several rows with a rare value) is repaired (`enforce.person_repair`)."""
     if l and l > 1:
         raise ValueError("with l ≥ 2 the join condition is met by enforce_diverse, which keeps class values")
-    return enforce_classes(ecs, y, int(y.max()) + 1, k, strategy, rho, order_rng)
+    n_classes = int(y.max()) + 1
+    done = enforce_classes(ecs, y, n_classes, k, strategy, rho, order_rng)
+    if persons is None:
+        return done
+    labels, published = enforce.person_repair(ecs, done.labels, n_classes, k, persons, done.published)
+    if published is None:
+        distorted = [int((lab != y).sum()) for lab in labels]
+    else:
+        distorted = [int((~p[ec, y]).sum()) for p, ec in zip(published, ecs)]
+    return enforce.Enforced(labels, published, distorted)
 
 
 def enforce_diverse(ecs: list[np.ndarray], y: np.ndarray, k: int, l: int, codes: list[np.ndarray],
-                    republish=None) -> tuple[list[np.ndarray], enforce.Enforced, int]:
+                    republish=None, persons: np.ndarray | None = None) -> tuple[list[np.ndarray], enforce.Enforced, int]:
     """Step 3 of the l-diversity extension: class values stay as they are (Theorem 5.1), and the groups of record-
     sharing pairs whose join keeps fewer than k tuples or l common values are merged (`diversity.repair`;
     `republish(f, parts)` gives fragment f's published groups for a partition, default: the partition itself).
     Returns (groups per fragment, kept class values, merges made)."""
     n_classes = int(y.max()) + 1
-    ecs, merges = diversity.repair(ecs, y, n_classes, k, l, codes, republish or (lambda f, parts: parts))
+    ecs, merges = diversity.repair(ecs, y, n_classes, k, l, codes, republish or (lambda f, parts: parts),
+                                   persons=persons)
     return ecs, enforce.Enforced([y.copy() for _ in ecs], None, [0] * len(ecs)), merges

@@ -29,13 +29,14 @@ def shared_pairs(ec_a: np.ndarray, ec_b: np.ndarray) -> np.ndarray:
 
 
 def join_shortfalls(ecs: list[np.ndarray], y: np.ndarray, n_classes: int, k: int,
-                    l: int) -> list[tuple[int, int, np.ndarray]]:
+                    l: int, persons: np.ndarray | None = None) -> list[tuple[int, int, np.ndarray]]:
     """For every two fragments (f, g): the record-sharing group pairs whose join on the class has fewer than k
-    tuples or fewer than l class values in common, as (f, g, array of (i, j))."""
+    tuples or fewer than l class values in common, as (f, g, array of (i, j)). With `persons` (the person of each
+    row) a tuple is a pair of distinct persons: one patient's several rows in both groups make one tuple."""
     out = []
     for f in range(len(ecs)):
         for g in range(f + 1, len(ecs)):
-            ca, cb = class_counts(ecs[f], y, n_classes), class_counts(ecs[g], y, n_classes)
+            ca, cb = class_counts(ecs[f], y, n_classes, persons), class_counts(ecs[g], y, n_classes, persons)
             pairs = shared_pairs(ecs[f], ecs[g])
             a, b = ca[pairs[:, 0]], cb[pairs[:, 1]]
             tuples = (a * b).sum(axis=1)
@@ -83,14 +84,14 @@ def merge_round(ec: np.ndarray, y: np.ndarray, n_classes: int, codes: np.ndarray
 
 
 def repair(ecs: list[np.ndarray], y: np.ndarray, n_classes: int, k: int, l: int, codes: list[np.ndarray],
-           republish, max_rounds: int = 10_000) -> tuple[list[np.ndarray], int]:
+           republish, max_rounds: int = 10_000, persons: np.ndarray | None = None) -> tuple[list[np.ndarray], int]:
     """Merge groups until no record-sharing pair falls short. `republish(f, parts)` returns fragment f's published
     group per row for partition `parts` (ranges wide enough to cover each merged group; labels that snap to the
     same cells merge further). Returns (groups per fragment, merges made)."""
     ecs = list(ecs)
     merges = 0
     for _ in range(max_rounds):
-        short = join_shortfalls(ecs, y, n_classes, k, l)
+        short = join_shortfalls(ecs, y, n_classes, k, l, persons)
         if not short:
             return ecs, merges
         # the fragment and groups involved in most shortfalls go first

@@ -34,10 +34,52 @@ RHO_PAIR_BUDGET = 50_000_000
 
 
 # ---- counting ------------------------------------------------------------------------------------------------
-def class_counts(ec: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """(number of equivalence classes) x (number of class values) matrix of tuple counts."""
+def class_counts(ec: np.ndarray, y: np.ndarray, n_classes: int, persons: np.ndarray | None = None) -> np.ndarray:
+    """(number of equivalence classes) x (number of class values) matrix of tuple counts; with `persons` (the
+    person of each row) of distinct persons: a patient's several rows with one class value in one group count
+    once, so a join on the class counts pairs of persons, not pairs of rows."""
     n_ec = int(ec.max()) + 1 if len(ec) else 0
-    return np.bincount(ec * n_classes + y, minlength=n_ec * n_classes).reshape(n_ec, n_classes)
+    key = ec.astype(np.int64) * n_classes + y
+    if persons is not None:
+        _, who = np.unique(np.asarray(persons), return_inverse=True)
+        pairs = np.unique(np.column_stack([key, who.astype(np.int64)]), axis=0)
+        key = pairs[:, 0]
+    return np.bincount(key, minlength=n_ec * n_classes).reshape(n_ec, n_classes)
+
+
+def person_repair(ecs: list[np.ndarray], labels: list[np.ndarray], n_classes: int, k: int,
+                  persons: np.ndarray, published: list[np.ndarray] | None = None, max_rounds: int = 50
+                  ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+    """After a strategy that counted rows: every group of a pair whose join holds between 1 and k−1 pairs of
+    distinct persons takes its majority value only (its published value set becomes that one value). A group of
+    at least k persons (Mondrian counted persons) with one value joins any group into 0 or ≥ k person pairs, so
+    each round fixes every pair it touches. Returns (labels, published sets)."""
+    labels = [lab.copy() for lab in labels]
+    published = None if published is None else [p.copy() for p in published]
+    for _ in range(max_rounds):
+        counts = []
+        for f, ec in enumerate(ecs):
+            c = class_counts(ec, labels[f], n_classes, persons)
+            counts.append(c if published is None else c * published[f])
+        hit = [np.zeros(c.shape[0], dtype=bool) for c in counts]
+        for a in range(len(ecs)):
+            for b in range(a + 1, len(ecs)):
+                pairs = violating_pairs(counts[a], counts[b], k)
+                hit[a][pairs[:, 0]] = True
+        if not any(h.any() for h in hit):
+            return labels, published
+        for f, ec in enumerate(ecs):
+            if not hit[f].any():
+                continue
+            majority = np.argmax(counts[f], axis=1)
+            rows = hit[f][ec]
+            if published is None:
+                labels[f][rows] = majority[ec[rows]]
+            else:
+                groups = np.nonzero(hit[f])[0]
+                published[f][groups] = False
+                published[f][groups, majority[groups]] = True
+    raise RuntimeError("the join condition in persons could not be met by giving groups their majority value")
 
 
 def violating_pairs(counts_a: np.ndarray, counts_b: np.ndarray, k: int, block: int = 2048) -> np.ndarray:

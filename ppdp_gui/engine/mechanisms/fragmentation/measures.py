@@ -50,7 +50,7 @@ def fragment_classifiers_f_measure(fragments: list[dict], tables: list[pd.DataFr
     """Weighted F1 of the probability-summed vote of one classifier per fragment."""
     from sklearn.metrics import f1_score
 
-    from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier
+    from ppdp_gui.engine.data.qi_coding import code_quasi_identifier
 
     votes = None
     classes = sorted(set(test.frame[cls].astype(str)) | set(train.frame[cls].astype(str)))

@@ -7,8 +7,11 @@ are published as separate tables that share only the class column: no row key, a
 their own random order, so the only way to link them is the approximate join on the class, which is checked.
 
 With a person column (Role.PERSON) every fragment's classes hold the rows of at least k distinct persons (each
-fragment's Mondrian counts persons) and the claims say so; the joins on the class are still checked in rows.
-With l ≥ 2 the records then form a single segment (segments are cut on row counts).
+fragment's Mondrian counts persons) and the claims say so; the joins on the class count persons too: a join's
+tuples are pairs of distinct persons, so one patient's several rows with a rare class value, which fill a joined
+group in rows, count once (the strategies work on rows as the paper states them, then such pairs are repaired;
+the recount before release counts persons). With l ≥ 2 the records then form a single segment (segments are cut
+on row counts).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
 from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, unit_note, unit_sentence
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
 AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
 
@@ -208,10 +211,10 @@ class Fragmentation(Mechanism):
                 cols, intervals, _ = publish_groups([coded[q] for q in frags[f]], parts_f)
                 published[f] = (cols, intervals)
                 return group_ids([cols[q] for q in frags[f]])
-            ecs, enforced, merges = enforce_diverse(ecs, y, k, l, codes, republish)
+            ecs, enforced, merges = enforce_diverse(ecs, y, k, l, codes, republish, persons=persons)
         else:
             yield Progress(0.6, f"keeping joins on {cls!r} k-anonymous")
-            enforced = enforce_all(ecs, y, k, strategy=strategy, rho=rho, order_rng=rng)
+            enforced = enforce_all(ecs, y, k, strategy=strategy, rho=rho, order_rng=rng, persons=persons)
 
         yield Progress(0.8, "publishing fragments")
         tables, frag_meta, orders = [], [], []
@@ -240,7 +243,7 @@ class Fragmentation(Mechanism):
         yield Progress(0.9, "recounting every fragment and every join")
         rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
         self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used, l if use_l else 0,
-                     None if persons is None else [persons[o] for o in orders])
+                     None if persons is None else [persons[o] for o in orders], persons)
         claims = []
         for m in frag_meta:
             claims.append(KAnonymity(k, tuple(m["quasi_identifiers"]), table=m["table"] if m["where"] != "table"
@@ -248,6 +251,7 @@ class Fragmentation(Mechanism):
             if use_l:
                 claims.append(LDiversity(l, "distinct", cls, tuple(m["quasi_identifiers"]),
                                          table=m["table"] if m["where"] != "table" else MAIN_TABLE, person=person))
+        per = "" if person is None else " of different persons (pairs of rows of one person count once)"
         record = {
             "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
             "sensitive": cls if use_l else None, "diversity": "distinct" if use_l else None,
@@ -268,11 +272,11 @@ class Fragmentation(Mechanism):
                 "statement": (f"The {len(frags)} fragment tables share only the column {cls!r} and have no common "
                               "row identifier; each has its rows in its own random order. They can only be "
                               f"joined approximately, on {cls!r}, and every such join of two fragments was "
-                              f"checked to give groups of at least k = {k} rows.") if not use_l else (
+                              f"checked to give groups of at least k = {k} rows{per}.") if not use_l else (
                               f"The {len(frags)} fragment tables share only the column {cls!r} and have no common "
                               "row identifier; each has its rows in its own random order. They can only be "
                               f"joined approximately, on {cls!r}; joining the groups that hold someone's row in "
-                              f"two fragments was checked to give at least k = {k} rows and at least l = {l} "
+                              f"two fragments was checked to give at least k = {k} rows{per} and at least l = {l} "
                               f"values of {cls!r}."),
             },
         }
@@ -290,9 +294,10 @@ class Fragmentation(Mechanism):
             source_rows={(MAIN_TABLE if f == 0 else fragment_name(f)): o for f, o in enumerate(orders)})
 
     @staticmethod
-    def _verify(tables, frag_meta, ecs, enforced, y, k, rho, l=0, persons=None) -> None:
+    def _verify(tables, frag_meta, ecs, enforced, y, k, rho, l=0, persons=None, row_persons=None) -> None:
         """Independent recount of every fragment (in persons, with `persons`: the ids of each table's rows), and
-        the join condition on what was computed; else refuse."""
+        the join condition on what was computed (in pairs of distinct persons, with `row_persons`: the person of
+        each source row); else refuse."""
         from ppdp_gui.engine.checks.anonymity import check_release
         for i, (t, m) in enumerate(zip(tables, frag_meta)):
             res = check_release(t, m["quasi_identifiers"], k, sensitive=m["sensitive"], l=m["l"],
@@ -300,15 +305,16 @@ class Fragmentation(Mechanism):
             if not res.ok:
                 raise CheckError(f"Fragmentation: {m['table']} failed the independent check: {res.message}")
         if l:
-            short = sum(len(p) for _, _, p in join_shortfalls(ecs, y, int(y.max()) + 1, k, l))
+            short = sum(len(p) for _, _, p in join_shortfalls(ecs, y, int(y.max()) + 1, k, l, row_persons))
             if short:
                 raise MechanismError(f"Fragmentation: {short} pair(s) of groups holding the same records join on "
-                                     f"the class into fewer than k = {k} rows or {l} class values")
+                                     f"the class into fewer than k = {k} rows (of different persons, with a person "
+                                     f"column) or {l} class values")
             return
-        bad = join_violations(ecs, enforced, int(y.max()) + 1, k, rho)
+        bad = join_violations(ecs, enforced, int(y.max()) + 1, k, rho, row_persons)
         if bad:
             raise MechanismError(f"Fragmentation: {bad} pair(s) of groups can still be joined on the class into "
-                                 f"fewer than k = {k} rows")
+                                 f"fewer than k = {k} rows (of different persons, with a person column)")
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
         from ppdp_gui.engine.mechanisms.fragmentation.measures import fragmentation_measures

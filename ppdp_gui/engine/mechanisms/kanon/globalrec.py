@@ -37,6 +37,7 @@ from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, L
 from ppdp_gui.engine.mechanisms.kanon.models import DISTANCES, DIVERSITIES, PrivacyModels, SensitiveDistance
 from ppdp_gui.engine.mechanisms.kanon.quality import AGGREGATES, QUALITY_MODELS, Quality, aggregate, discernibility
 from ppdp_gui.engine.mechanisms.kanon.search import Evaluator, NodeResult, SearchResult, search
+from ppdp_gui.engine.metrics.risk import GROUPS, group_figures
 
 MARKER = "*"
 
@@ -109,7 +110,7 @@ def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> Sensitiv
 class GlobalRecoding(Mechanism):
     name = "Global recoding"
     guarantee = "k-anonymity"
-    large_tables = True  # the lattice needs only the group-size histogram (engine/bigdata/globalrec.py)
+    large_tables = True  # the lattice needs only the group-size histogram (kanon/globalrec_sql.py)
     summary = ("Generalises every quasi-identifier to one level of its taxonomy for all rows (e.g. age in 5-year "
                "bands) and suppresses the few rows that still stand out; the levels are the best the chosen "
                "quality model allows (optimal search over all level combinations).")
@@ -216,8 +217,8 @@ class GlobalRecoding(Mechanism):
     def _prepare(self, data: Dataset, params: dict[str, Any]) -> tuple[Encoded, Evaluator, str | None]:
         models = _models(params)
         sens = _sensitive(data, params) if models.needs_sensitive else None
-        if is_large(data):  # the group-size histogram by one SQL GROUP BY (engine/bigdata/globalrec.py)
-            from ppdp_gui.engine.bigdata.globalrec import encode_large
+        if is_large(data):  # the group-size histogram by one SQL GROUP BY (kanon/globalrec_sql.py)
+            from ppdp_gui.engine.mechanisms.kanon.globalrec_sql import encode_large
             enc = encode_large(data, data.quasi_identifiers, sens)
         else:
             enc = encode(data, data.quasi_identifiers, sens)
@@ -322,8 +323,8 @@ def build_release(mech: GlobalRecoding, data: Dataset, params: dict[str, Any], e
 
 
 def _large_release(mech, data, params, enc, evaluate, node, sens, check: bool) -> Release:
-    """build_release for a large table: the records as SQL (bigdata/globalrec.py); the same claims and figures."""
-    from ppdp_gui.engine.bigdata.globalrec import records
+    """build_release for a large table: the records as SQL (kanon/globalrec_sql.py); the same claims and figures."""
+    from ppdp_gui.engine.mechanisms.kanon.globalrec_sql import records
     intervals, domains = {}, {}
     shown_marker = np.ones(enc.n_tuples, dtype=bool)
     for j, (q, lev) in enumerate(zip(enc.qis, node.levels)):
@@ -356,7 +357,7 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
             "quality model": params["quality"], "aggregate": params["aggregate"],
             "l": models.l if models.uses_l else None, "diversity": models.diversity if models.uses_l else None,
             "t": models.t if models.uses_t else None, "distance": models.distance if models.uses_t else None,
-            "sensitive": sens, "groups": int(figures["classes"])}
+            "sensitive": sens, "groups": int(figures.get(GROUPS, 0))}
     record = {**note, "suppressed rows": node.n_suppressed, "figures": figures, "intervals": intervals,
               "domains": domains, "level labels": {q.name: sorted(set(map(str, q.labels[lev])))
                                                    for q, lev in zip(enc.qis, node.levels)}}
@@ -424,10 +425,7 @@ def node_figures(enc: Encoded, evaluate: Evaluator, node: NodeResult) -> dict[st
     out["discernibility"] = discernibility(node.verdict, n)
     out["suppressed rows"] = float(node.n_suppressed)
     out["suppressed %"] = 100 * node.n_suppressed / max(1, n)
-    out["classes"] = float(sizes.size)
+    out.update(group_figures(sizes, persons=enc.person is not None))
     if sizes.size:
-        out["smallest class"] = float(sizes.min())
         out["C_avg"] = float(sizes.sum() / sizes.size / max(1, evaluate.models.k))
-        out["highest risk %"] = 100.0 / float(sizes.min())
-        out["average risk %"] = 100.0 * sizes.size / float(sizes.sum())
     return out

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import TaxonomyIndex
+from ppdp_gui.engine.data.qi_coding import TaxonomyIndex
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 MAX_EXACT_NODES = 100_000  # above this the search falls back to the heuristic (search.py)
@@ -171,7 +171,7 @@ class Encoded:
     def from_counts(cls, qis: list[QILevels], leaf: np.ndarray, count: np.ndarray, sensitive: np.ndarray | None,
                     n_sensitive: int, cache_entries: int = 256) -> "Encoded":
         """The distinct tuples already counted (by a SQL GROUP BY over a table larger than memory:
-        engine/bigdata/globalrec.py); there is no per-row map back (`row_tuple` is None)."""
+        kanon/globalrec_sql.py); there is no per-row map back (`row_tuple` is None)."""
         self = cls.__new__(cls)
         self.qis, self.d = qis, len(qis)
         self.leaf = np.asarray(leaf, dtype=np.int32).reshape(len(count), len(qis))

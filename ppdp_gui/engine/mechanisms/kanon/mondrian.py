@@ -25,7 +25,7 @@ from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_
                                                     unit_note, resolve_sensitive)
 from ppdp_gui.engine.mechanisms.kanon import common
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
 
 class Mondrian(Mechanism):
@@ -49,7 +49,7 @@ class Mondrian(Mechanism):
         GRID_PARAM,
     )
 
-    large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (engine/bigdata/mondrian.py)
+    large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (kanon/mondrian_sql.py)
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         problems = kanon_problems(data, params["k"], params["grid_width"])
@@ -121,12 +121,12 @@ class Mondrian(Mechanism):
 
     def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float) -> Release:
         """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""
-        from ppdp_gui.engine.bigdata.mondrian import run_large
+        from ppdp_gui.engine.mechanisms.kanon.mondrian_sql import run_large
         qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
         names = [q.name for q in qis]
         table = pd.DataFrame({c: pd.Series([], dtype=object) for c in records.columns})
         note = {"quasi_identifiers": names, "k": k, "l": None, "sensitive": None, "diversity": None,
-                "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": int(figures["classes"])}
+                "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
         return Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=0, diversity="distinct"),

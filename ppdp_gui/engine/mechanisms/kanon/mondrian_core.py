@@ -274,7 +274,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     already violates the requirement (fewer than k rows, or not l-diverse).
 
     `weights` (strict mode, no l): each row of X stands for that many identical rows — the distinct tuples of a
-    table larger than memory with their counts (engine/bigdata/mondrian.py). Strict cuts never separate equal
+    table larger than memory with their counts (kanon/mondrian_sql.py). Strict cuts never separate equal
     values, and every decision reads only counts per (partition, value), so the classes are those of the
     expanded table, tuple by tuple.
 

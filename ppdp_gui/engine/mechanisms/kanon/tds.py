@@ -26,7 +26,7 @@ from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, count_
                                                     n_published_classes, passed_through,
                                                     release_frame, unit_note)
 from ppdp_gui.engine.mechanisms.kanon import common
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import QICode, code_quasi_identifier
+from ppdp_gui.engine.data.qi_coding import QICode, code_quasi_identifier
 from ppdp_gui.engine.taxonomy.order import natural_key
 
 

@@ -28,7 +28,7 @@ from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
-from ppdp_gui.engine.mechanisms.kanon.qi_coding import code_quasi_identifier, publish_groups
+from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 from ppdp_gui.engine.taxonomy import Taxonomy
 
 
@@ -96,14 +96,11 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
 
 def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:
     """kanon_measures' figures from the weighted tuples (the rows are never in memory)."""
-    from ppdp_gui.engine.metrics import risk
     from ppdp_gui.engine.metrics.information_loss import average_class_size, cell_loss, discernibility
     n = float(weight.sum())
     per = [float((cell_loss(pd.Series(published[q]), intervals[q], domains[q]) * weight).sum() / n) for q in names]
     key = pd.DataFrame({q: np.asarray(published[q]).astype(str) for q in names})
     group = key.groupby(names, sort=False).ngroup().to_numpy()
     sizes = np.bincount(group, weights=weight).astype(np.int64)
-    return {"NCP %": 100.0 * float(np.mean(per)) if per else 0.0, "classes": float(sizes.size),
-            "C_avg": average_class_size(sizes, k), "discernibility": discernibility(sizes),
-            "max prosecutor risk %": 100.0 * risk.prosecutor_risk(sizes)[0],
-            "records at risk %": 100.0 * risk.records_at_risk(sizes, threshold=0.1)}
+    return {"NCP %": 100.0 * float(np.mean(per)) if per else 0.0,
+            "C_avg": average_class_size(sizes, k), "discernibility": discernibility(sizes)}
