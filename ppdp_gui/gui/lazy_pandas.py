@@ -49,6 +49,7 @@ class _Deferred(types.ModuleType):
 _CLASSES = {name: type(f"_Deferred{name.split('.')[-1].capitalize()}", (_Deferred,), {})
             for name in NAMES + SUBMODULES}
 _REAL: dict[str, types.ModuleType] = {}
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"]
 
 
 def _real(name: str) -> types.ModuleType:
@@ -77,9 +78,9 @@ def _rebind(real_of: dict[int, types.ModuleType]) -> None:
     if not real_of:
         return
     for module in list(sys.modules.values()):
-        space = getattr(module, "__dict__", None)
-        if not isinstance(space, dict):
+        if not isinstance(module, types.ModuleType):
             continue
+        space = _MODULE_DICT.__get__(module)  # not `module.__dict__`: that would load a lazily loaded module
         for key, value in list(space.items()):
             if isinstance(value, _Deferred) and id(value) in real_of:
                 space[key] = real_of[id(value)]
