@@ -10,21 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from ppdp_gui.cli_ledger import add_ledger_command, open_ledger
+from ppdp_gui.cli_output import say as _say, warn as _warn
 from ppdp_gui.cli_parse import parse_builds, parse_domain, parse_fraction, parse_pairs, parse_role  # noqa: F401
 from ppdp_gui.engine.errors import ParameterError, PpdpError
-
-
-def _say(*parts: Any) -> None:
-    print(*parts, flush=True)
-
-
-def _warn(message: str) -> None:
-    if message[:9].lower() == "warning: ":  # engine notes may start with it already: say it once
-        message = message[9:]
-    print(f"ppdp: warning: {message}", file=sys.stderr, flush=True)
 
 
 # ---- loading: a recipe (from --recipe and/or the options), then the engine's one loader --------------------
@@ -83,11 +73,12 @@ def load_dataset(args):
 def _budget_line(budget) -> str:
     if budget is None:
         return ""
-    from ppdp_gui.engine.privacy.records import units_note
+    from ppdp_gui.engine.privacy.ledger_types import units_note
     # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
-    line = f"ε spent on this table so far: {float(budget.spent):.4g} ({budget.spent}){units_note(budget)}"
+    from ppdp_gui.engine.claims import epsilon_text
+    line = f"ε spent on this table so far: {epsilon_text(budget.spent)} ({budget.spent}){units_note(budget)}"
     if budget.cap is not None:
-        line += f"; cap {float(budget.cap):.4g}, remaining {float(budget.remaining):.4g}"
+        line += f"; cap {epsilon_text(budget.cap)}, remaining {epsilon_text(budget.remaining)}"
     return line
 
 
@@ -112,32 +103,25 @@ def recipe_inputs(recipe, args=None) -> list[str]:
     return [str(p) for p in found if p]
 
 
-def publish(recipe, dataset, *, output, note=None, record=None, ledger=None, separate=False,
-            show_progress=False, pdf=False, confirmed=(), override=None, treated=None, inputs=(),
+def publish(recipe, dataset, *, output, note=None, record=None, ledger=None,
+            show_progress=False, pdf=False, publish_as_is=(), override=None, treated=None, inputs=(),
             overwrite=False):
     """plan → run_release → export: the same three engine calls the window makes. Returns (published, exported).
     Every output is checked first (data/outputs.py), so a refused output costs no ε."""
-    from ppdp_gui.engine.errors import BudgetError
-    from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.pipeline import export, plan
+    from ppdp_gui.engine.pipeline.release import charged_release
     from ppdp_gui.engine.pipeline.export import check_outputs
     outputs = check_outputs(output, note_path=note, record_path=record, source=dataset.source, ledger=ledger,
                             inputs=[*recipe_inputs(recipe), *inputs], overwrite=overwrite, pdf=pdf)
     if not recipe.mechanism:
         raise ParameterError("name the mechanism (e.g. ppdp run DiffGen …), or give a project that names one")
     planned = plan(dataset, recipe.mechanism, recipe.params, ledger=ledger,
-                   allow_data_domains=recipe.allow_data_domains, separate_dataset=separate,
-                   confirmed_columns=tuple(dict.fromkeys([*recipe.publish_as_is, *(confirmed or ())])))
-    if planned.errors:
-        text = f"{planned.name}: " + " ".join(p.message for p in planned.errors)
-        if not recipe.allow_data_domains and any(n.status != "public" for n in planned.needs):
-            text += (" In ppdp: --domain COL=LOW:HIGH[:int] for a number, --domain COL=A,B,C for a list of values "
-                     "(repeat for each column), or --allow-data-domains.")
-        raise ParameterError(text)
-    if planned.over_budget:
-        raise BudgetError(planned.budget_text())
+                   allow_data_domains=recipe.allow_data_domains, separate_dataset=recipe.separate_dataset,
+                   publish_as_is=tuple(dict.fromkeys([*recipe.publish_as_is, *(publish_as_is or ())])))
+    run = charged_release(planned, ledger=ledger)  # the engine's guards first: errors, no ledger, over budget
     for found in planned.linkable:  # the Run step's "Columns someone else could know"
         _warn(found.reason + f" In ppdp: --role {found.column}=quasi-identifier, or --leave-out {found.column}.")
-    published = _drain(run_release(planned, ledger=ledger), show_progress)
+    published = _drain(run, show_progress)
     from ppdp_gui.cli_governance import before_export  # risk threshold gate, pseudonym note (issue 31)
     published = before_export(published, recipe, override, treated)
     exported = export(published, output, note_path=note, record_path=record, ledger=ledger, pdf=pdf,
@@ -233,6 +217,8 @@ def cmd_run(args) -> int:
     recipe, loaded = load_dataset(args)
     if args_mech:
         recipe.mechanism = args_mech
+    if args.separate_dataset:  # kept in the recipe, as the window keeps its tick in the project
+        recipe.separate_dataset = True
     ledger = open_ledger(args.ledger)
     data = loaded.dataset
     if args.confirm_roles:  # the custodian's confirmation of the guesses shown (ColumnSpec.guessed)
@@ -240,13 +226,13 @@ def cmd_run(args) -> int:
     from ppdp_gui.cli_governance import rerun_check  # a new extract of a project: what changed (issue 31)
     rerun_check(args, recipe, ledger)
     if args.cap is not None:
-        identity = ledger.identify(data, label=data.source.path or "", separate=args.separate_dataset)
+        identity = ledger.identify(data, label=data.source.path or "", separate=recipe.separate_dataset)
         ledger.set_cap(identity, parse_fraction(args.cap))
     from ppdp_gui.cli_governance import check_treated, treatments  # pseudonyms, date shifts (issue 31)
     data, treated = treatments(args, recipe, data, ledger)
     published, exported = publish(recipe, data, output=args.output, note=args.report, record=args.record,
-                                  ledger=ledger, separate=args.separate_dataset, show_progress=sys.stderr.isatty(),
-                                  pdf=args.pdf, confirmed=(*(args.publish_as_is or ()), *treated.confirmed),
+                                  ledger=ledger, show_progress=sys.stderr.isatty(),
+                                  pdf=args.pdf, publish_as_is=(*(args.publish_as_is or ()), *treated.confirmed),
                                   override=getattr(args, "override_threshold", None), treated=treated,
                                   inputs=recipe_inputs(recipe, args), overwrite=args.overwrite)
     check_treated(treated, exported)
@@ -276,15 +262,36 @@ def plan_epsilon(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    import copy
     from ppdp_gui.engine.data.writer import export_table
-    from ppdp_gui.engine.pipeline.sweep import run_sweep
+    from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PUBLIC, cost_words
+    from ppdp_gui.engine.pipeline.sweep import simulate
     recipe, loaded = load_dataset(args)
     data = loaded.dataset
     grid = {k: [v.strip() for v in vals.split(",") if v.strip()] for k, vals in parse_pairs(args.grid, "grid").items()}
-    result = _drain(run_sweep(args.mechanism, data, recipe.params, grid, repeats=args.repeats,
-                              holdout=args.holdout, seed=args.seed), sys.stderr.isatty())
-    _say(f"sweep of {result.mechanism} (simulation on your own data: nothing charged, nothing to publish); "
+    on = {"dp-copy": DP_COPY, "public": PUBLIC, "own": OWN}[args.on or ("public" if args.public_table else "own")]
+    public = ledger = None
+    if on == PUBLIC:
+        if not args.public_table:
+            raise ParameterError("--on public needs --public-table FILE (a public table with the same columns)")
+        pub_args = copy.copy(args)
+        pub_args.input = args.public_table
+        public = load_dataset(pub_args)[1].dataset
+    eps = parse_fraction(args.proxy_epsilon)
+    if on == DP_COPY:
+        ledger = open_ledger(args.ledger)
+        if args.confirm_roles:  # the copy is a DP release: it needs the roles and kinds confirmed, as `run`
+            data = data.confirm_guesses()
+    _say(cost_words(on, eps))
+    result = _drain(simulate(args.mechanism, data, recipe.params, grid, on=on, ledger=ledger, proxy_epsilon=eps,
+                             public=public, repeats=args.repeats, holdout=args.holdout, seed=args.seed),
+                    sys.stderr.isatty())
+    charged = "nothing charged" if not result.basis.epsilon else f"ε = {float(result.basis.epsilon):g} charged"
+    _say(f"sweep of {result.mechanism} (simulation on {result.basis.kind}: {charged}; nothing to publish); "
          f"{result.n_train:,} rows used, {result.n_test:,} held out")
+    _say(result.basis.words)
+    if ledger is not None:
+        _say(_budget_line(ledger.budget(ledger.identify(data, label=data.source.path or ""))))
     _say(result.summary().to_string())
     for name, value in result.reference.items():
         _say(f"reference {name}: {value:.4g}")
@@ -460,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "kinds”): a differentially private release refuses guesses read from the values otherwise")
     p.add_argument("--separate-dataset", action="store_true",
                    help="confirm that a table the ledger sees as a near copy of a known one is about other people "
-                        "(recorded in the ledger)")
+                        "(recorded in the ledger; a project keeps it as mechanism.separate_dataset)")
     p.add_argument("--engine", choices=["auto", "memory", "duckdb", "spark"], default="auto",
                    help="duckdb: leave the table on disk and count with SQL (tables larger than memory; DiffGen, "
                         "Global recoding, strict Mondrian; CSV/TSV/Parquet; missing values, kinds and roles by the "
@@ -487,6 +494,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="make the simulation reproducible")
     p.add_argument("--output", "-o", help="write every run's figures to this table")
     p.add_argument("--overwrite", action="store_true", help="let --output replace an existing file")
+    p.add_argument("--on", choices=("dp-copy", "public", "own"),
+                   help="what the simulation reads: dp-copy (a synthetic copy made with --proxy-epsilon, charged to "
+                        "the ledger: a value chosen from it costs nothing more), public (--public-table), own (your "
+                        "table: not charged, but a value chosen from it is itself an unaccounted release; the "
+                        "default without --public-table)")
+    p.add_argument("--proxy-epsilon", default="0.1", help="ε of the DP copy (charged; default 0.1)")
+    p.add_argument("--public-table", help="a public table with the same columns to simulate on (nothing charged)")
+    p.add_argument("--ledger", help="privacy ledger file for the DP copy (default $PPDP_LEDGER or the user's data "
+                                    "folder)")
+    p.add_argument("--confirm-roles", action="store_true",
+                   help="I confirm the roles and kinds `ppdp inspect` shows: the DP copy (a release) needs them")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("verify", help="statistical self-check of a DP mechanism: releases neighbouring tables "
                                       "thousands of times and bounds the privacy loss (exit 0 PASS, 1 FAIL)")

@@ -9,11 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+from ppdp_gui.cli_output import say as _say
 from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError
-
-
-def _say(*parts) -> None:
-    print(*parts, flush=True)
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -33,7 +30,7 @@ def treatments(args, recipe, data, ledger):
     """Keyed pseudonyms and per-person date shifts: the project's (saved by the window's Data step, "Released
     as") and those of --pseudonym / --shift-dates, applied by the engine function the window calls
     (engine/governance/treatments.py). Returns (dataset, Treated)."""
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.governance import treatments as tr
     ctx = cx.of(recipe)
     shift_cols, days = [], None
@@ -111,7 +108,7 @@ def cmd_context(args) -> int:
     """Fill in the release context of a project (the window's Tools → Release context…)."""
     import dataclasses
 
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.persistence.project import read_recipe, write_recipe
     recipe = read_recipe(args.recipe)
     ctx = cx.of(recipe)
@@ -140,7 +137,7 @@ def cmd_context(args) -> int:
 def cmd_safe_harbor(args) -> int:
     from ppdp_gui.cli_parse import parse_pairs, parse_role
     from ppdp_gui.engine.data.writer import export_table
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     from ppdp_gui.engine.governance.safe_harbor_recipe import ATTESTATION, read_for_safe_harbor, record_in_context
     from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
     recipe = read_recipe(args.recipe) if args.recipe else None

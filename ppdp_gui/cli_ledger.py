@@ -5,12 +5,10 @@ the ledger itself is engine/privacy."""
 from __future__ import annotations
 
 
+from ppdp_gui.cli_output import say as _say
 from ppdp_gui.cli_parse import parse_fraction
+from ppdp_gui.engine.claims import epsilon_text
 from ppdp_gui.engine.errors import ParameterError
-
-
-def _say(*parts) -> None:
-    print(*parts, flush=True)
 
 
 def open_ledger(path):
@@ -26,10 +24,10 @@ def cmd_ledger(args) -> int:
     rows = ledger.datasets()
     _say(f"ledger {ledger.path}: {len(rows)} dataset(s)")
     for ds in rows:
-        from ppdp_gui.engine.privacy.records import REPLACE, units_note
+        from ppdp_gui.engine.privacy.ledger_types import REPLACE, units_note
         parts = [ds.fingerprint[:16], ds.label or "(no label)",
-                 f"spent ε = {float(ds.spent):.4g} ({ds.spent}){units_note(ds)}",
-                 f"cap {float(ds.cap):.4g}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
+                 f"spent ε = {epsilon_text(ds.spent)} ({ds.spent}){units_note(ds)}",
+                 f"cap {epsilon_text(ds.cap)}" if ds.cap is not None else "no cap", f"{ds.releases} release(s)"]
         if ds.budget and ds.budget != ds.fingerprint:
             share = f" (about {100 * ds.similarity:.0f} % of rows shared)" if ds.similarity is not None else ""
             parts.append(f"near copy: shares the budget of {ds.budget[:16]}{share}")

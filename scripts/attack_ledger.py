@@ -27,7 +27,7 @@ import pandas as pd
 
 from ppdp_gui.engine.errors import BudgetError
 from ppdp_gui.engine.privacy import Ledger
-from ppdp_gui.engine.privacy.records import NEAR_COPY_CONTAINMENT
+from ppdp_gui.engine.privacy.ledger_types import NEAR_COPY_CONTAINMENT
 
 
 def patients(n: int, rng) -> pd.DataFrame:
@@ -200,7 +200,7 @@ def tamper(folder: Path, rng) -> dict:
 
 def outputs(folder: Path, sample: Path) -> dict:
     from ppdp_gui.cli import main
-    hierarchy = Path(__file__).resolve().parents[1] / "ppdp_gui" / "taxonomies" / "adult" / "adult_hierarchy_race.csv"
+    hierarchy = Path(__file__).resolve().parents[1] / "taxonomies" / "adult" / "adult_hierarchy_race.csv"
     work = folder / "outputs"
     work.mkdir()
     table = work / "adult.csv"

@@ -42,7 +42,7 @@ class NoisyRecords(DPMechanism):
     )
 
     # 4. the price and the claim come from DPMechanism: `declared_claims` (the DifferentialPrivacy claim, per
-    #    person), `declared_cost` / `privacy_cost` derived from it; checks before the run:
+    #    person), `declared_cost` / `cost` derived from it; checks before the run (resolved parameters):
     def check(self, data: Dataset, params: dict[str, Any]) -> list:
         return self.contribution_problems(data, params)
 

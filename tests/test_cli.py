@@ -1,6 +1,8 @@
 """The `ppdp` command: one-line errors with exit code 2, generic mechanism listing, charged releases with a
 report, the ledger listing and the demo on the bundled Adult sample."""
 
+from fractions import Fraction
+
 import json
 import subprocess
 import sys
@@ -153,6 +155,32 @@ def test_sweep_is_a_simulation_that_charges_nothing(tmp_path, capsys, monkeypatc
     assert "nothing charged" in text and "mean abs error" in text
     figures = pd.read_csv(rows)
     assert len(figures) == 4 and set(figures["epsilon"]) == {0.1, 1.0}
+    assert not (tmp_path / "never.sqlite").exists()
+
+
+def test_sweep_on_a_dp_copy_says_what_it_cost_and_charges_the_ledger(tmp_path, capsys):
+    """--on dp-copy: the simulation reads a synthetic copy released with ε = 0.1, charged to the ledger first."""
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    ledger = tmp_path / "ledger.sqlite"
+    code, text, err = run(capsys, "sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult",
+                          "--confirm-roles", "-p", "columns=sex,race", "-g", "epsilon=0.1,1", "--repeats", "1",
+                          "--holdout", "0", "--seed", "3", "--on", "dp-copy", "--ledger", str(ledger))
+    assert code == 0, err
+    assert "simulation on DP copy: ε = 0.1 charged" in text and "charged to the budget ledger" in text
+    assert "ε spent on this table so far: 0.1" in text
+    (entry,) = Ledger(ledger).entries()
+    assert entry.mechanism == "Marginal synthesizer" and entry.epsilon == Fraction(1, 10)
+
+
+def test_sweep_on_a_public_table_charges_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PPDP_LEDGER", str(tmp_path / "never.sqlite"))
+    public = tmp_path / "public.csv"
+    pd.read_csv(SAMPLE).head(3000).to_csv(public, index=False)  # a public extract of the same columns
+    code, text, err = run(capsys, "sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult",
+                          "-p", "columns=sex,race", "-g", "epsilon=0.1,1", "--repeats", "1", "--holdout", "0",
+                          "--public-table", str(public))
+    assert code == 0, err
+    assert "simulation on public table: nothing charged" in text and "3,000 rows used" in text
     assert not (tmp_path / "never.sqlite").exists()
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from ppdp_gui.cli import main
-from ppdp_gui.engine.package_files import sample_table
+from ppdp_gui.engine.package_files import sample_table, taxonomies_folder
 from ppdp_gui.engine.privacy import Ledger
 
 SAMPLE = sample_table()
-HIERARCHY = Path(__file__).resolve().parents[1] / "ppdp_gui" / "taxonomies" / "adult" / "adult_hierarchy_race.csv"
+HIERARCHY = taxonomies_folder() / "adult" / "adult_hierarchy_race.csv"
 
 
 def run(capsys, *argv):

@@ -10,7 +10,6 @@ import importlib.util
 import json
 import multiprocessing
 import pkgutil
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism
-from ppdp_gui.engine.package_files import sample_table, samples_folder, taxonomies_folder
+from ppdp_gui.engine.package_files import sample_table, taxonomies_folder
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,14 +30,15 @@ def load_hints():
     return module
 
 
-def test_resources_live_inside_the_package():
-    package = Path(importlib.import_module("ppdp_gui").__file__).parent
-    assert sample_table() == package / "resources" / "samples" / "adult_sample.csv" and sample_table().is_file()
-    assert taxonomies_folder() == package / "taxonomies"
+def test_one_copy_at_the_top_of_the_checkout():
+    """The design card's layout: resources/ and taxonomies/ at the repository's top level, one copy only; a
+    source checkout finds them there."""
+    assert sample_table() == REPO / "resources" / "samples" / "adult_sample.csv" and sample_table().is_file()
+    assert taxonomies_folder() == REPO / "taxonomies"
     assert len(list((taxonomies_folder() / "adult").glob("adult_hierarchy_*.csv"))) == 9
     assert sorted(p.name for p in (taxonomies_folder() / "icd").glob("*.csv")) == [
         "icd10_who_categories.csv", "icd9cm_categories.csv"]
-    assert not (REPO / "resources").exists() and not (REPO / "taxonomies").exists()  # one copy only
+    assert not (REPO / "ppdp_gui" / "resources").exists() and not (REPO / "ppdp_gui" / "taxonomies").exists()
 
 
 CHILD = """
@@ -55,20 +55,25 @@ print(json.dumps({"package": ppdp_gui.__file__, "sample": str(sample_table()), "
 """
 
 
-def test_an_installed_layout_finds_the_sample_and_taxonomies(tmp_path):
-    """setuptools' build_py makes exactly the package tree a wheel holds (packages + package-data); a fresh
-    interpreter importing ppdp_gui from there must find every bundled file inside that tree."""
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, src / name)
-    shutil.copytree(REPO / "ppdp_gui", src / "ppdp_gui", ignore=shutil.ignore_patterns("__pycache__"))
-    lib = tmp_path / "lib"
-    build = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
-                            "--build-lib", str(lib)], cwd=src, capture_output=True, text=True, timeout=300)
+def test_the_wheel_carries_them_and_they_load_from_the_installed_package(tmp_path):
+    """`pip wheel` builds the wheel (hatchling maps the top-level folders into the package); unpacked as pip
+    installs it, a fresh interpreter importing ppdp_gui from there must find every shipped file inside it, the
+    bundled hierarchies loading the same way as in a checkout."""
+    import zipfile
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            str(REPO), "-w", str(wheels)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr[-2000:]
-    assert (lib / "ppdp_gui" / "resources" / "samples" / "adult_sample.csv").is_file()
-    assert (lib / "ppdp_gui" / "gui" / "help" / "guide.html").is_file()
+    wheel = next(wheels.glob("ppdp_gui-*.whl"))
+    lib = tmp_path / "lib"
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        z.extractall(lib)
+    for path in ("resources/samples/adult_sample.csv", "resources/governance/restricted_zip3.csv",
+                 "taxonomies/README.md", "taxonomies/icd/icd9cm_categories.csv", "gui/help/guide.html"):
+        assert f"ppdp_gui/{path}" in names, path
+    assert len([n for n in names if n.startswith("ppdp_gui/taxonomies/adult/")]) == 9
+    assert not any(n.startswith(("resources/", "taxonomies/")) for n in names)  # inside the package only
     env = {"PYTHONPATH": str(lib), "PATH": "/usr/bin:/bin", "PPDP_LEDGER": str(tmp_path / "l.sqlite")}
     run = subprocess.run([sys.executable, "-c", CHILD], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)
@@ -114,16 +119,17 @@ def test_hidden_imports_cover_every_registered_mechanism():
 
 
 def test_bundle_data_files_hold_every_resource():
-    package = REPO / "ppdp_gui"
-    datas = load_hints().data_files(package)
+    """The bundle reads the top-level folders (one copy) and places them inside the package, as the wheel does."""
+    datas = load_hints().data_files(REPO)
     shipped = {Path(dest) / Path(src).name for src, dest in datas}
-    for folder in (samples_folder(), taxonomies_folder()):
+    for folder in (REPO / "resources", REPO / "taxonomies"):
         for path in folder.rglob("*"):
             if path.is_file():
-                assert Path("ppdp_gui") / path.relative_to(package) in shipped, path
+                assert Path("ppdp_gui") / path.relative_to(REPO) in shipped, path
+    assert Path("ppdp_gui/gui/help/guide.html") in shipped
     assert not any(src.endswith(".py") or "__pycache__" in src for src, _ in datas)
     spec = (REPO / "packaging" / "ppdp_gui.spec").read_text()
-    assert "bundle_hints.hidden_imports()" in spec and "bundle_hints.data_files(" in spec
+    assert "bundle_hints.hidden_imports()" in spec and "bundle_hints.data_files(ROOT)" in spec
 
 
 class _Called(Exception):

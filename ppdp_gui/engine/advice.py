@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine import glossary
+from ppdp_gui.engine.claims import epsilon_text
 from ppdp_gui.engine.errors import ParameterError
 
 NEGLIGIBLE = 0.05  # share of the curve's range below which a difference does not count
@@ -176,7 +177,7 @@ def epsilon_cost(mechanism, params: dict[str, Any], parameter: str) -> Callable[
     charged, or not priced), for `advise(..., cost=…)`."""
     def cost(value: Any) -> float | None:
         try:
-            c = mechanism.privacy_cost(**mechanism.resolve_params(**{**params, parameter: value}))
+            c = mechanism.cost(mechanism.resolve_params(**{**params, parameter: value}))
         except Exception:  # noqa: BLE001 - a value the mechanism refuses is not priced; the run refuses it later
             return None
         return None if c.epsilon is None else float(c.epsilon)
@@ -286,10 +287,6 @@ def advise(result, parameter: str | None = None, *, measure: str | None = None,
                   set_aside)
 
 
-def _eps(value: float) -> str:
-    return f"{value:.4g}"
-
-
 def _worth_advising(result, curve: pd.DataFrame, parameter: str, measure: str, label: str, sign: float,
                     budget_left: float | None, cost: Callable[[Any], float | None] | None
                     ) -> tuple[pd.DataFrame, tuple[str, ...]] | Advice:
@@ -312,8 +309,8 @@ def _worth_advising(result, curve: pd.DataFrame, parameter: str, measure: str, l
     tries = [TRY_FEWER_COLUMNS, TRY_COARSER]
     if more_eps:
         tries.append("a larger ε, if the budget allows" if limit is None else
-                     f"a larger ε (this table has ε = {_eps(limit)} left)")
-    no_more = (f" A larger ε is not possible: this table has only ε = {_eps(limit)} left."
+                     f"a larger ε (this table has ε = {epsilon_text(limit)} left)")
+    no_more = (f" A larger ε is not possible: this table has only ε = {epsilon_text(limit)} left."
                if limit is not None and known and not more_eps else "")
     if not beats.any():
         best = int(np.argmax(sign * mean))
@@ -333,7 +330,7 @@ def _worth_advising(result, curve: pd.DataFrame, parameter: str, measure: str, l
     over = beats & ~affordable
     if over.any():
         names = ", ".join(at[i] for i in np.flatnonzero(over))
-        set_aside.append(f"Not advised: {names} — costs more than the ε = {_eps(limit)} this table has left.")
+        set_aside.append(f"Not advised: {names} — costs more than the ε = {epsilon_text(limit)} this table has left.")
     keep = beats & affordable
     return curve[keep], tuple(set_aside)
 
@@ -345,8 +342,8 @@ def _budget_advice(parameter, measure, curve, at, first, costs, limit, guess, me
     against = f", against {_with_unit(measure, guess)} for always guessing" if guess is not None else ""
     return Advice(parameter, None, measure, "budget",
                   f"No value you can still afford is worth releasing with: {at[first]} would give {title} "
-                  f"{_with_unit(measure, mean[first])}{against}, but costs ε = {_eps(costs[first])} and this table "
-                  f"has only ε = {_eps(limit)} left. Try " + " or ".join(tries) + ".", (), curve)
+                  f"{_with_unit(measure, mean[first])}{against}, but costs ε = {epsilon_text(costs[first])} and this table "
+                  f"has only ε = {epsilon_text(limit)} left. Try " + " or ".join(tries) + ".", (), curve)
 
 
 def _plain(value: Any) -> Any:

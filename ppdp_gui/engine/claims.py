@@ -29,7 +29,12 @@ def _frac(value) -> str:
     return str(Fraction(value))
 
 
-def _eps_text(value) -> str:
+def epsilon_text(value) -> str:
+    """ε — of a release, a budget's total, a cap, what is left — in the one spelling every document and screen uses
+    (release note, custodian record, PDF, window, `ppdp`): four significant digits, "0.5", "1.25", "0.3333". A
+    text such as "1/2" (as the ledger and the record store exact fractions) is read as that fraction."""
+    if isinstance(value, str):
+        value = Fraction(value.strip())
     return f"{float(value):.4g}"
 
 
@@ -272,7 +277,7 @@ class DifferentialPrivacy:
     def statement(self) -> str:
         """'ε = 1 per patient (patient_nbr), up to 3 rows each; neighbouring tables differ in all rows of one
         patient (added or removed)' — or per row, with what that leaves unprotected."""
-        eps = f"ε = {_eps_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
+        eps = f"ε = {epsilon_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
         u = self.unit
         if u.person_column:
             return f"{eps} per {u.words().removeprefix('one ')}; {self.neighbours_text()}"
@@ -280,7 +285,7 @@ class DifferentialPrivacy:
 
     def describe(self) -> str:
         if self.caveats:
-            eps = f"ε = {_eps_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
+            eps = f"ε = {epsilon_text(self.epsilon)}" + (f", δ = {float(self.delta):.3g}" if self.delta else "")
             return f"NOT differentially private as stated ({eps} only if: " + "; ".join(self.caveats) + ")"
         return f"differential privacy: {self.statement()}"
 

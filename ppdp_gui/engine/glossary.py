@@ -60,8 +60,9 @@ FIGURES: dict[str, Figure] = {
     "total error": Figure("Error of the total", "How far the released counts, added up, are from the number of rows "
                           "in your table.", "|Σ noisy counts − rows of your table|", "lower", "utility"),
     "C_avg": Figure("Group size compared with k", "1 means groups are just big enough; 2 means twice as big as "
-                    "needed, which costs detail (lower is better).", "C_avg = (rows / groups) / k", "lower",
-                    "utility"),
+                    "needed, which costs detail (lower is better). Counted in persons when k counts persons.",
+                    "C_avg = (rows / groups) / k; with a person column, (persons per group, averaged) / k",
+                    "lower", "utility"),
     "discernibility": Figure("Group-size penalty", "Each row is charged the size of its group, so big groups cost "
                              "more; compare it between releases of the same table (lower is better).",
                              "DM = Σ over groups of (group size)²", "lower", "utility"),

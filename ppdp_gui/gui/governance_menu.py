@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
                                QMessageBox, QPlainTextEdit, QTextBrowser, QVBoxLayout)
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.gui.widgets.messages import show_error
 
 
@@ -261,9 +261,10 @@ def open_new_extract(window, recipe, path) -> None:
     def apply(_dataset) -> None:
         session = window.session
         try:
-            session.set_opt_ins(allow_data_domains=recipe.allow_data_domains)
+            session.set_opt_ins(allow_data_domains=recipe.allow_data_domains,
+                                separate_dataset=recipe.separate_dataset)
             for column in recipe.publish_as_is:
-                session.confirm_column(column)
+                session.set_publish_as_is(column)
             names = [window.mechanism_view.combo.itemText(i) for i in range(window.mechanism_view.combo.count())]
             if recipe.mechanism in names:
                 window.mechanism_view.choose(recipe.mechanism, recipe.params)

@@ -225,7 +225,7 @@ class MainWindow(QMainWindow):
         name = self.mechanism_view.combo.currentText()
         try:
             cls = registry.get(name)
-            cost = cls().privacy_cost(**cls.resolve_params())
+            cost = cls().cost(cls.resolve_params())
         except PpdpError as exc:
             show_error(self, exc, context="The self-check could not start.")
             return
@@ -381,9 +381,10 @@ class MainWindow(QMainWindow):
 
         def apply(_dataset) -> None:
             try:
-                self.session.set_opt_ins(allow_data_domains=recipe.allow_data_domains)
+                self.session.set_opt_ins(allow_data_domains=recipe.allow_data_domains,
+                                         separate_dataset=recipe.separate_dataset)
                 for column in recipe.publish_as_is:
-                    self.session.confirm_column(column)
+                    self.session.set_publish_as_is(column)
                 if recipe.mechanism in [self.mechanism_view.combo.itemText(i)
                                         for i in range(self.mechanism_view.combo.count())]:
                     from ppdp_gui.engine.mechanisms import registry

@@ -29,10 +29,13 @@ class TableState:
     sweeps: list[tuple[str, Any]] = field(default_factory=list)  # (label, SweepResult)
     allow_data_domains: bool = False  # the custodian's explicit opt-in (the release is then not ε-DP)
     separate_dataset: bool = False  # the custodian's confirmation that a near copy is about other people
-    # nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
-    confirmed_columns: set[str] = field(default_factory=set)
+    # nearly unique columns the custodian confirmed may be published as is (the plan's `publish_as_is`)
+    publish_as_is: set[str] = field(default_factory=set)
     param_memory: dict[str, dict[str, Any]] = field(default_factory=dict)  # mechanism -> values set for this table
-    # the release context (recipient, threshold, overrides, project id: engine/governance/context.py), asked for
+    # the file the custodian named for the next release (the Export step's File, typed before a run): the Run step
+    # checks it with the engine's output guard before anything is charged, as `ppdp run -o` is checked
+    output_path: str | None = None
+    # the release context (recipient, threshold, overrides, project id: engine/persistence/release_context.py), asked for
     # this table's releases; a project restores its own once its table is open
     governance_context: dict = field(default_factory=dict)
 
@@ -64,6 +67,7 @@ class Session(QObject):
         self.auto_notes: list[str] = []
         self._ledger = ledger
         self._preview = None
+        self.preview_treated = None  # what the project's pseudonyms and date shifts did to the previewed table
         self._suggested: tuple = (None, None)  # (table frame, first runnable mechanism) from the loader
         # connected first, so the cache is stale before any view hears of a change
         for signal in (self.dataset_changed, self.mechanism_changed, self.releases_changed):
@@ -74,7 +78,8 @@ class Session(QObject):
     sweeps = _table_field("sweeps")
     allow_data_domains = _table_field("allow_data_domains")
     separate_dataset = _table_field("separate_dataset")
-    confirmed_columns = _table_field("confirmed_columns")
+    publish_as_is = _table_field("publish_as_is")
+    output_path = _table_field("output_path")
     governance_context = _table_field("governance_context")
 
     # -- dataset ------------------------------------------------------------------------------------------
@@ -128,7 +133,7 @@ class Session(QObject):
 
     def treatments(self):
         """The keyed pseudonyms and date shifts the project states (engine/governance/treatments.py)."""
-        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.persistence import release_context as cx
         from ppdp_gui.engine.governance.treatments import of_context
         return of_context(cx.context_from_json(self.governance_context or None))
 
@@ -141,7 +146,7 @@ class Session(QObject):
     def set_treatments(self, treatments) -> None:
         """The Data step's "Released as" choices, kept in the release context (saved with the project, read by
         `ppdp run --recipe` alike); the run applies them (gui/workers/tasks.py → governance/treatments.py)."""
-        from ppdp_gui.engine.governance import context as cx
+        from ppdp_gui.engine.persistence import release_context as cx
         from ppdp_gui.engine.governance.treatments import in_context
         self.governance_context = in_context(cx.context_from_json(self.governance_context or None),
                                              treatments).to_json()
@@ -169,11 +174,12 @@ class Session(QObject):
             self.separate_dataset = bool(separate_dataset)
         self.mechanism_changed.emit()
 
-    def confirm_column(self, column: str, confirmed: bool = True) -> None:
-        """The custodian's "publish as is" for a column the plan finds unique or nearly unique per row."""
-        before = set(self.confirmed_columns)
-        (self.confirmed_columns.add if confirmed else self.confirmed_columns.discard)(column)
-        if self.confirmed_columns != before:
+    def set_publish_as_is(self, column: str, on: bool = True) -> None:
+        """The custodian's "publish as is" for a column the plan finds unique or nearly unique per row (one name
+        for it everywhere: the recipe's, the plan's, `ppdp run --publish-as-is`)."""
+        before = set(self.publish_as_is)
+        (self.publish_as_is.add if on else self.publish_as_is.discard)(column)
+        if self.publish_as_is != before:
             self.mechanism_changed.emit()
 
     def auto_attached(self, column: str) -> str | None:
@@ -228,11 +234,53 @@ class Session(QObject):
 
     # -- what a run would do ----------------------------------------------------------------------------------
     def preview(self):
-        """The engine's Plan of the current choice (cached until something changes; nothing is spent)."""
+        """The engine's Plan of the current choice (cached until something changes; nothing is spent). The Run
+        step sends this very plan to the worker: what was shown is what runs."""
         if self._preview is None:
-            from ppdp_gui.gui.preview import preview
-            self._preview = preview(self)
+            self._preview = self._plan()
         return self._preview
+
+    def _plan(self):
+        """The engine's plan of the table, mechanism, parameters and opt-ins; a ledger that cannot be opened is a
+        problem of a DP plan, in the words of the engine's guard that would refuse its run. The project's keyed
+        pseudonyms and date shifts are applied first (governance/treatments.prepare, as `ppdp run` does before its
+        plan), so the plan shown is the plan of the table released; what they did is `preview_treated`."""
+        from ppdp_gui.engine.errors import ParameterError, PpdpError
+        from ppdp_gui.engine.mechanisms.base import Problem
+        from ppdp_gui.engine.pipeline.plan import Plan, plan
+        from ppdp_gui.engine.pipeline.release import no_ledger_message
+        self.preview_treated = None
+        ds, mech = self.dataset, self.mechanism()
+        if ds is None or mech is None:
+            # no table yet: an empty plan without a dataset (making an empty one imported pandas in the GUI thread
+            # right after the window appeared, ~1 s on a busy machine; benchmarks/bench_start.py)
+            return Plan(mech, {}, ds)
+        try:
+            ledger, unreadable = self.ledger, None
+        except (PpdpError, OSError) as exc:
+            ledger, unreadable = None, exc
+        data, confirmed, refused = ds, (), None
+        wanted = self.treatments() if self.governance_context else None
+        if wanted is not None and wanted.any:
+            from ppdp_gui.engine.governance.treatments import prepare
+            try:
+                if ledger is None:
+                    raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which "
+                                         "cannot be opened")
+                # the context is kept as its checked JSON (set_treatments, a project read): its id names the key
+                data, self.preview_treated = prepare(ds, wanted, ledger_path=ledger.path,
+                                                     project_id=str(self.governance_context.get("project_id") or ""))
+                confirmed = self.preview_treated.confirmed
+            except PpdpError as exc:
+                refused = Problem(str(exc))
+        out = plan(data, mech, self.params, ledger=ledger, allow_data_domains=self.allow_data_domains,
+                   separate_dataset=self.separate_dataset,
+                   publish_as_is=tuple(dict.fromkeys([*sorted(self.publish_as_is), *confirmed])))
+        if refused is not None:
+            out.problems.insert(0, refused)
+        if unreadable is not None and out.is_dp:
+            out.problems.insert(0, Problem(no_ledger_message(unreadable)))
+        return out
 
     def invalidate_preview(self) -> None:
         self._preview = None
@@ -271,7 +319,8 @@ class Session(QObject):
             taxonomies={c.name: c.taxonomy for c in ds.schema if c.taxonomy is not None},
             domains={c.name: c.domain for c in ds.schema if c.domain is not None},
             mechanism=self.mechanism_name, params=dict(self.params), allow_data_domains=self.allow_data_domains,
-            publish_as_is=tuple(sorted(c for c in self.confirmed_columns if c in ds.frame.columns)),
+            separate_dataset=self.separate_dataset,
+            publish_as_is=tuple(sorted(c for c in self.publish_as_is if c in ds.frame.columns)),
             releases=list(previous_releases or []) + [release_summary(p, self.exported(p)) for p in self.releases],
             context=dict(self.governance_context))  # set by gui/governance_menu.py
 

@@ -213,7 +213,8 @@ def test_mondrian_same_release(files, tmp_path, policy):
 
 
 def test_a_numeric_quasi_identifier_with_missing_cells_is_refused_by_both(files):
-    """Under 'category' a numeric column keeps its missing cells empty: both engines refuse it as a QI."""
+    """Under 'category' a numeric column keeps its missing cells empty: both engines refuse it as a QI — but the
+    in-memory Mondrian, which publishes the blanks as “(missing)” beside its grid cells (said in a warning)."""
     pol = POLICIES["category"]
     for mechanism in ("Mondrian", "Global recoding"):
         messages = []
@@ -221,6 +222,10 @@ def test_a_numeric_quasi_identifier_with_missing_cells_is_refused_by_both(files)
                                                                           hashes=False)):
             data = prepared(data, True).with_column("los", role=Role.QUASI_IDENTIFIER)
             messages.append([p.message for p in plan(data, mechanism, {"k": 5}).errors])
+        if mechanism == "Mondrian":
+            assert not any("'los'" in m for m in messages[0])
+            assert any("'los' has missing values" in m for m in messages[1])
+            continue
         assert messages[0] == messages[1] and any("'los' has missing values" in m for m in messages[0])
 
 

@@ -6,8 +6,7 @@ import pytest
 
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.metrics.classification import (baseline_accuracy, classification_accuracy, encode_features,
-                                                    lower_bound_accuracy, repeated_splits, split_indices,
-                                                    train_test_split)
+                                                    lower_bound_accuracy, repeated_splits, split_indices)
 
 
 def test_two_thirds_split_is_a_reproducible_partition():
@@ -18,8 +17,6 @@ def test_two_thirds_split_is_a_reproducible_partition():
     assert np.array_equal(tr, tr2)
     runs = list(repeated_splits(300, 4, seed=1))
     assert len(runs) == 4 and not np.array_equal(runs[0][0], runs[1][0])
-    a, b = train_test_split(pd.DataFrame({"v": range(9)}), seed=0)
-    assert len(a) == 6 and len(b) == 3
     with pytest.raises(ParameterError):
         split_indices(1)
 

@@ -13,7 +13,7 @@ from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import run_to_release
 from ppdp_gui.engine.mechanisms.diffgen import DiffGen, expand_counts
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import epsilon_prime, leaf_cells, specialise
-from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr, taxonomy_bounds
+from ppdp_gui.engine.mechanisms.diffgen.partition import CategoricalAttr, NumericAttr
 from ppdp_gui.engine.mechanisms.diffgen.scores import info_gain, max_score, sensitivity
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.taxonomy import Taxonomy
@@ -115,12 +115,6 @@ def test_figure_2_leaf_partitions():
     counts = np.bincount(cells * 2 + y, minlength=int(np.prod(shape)) * 2).reshape(2, 2, 2)
     # (job, age, class N/Y): Professional [18,40) 2Y1N, [40,65) 0Y1N; Artist [18,40) 2Y2N, [40,65) 0Y0N
     assert counts.tolist() == [[[1, 2], [1, 0]], [[2, 2], [0, 0]]]
-
-
-def test_taxonomy_bounds_read_every_label():
-    assert taxonomy_bounds(Taxonomy.from_paths("age", [["39", "35-39", "*"], ["1", "0-4", "*"]])) == (0, 39)
-    assert taxonomy_bounds(Taxonomy.from_paths("t", [["-3", "[-5, 10)", "*"]])) == (-5, 10)
-    assert taxonomy_bounds(Taxonomy.flat("c", ["a", "b"])) is None
 
 
 # ---- checks ------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ppdp_gui.engine.mechanisms.base import run_to_release
 from ppdp_gui.engine.mechanisms.diffgen import DiffGen
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import _draw_split, positive_noise_mean
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut
-from ppdp_gui.engine.mechanisms.diffgen.partition import NumericAttr, taxonomy_is_integral
+from ppdp_gui.engine.mechanisms.diffgen.partition import NumericAttr
 from ppdp_gui.engine.mechanisms.diffgen.scores import max_score
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.taxonomy import Taxonomy
@@ -40,15 +40,6 @@ def run(data, seed=0, **params):
 def label_contains(label: str, v: float) -> bool:
     lo, hi, close = LABEL.match(label).groups()
     return float(lo) <= v and (v <= float(hi) if close == "]" else v < float(hi))
-
-
-def test_integral_taxonomy_rule():
-    assert taxonomy_is_integral(Taxonomy.from_paths("age", [["39", "35-39", "*"], ["1", "0-4", "*"]]))
-    assert taxonomy_is_integral(Taxonomy.from_paths("x", [["3", "[0, 100]"]]))
-    assert taxonomy_is_integral(Taxonomy.from_paths("x", [["3.0", "[0, 1e2]"]]))  # whole numbers, spelled otherwise
-    assert not taxonomy_is_integral(Taxonomy.from_paths("x", [["3", "[0, 0.5)", "*"]]))
-    assert not taxonomy_is_integral(Taxonomy.from_paths("x", [["2.5", "[0, 10]"]]))
-    assert not taxonomy_is_integral(Taxonomy.flat("c", ["a", "b"]))
 
 
 def test_integer_domain_gives_integer_splits_and_labels_that_hold_unseen_values():

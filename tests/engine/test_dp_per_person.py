@@ -26,7 +26,7 @@ from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.pipeline.plan import plan
 from ppdp_gui.engine.pipeline.published import custodian_record, release_note
 from ppdp_gui.engine.pipeline.release import run_release
-from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, neighbouring_kind
+from ppdp_gui.engine.privacy.ledger_types import ADD_REMOVE, REPLACE, neighbouring_kind
 
 DP_MECHANISMS = [n for n in registry.names() if registry.create(n).privacy_cost().is_dp]
 WARDS = ("A", "B", "C", "D")

@@ -161,11 +161,3 @@ def test_relabel_rows_moves_exactly_the_lost_tuples():
     new = E.relabel_rows(ec, y, before, after)
     assert new.tolist() == [1, 1, 1, 1, 2, 2, 0]
     assert (E.class_counts(ec, new, 3) == after).all()
-
-
-def test_dependency_components():
-    y = np.array([0, 0, 1, 1, 2, 2])
-    ec_a = np.array([0, 0, 1, 1, 2, 2])
-    ec_b = np.array([0, 0, 1, 1, 2, 2])
-    comps = E.dependency_components([E.class_counts(ec_a, y, 3), E.class_counts(ec_b, y, 3)])
-    assert comps[0][0] == comps[1][0] and len({comps[0][0], comps[0][1], comps[0][2]}) == 3

@@ -13,7 +13,7 @@ from diabetes_shaped import diabetes_shaped
 from ppdp_gui import cli
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import DataError
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.governance.gate import ThresholdError, check_release, gate
 from ppdp_gui.engine.persistence.project import Recipe, read_recipe, recipe_from_json, recipe_to_json, write_recipe
 

@@ -16,7 +16,7 @@ from governance_tables import governance_table
 from ppdp_gui import cli
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import CheckError
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.governance.pseudonyms import check_no_raw_values, key_path, person_shifts, pseudonyms
 from ppdp_gui.engine.persistence.project import Recipe, read_recipe, write_recipe
 

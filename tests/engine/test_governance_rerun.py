@@ -11,7 +11,7 @@ from diabetes_shaped import SPECIALTIES, diabetes_shaped
 from ppdp_gui import cli
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.schema import Role
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.persistence.project import Recipe, write_recipe
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from governance_tables import governance_table
 from ppdp_gui import cli
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.governance.safe_harbor_recipe import apply_safe_harbor, restricted_zip3
 from ppdp_gui.engine.metrics import safe_harbor
 from ppdp_gui.engine.persistence.project import read_recipe

@@ -8,7 +8,6 @@ mechanism starts (so DiffGen never charges ε for one).
 
 from __future__ import annotations
 
-import codecs
 import importlib.util
 import io
 import sys
@@ -22,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ppdp_gui.engine.data import NAPolicy, coltypes, read_table
-from ppdp_gui.engine.data.delimited import _validate_utf8
 from ppdp_gui.engine.data.reader import inspect_table
 from ppdp_gui.engine.errors import DataError
 from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
@@ -177,23 +175,6 @@ def test_row_hashes_of_arrow_text_equal_those_of_the_frame(rows, names):
     table = pa.table({name: pa.array([r[j] for r in rows], pa.string()) for j, name in enumerate(names)})
     frame = table.to_pandas()
     assert (canonical_row_hashes(table) == canonical_row_hashes(frame)).all()
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.binary(max_size=60), st.integers(1, 7))
-def test_utf8_validation_in_blocks_reports_the_same_offset(data, block):
-    try:
-        data.decode("utf-8")
-        expected = None
-    except UnicodeDecodeError as exc:
-        expected = exc.start
-    try:
-        _validate_utf8(data, block=block)
-        got = None
-    except UnicodeDecodeError as exc:
-        got = exc.start
-    assert got == expected
-    assert codecs  # imported for clarity of what the reference is
 
 
 def test_inspect_counts_match_pandas(tmp_path):

@@ -15,8 +15,7 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError
-from ppdp_gui.engine.privacy import (DEFAULT_CAP, BudgetAccountant, Ledger, content_hash, default_ledger_path,
-                                     split_budget)
+from ppdp_gui.engine.privacy import DEFAULT_CAP, Ledger, content_hash, default_ledger_path
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -188,20 +187,3 @@ def test_two_processes_cannot_overspend(tmp_path):
     ledger = Ledger(path)
     assert sum(counts) == 50 and ledger.spent("fp") == 1
     assert {e.mechanism for e in ledger.entries("fp")} <= {"p0", "p1"}
-
-
-def test_accountant_sequential_composition():
-    acc = BudgetAccountant(Fraction(1))
-    parts = split_budget(acc.total, [1, 2])
-    assert parts == [Fraction(1, 3), Fraction(2, 3)] and sum(parts) == 1
-    acc.spend(parts[0], what="splits")
-    with pytest.raises(BudgetError, match="left"):
-        acc.spend(Fraction(7, 10))
-    assert acc.spend_rest("counts") == Fraction(2, 3)
-    assert acc.spent == acc.total and acc.remaining == 0
-    with pytest.raises(BudgetError):
-        acc.spend(Fraction(1, 10**12))
-    with pytest.raises(BudgetError):
-        BudgetAccountant(1).spend(0, delta=Fraction(1, 10))
-    with pytest.raises(ParameterError):
-        split_budget(1, [0, 0])

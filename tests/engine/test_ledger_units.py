@@ -24,7 +24,7 @@ from ppdp_gui.engine.pipeline import plan, run_release
 from ppdp_gui.engine.pipeline.plan import Plan
 from ppdp_gui.engine.privacy import ADD_REMOVE, REPLACE, Ledger, ledger_schema
 from ppdp_gui.engine.privacy.overview import dataset_table, entry_table, group_table
-from ppdp_gui.engine.privacy.records import combined_total, neighbouring_kind
+from ppdp_gui.engine.privacy.ledger_types import combined_total, neighbouring_kind
 
 FRAME = pd.DataFrame({"age": ["39", "50", "38", "41"], "sex": ["Male", "Female", "Male", "Female"]})
 

@@ -84,7 +84,7 @@ def test_compare_risk_shows_each_columns_part_for_the_input_and_the_release(diab
     from ppdp_gui.engine.noise import NoiseSource
     from ppdp_gui.engine.pipeline import plan, run_release
     data = diabetes.with_column("encounter_id", role=Role.IDENTIFIER)
-    p = plan(data, registry.create("Mondrian"), {"k": 5}, confirmed_columns=("num_lab_procedures",
+    p = plan(data, registry.create("Mondrian"), {"k": 5}, publish_as_is=("num_lab_procedures",
                                                                              "num_medications"))
     published = list(run_release(p, rng=NoiseSource.for_tests(5), seed=5))[-1]
     comparison = compare_risk(published, data.frame)

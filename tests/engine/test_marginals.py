@@ -177,3 +177,70 @@ def test_a_person_with_c_rows_costs_epsilon_by_group_privacy():
     assert "patient" not in rel.table.columns and rel.cost.epsilon == Fraction(1, 2)
     c = MarginalSynthesizer().count_noise_per_epsilon(data, MarginalSynthesizer.resolve_params(max_rows_per_person=2))
     assert c == Fraction(tables) / Fraction(9, 10) * 2
+
+
+def test_four_column_tables_cost_nothing_more_and_only_when_the_noise_allows():
+    """On 3,000 rows at ε = 5 a (class, g, p, c) table is measured — same K tables, same scale K/ε_measure —
+    and the model still adds up; at ε = 0.05 (noise far above the rows) and with "never" none is."""
+    from ppdp_gui.engine.mechanisms.marginals.widen import NEVER
+    data = table(3000)
+    tables = 2 * 5 - 3
+
+    def run(eps, **kw):
+        rng = Recording()
+        rel = run_to_release(MarginalSynthesizer().run(data, rng=rng, epsilon=eps, publish_tables=True, **kw))
+        return rel, rng
+
+    rel, rng = run(5.0)
+    widths = [len(t) for t in rel.note["measured tables"]]
+    assert 4 in widths and len(widths) == tables
+    assert rng.scales == [Fraction(tables) / (Fraction(5) * Fraction(9, 10))] * tables
+    assert rel.cost.epsilon == 5 and "1 × the noisy total" in rel.note["four-column tables"]
+    assert abs(len(rel.table) - 3000) < 100
+    assert max(len(t) for t in run(0.05)[0].note["measured tables"]) == 3
+    assert max(len(t) for t in run(5.0, detail=NEVER)[0].note["measured tables"]) == 3
+
+
+def test_a_four_column_table_keeps_what_predicts_the_class():
+    """The class is the parity of a, b and c (independent coins): no table of the class with two columns says
+    anything about it, a (class, a, b, c) table says everything. With it the synthetic records keep the parity;
+    with "never" they are right half of the time."""
+    from ppdp_gui.engine.mechanisms.marginals.widen import NEVER
+    r = np.random.default_rng(4)
+    bits = r.integers(0, 2, size=(3, 6000))
+    xy = np.array(["x", "y"])
+    frame = pd.DataFrame({"a": xy[bits[0]], "b": xy[bits[1]], "c": xy[bits[2]],
+                          "outcome": np.array(["no", "yes"])[bits.sum(axis=0) % 2]})
+    cat = lambda col, v, role=Role.QUASI_IDENTIFIER: ColumnSpec(col, "categorical", role, domain=Domain(categories=v))
+    data = Dataset(frame, (cat("a", ("x", "y")), cat("b", ("x", "y")), cat("c", ("x", "y")),
+                           cat("outcome", ("no", "yes"), Role.CLASS)))
+    parity = {}
+    for detail in ("when the noise allows", NEVER):
+        for seed in range(20):  # a seed whose tree is a chain from a (a star around a has no parent's parent)
+            rel = run_to_release(MarginalSynthesizer().run(data, rng=NoiseSource.for_tests(seed), epsilon=5.0,
+                                                           detail=detail))
+            if detail == NEVER or max(len(t) for t in rel.note["measured tables"]) == 4:
+                break
+        syn = rel.table.astype(str)
+        ones = (syn[["a", "b", "c"]] == "y").sum(axis=1) % 2
+        parity[detail] = (ones == (syn["outcome"] == "yes")).mean()
+    assert parity["when the noise allows"] > 0.9 and 0.4 < parity[NEVER] < 0.6
+
+
+def test_raking_gives_a_table_the_pair_tables_counts_and_keeps_its_rows():
+    """A noisy (class, parent, child) table after `rake`: each row still adds up to the model's count of its
+    (class, parent), and its (class, child) counts come close to the inverse-variance mix of the measured pair
+    table and its own sum — here mostly the pair table (the sum over 6 parent cells is 6× noisier)."""
+    from ppdp_gui.engine.mechanisms.marginals.model import rake
+    r = np.random.default_rng(7)
+    true = r.integers(0, 40, size=(2, 6, 5)).astype(float)
+    base = true.sum(axis=(1, 2))
+    totals = true.sum(axis=2)
+    noisy = true + r.normal(0, 8, size=true.shape)
+    pair = true.sum(axis=1) + r.normal(0, 8, size=(2, 5))
+    out = rake(project_rows(noisy, totals), noisy, pair, base, totals)
+    assert (out >= 0).all() and np.allclose(out.sum(axis=2), totals)
+    target = project_rows((pair * 6 + noisy.sum(axis=1)) / 7, base)
+    assert np.abs(out.sum(axis=1) - target).max() < 1.0
+    before = np.abs(project_rows(noisy, totals).sum(axis=1) - true.sum(axis=1)).sum()
+    assert np.abs(out.sum(axis=1) - true.sum(axis=1)).sum() < before

@@ -38,17 +38,6 @@ def test_class_counts_and_risk():
     assert risk.prosecutor_risk(sizes) == (1.0, pytest.approx(3 / 5))
     assert risk.records_at_risk(sizes, threshold=0.6) == pytest.approx(1 / 5)
     assert risk.records_at_risk(sizes, threshold=0.4) == 1.0
-    dist = risk.size_distribution(sizes)
-    assert dist["records"].sum() == 5 and dist.set_index("class size").loc[2, "classes"] == 2
-
-
-def test_journalist_risk_with_overlapping_regions():
-    # population values in loss units; "*" covers the nurse rows too, so its class matches 5 records
-    population = {"age": np.array([25, 27, 35, 40, 45]), "job": np.array([1, 2, 0, 0, 1])}
-    high, avg = risk.journalist_risk(TABLE, INTERVALS, population)
-    # classes: (20-29,*) matches rows 0,1 -> 1/2 ; (30-49,nurse) matches rows 2,3 -> 1/2 ; (30-49,g0): rows 2,3,4 -> 1/3
-    assert high == pytest.approx(0.5)
-    assert avg == pytest.approx((0.5 * 4 + 1 / 3) / 5)
 
 
 def test_f_measure_and_distortion():

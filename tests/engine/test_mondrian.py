@@ -110,7 +110,7 @@ def test_mechanism_l_diversity_and_parameters():
     assert rel.record["sensitive"] == "disease" and rel.cost.l == 3
     assert check_release(rel.table, rel.record["quasi_identifiers"], 5, sensitive="disease", l=3,
                          diversity="entropy").ok
-    assert any("minimum" in p.message for p in mech.validate(ds, k=1))
+    assert any("smallest allowed value" in p.message for p in mech.validate(ds, k=1))
     assert any(p.param == "k" and p.level == "error" for p in mech.validate(ds, k=600))  # 500 rows
     assert any(p.param == "l" for p in mech.validate(ds, k=5, l=5))  # only 4 diseases
 

@@ -35,7 +35,7 @@ class Leaky(Mechanism):
               ParamSpec("extra", "Columns of a second table", "columns", ()),
               ParamSpec("rename", "Rename the person column to", "choice", "", choices=("", "visit_group")))
 
-    def privacy_cost(self, **params):
+    def cost(self, params):
         return PrivacyCost(epsilon=None)
 
     def _run(self, data, *, rng, keep, extra, rename):

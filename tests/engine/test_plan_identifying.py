@@ -55,8 +55,8 @@ def test_dp_count_tables_publish_only_their_columns():
 
 def test_confirmed_column_runs_and_the_record_keeps_the_confirmation():
     data = clinical({"encounter_id": Role.IDENTIFIER, "patient_nbr": Role.INSENSITIVE})
-    planned = plan(data, "Mondrian", {"k": 10}, confirmed_columns=("patient_nbr",))
-    assert planned.ok and planned.confirmed_columns == ("patient_nbr",)
+    planned = plan(data, "Mondrian", {"k": 10}, publish_as_is=("patient_nbr",))
+    assert planned.ok and planned.publish_as_is == ("patient_nbr",)
     assert any("patient_nbr" in w and "you confirmed" in w for w in planned.warnings)
     published = list(run_release(planned, rng=NoiseSource.for_tests(3), seed=3))[-1]
     assert "patient_nbr" in published.table.columns

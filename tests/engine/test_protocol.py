@@ -12,7 +12,7 @@ from ppdp_gui.engine.mechanisms import registry
 def test_float_param_range_and_type():
     p = ParamSpec("epsilon", "ε", "float", default=1.0, low=0.01, high=10, log_scale=True)
     assert p.coerce("0.5") == 0.5
-    with pytest.raises(ParameterError, match="below the minimum"):
+    with pytest.raises(ParameterError, match="below the smallest allowed value"):
         p.coerce(0.001)
     with pytest.raises(ParameterError, match="not a valid float"):
         p.coerce("abc")

@@ -233,7 +233,7 @@ def test_the_custodian_record_never_holds_the_keyed_row_hashes(tmp_path):
     custodian record lists the identity's shown fields only (found by the governance review)."""
     import dataclasses
     from ppdp_gui.engine.pipeline.published import _identity_fields
-    from ppdp_gui.engine.privacy.records import DatasetIdentity
+    from ppdp_gui.engine.privacy.ledger_types import DatasetIdentity
     import numpy as np
     ident = DatasetIdentity("f", "f", False, None, None, keyed=np.arange(5, dtype=np.uint64), n_rows=5)
     shown = _identity_fields(ident)

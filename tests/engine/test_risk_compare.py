@@ -2,12 +2,10 @@
 by hand, nothing measured on a DP release (and why, in words), the Safe Harbor screen of both."""
 
 import numpy as np
-import pandas as pd
 from clinical_helpers import diabetes_like
 
-from ppdp_gui.engine import explain, glossary
+from ppdp_gui.engine import explain
 from ppdp_gui.engine.data import Role, dataset_from_frame
-from ppdp_gui.engine.metrics import risk_models
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.pipeline import plan, run_release
 
@@ -55,12 +53,3 @@ def test_a_dp_release_shows_no_record_linkage_figures_and_says_why():
     assert out.release is None and out.not_measured.startswith(explain.RISK_DP_SENTENCE)
     assert "not fully ε-differentially private" in out.not_measured  # its domains came from the data
     assert out.input is not None and out.input.population.population_size == 100_000
-
-
-def test_risk_figures_have_plain_words():
-    report = risk_models.risk_report(pd.DataFrame({"a": [1, 1, 2]}), ["a"], sampling_fraction=0.5)
-    for name in risk_models.report_figures(report):
-        if name in ("records", "classes") or name.startswith("population uniques ("):
-            continue
-        fig = glossary.figure(name)
-        assert fig.meaning and fig.formula and fig.kind == "risk", name

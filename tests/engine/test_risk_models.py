@@ -158,11 +158,9 @@ def test_before_and_after_a_mondrian_release():
     data = dataset_from_frame(diabetes_like(3000), roles={"time_in_hospital": Role.QUASI_IDENTIFIER,
                                                            "payer_code": Role.QUASI_IDENTIFIER})
     published = list(run_release(plan(data, "Mondrian", {"k": 10}), rng=NoiseSource.for_tests(2), seed=2))[-1]
-    reports = M.before_and_after(data, published.table, sampling_fraction=0.05)
-    before, after = reports["input"], reports["release"]
+    before = M.risk_report(data.frame, data.quasi_identifiers, sampling_fraction=0.05)
+    after = M.risk_report(published.table, data.quasi_identifiers, sampling_fraction=0.05)
     assert after.prosecutor.highest_risk <= 1 / 10 < before.prosecutor.highest_risk
     assert after.prosecutor.success_rate < before.prosecutor.success_rate
     assert after.population.dankar <= before.population.dankar
-    figures = M.report_figures(after)
-    assert figures["prosecutor: highest risk %"] <= 10 and figures["records"] == 3000
-    assert any(k.startswith("population uniques (Dankar") for k in figures)
+    assert after.rows == 3000 and after.population.dankar is not None

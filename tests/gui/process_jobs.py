@@ -35,7 +35,7 @@ class Slow(Mechanism):
     guarantee = "none (test)"
     params = (ParamSpec("fail", "Fail", "bool", default=False),)
 
-    def privacy_cost(self, **params):
+    def cost(self, params):
         return PrivacyCost(note="test only")
 
     def _run(self, data, *, rng, fail):

@@ -104,9 +104,9 @@ def test_clinical_table_end_to_end(make_window, qtbot, tmp_path):
     assert set(run_view.as_is_checks) == {"patient_nbr"}
     assert not run_view.run_button.isEnabled()
     assert "fix the problems first" in w.step_texts()[3]
-    run_view.as_is_checks["patient_nbr"].setChecked(True)  # "publish as is": the plan's confirmed_columns
+    run_view.as_is_checks["patient_nbr"].setChecked(True)  # "publish as is": the plan's publish_as_is
     qtbot.waitUntil(lambda: run_view.run_button.isEnabled(), timeout=5000)
-    assert w.session.preview().confirmed_columns == ("patient_nbr",)
+    assert w.session.preview().publish_as_is == ("patient_nbr",)
     assert w.session.recipe().publish_as_is == ("patient_nbr",)
     assert run_view.as_is_checks["patient_nbr"].isChecked()  # shown as confirmed, no longer as an error
     run_view.as_is_checks["patient_nbr"].setChecked(False)

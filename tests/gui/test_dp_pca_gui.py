@@ -41,7 +41,9 @@ def form_labels(form) -> list[str]:
 
 
 def sweep(w, qtbot, param: str, grid: str) -> None:
+    """A simulation on the own table (nothing charged: the budget of the releases below stays as the test plans)."""
     panel = w.results_view.sweep
+    panel.basis_combo.setCurrentIndex(panel.basis_combo.findData("your own table"))
     panel.param_combo.setCurrentIndex(panel.param_combo.findData(param))
     panel.grid_edit.setText(grid)
     panel.repeats.setValue(1)

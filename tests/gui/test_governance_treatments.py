@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 
 from ppdp_gui.cli import main
 from ppdp_gui.engine.data.schema import Role
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.governance import treatments as tr
 from ppdp_gui.engine.governance.pseudonyms import key_path, pseudonyms
 from ppdp_gui.engine.persistence.project import read_recipe

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from ppdp_gui.engine.governance import context as cx
+from ppdp_gui.engine.persistence import release_context as cx
 from ppdp_gui.engine.persistence.project import read_recipe
 from ppdp_gui.gui import governance_menu
 from ppdp_gui.gui.widgets.release_context_dialog import ReleaseContextDialog

@@ -79,7 +79,7 @@ def test_taxonomy_step_does_not_repeat_the_data_steps_missing_value_notes(make_w
 
 def test_run_step_parameters_say_what_zero_means():
     from ppdp_gui.engine.mechanisms import registry
-    from ppdp_gui.gui.preview import params_text
+    from ppdp_gui.gui.plan_words import params_text
     specs = registry.create("Mondrian").params
     text = params_text({s.name: s.default for s in specs}, specs)
     assert "Interval width for numbers without taxonomy (0 = automatic) = 0" in text

@@ -113,7 +113,7 @@ def test_run_step_says_epsilon_protects_a_row_when_a_patient_has_several(make_wi
     DiffGen's said only "a smaller ε hides each person better" — while a patient with 5 visits is protected by
     5·ε. The Run and Mechanism steps now say so, and how to get ε per person."""
     from ppdp_gui.engine.mechanisms.base import PrivacyCost
-    from ppdp_gui.gui.preview import cost_words
+    from ppdp_gui.gui.plan_words import cost_words
     per_row = PrivacyCost(epsilon=1)  # a guarantee for one record added or removed
     assert "m·ε" in cost_words(per_row, "patient_id") and "patient_id" in cost_words(per_row, "patient_id")
     assert "m·ε" not in cost_words(per_row, None)
@@ -371,7 +371,8 @@ def test_when_nothing_can_run_the_default_is_k_anonymity_not_a_dp_histogram(make
     path = tmp_path / "clinic.csv"
     frame.to_csv(path, index=False)
     w = make_window()
-    from ppdp_gui.gui import preview
+    import importlib
+    preview = importlib.import_module("ppdp_gui.engine.pipeline.plan")  # where `runnable` lives
     real = preview.runnable
     try:
         preview.runnable = lambda name, dataset: False  # as when every mechanism refuses the table as it is

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QListWidget
 from ppdp_gui.engine.data.reader import dataset_from_frame
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost
-from ppdp_gui.gui.widgets.param_panel import NumberField, ParamPanel, allowed_columns
+from ppdp_gui.gui.widgets.param_panel import NumberField, ParamPanel
 
 
 class Toy(Mechanism):
@@ -32,7 +32,7 @@ class Toy(Mechanism):
         ParamSpec("low", "Lower bound", "float", default=None, optional=True, help="Public bound."),
     )
 
-    def privacy_cost(self, **params):
+    def cost(self, params):
         return PrivacyCost(epsilon=params["epsilon"])
 
 
@@ -88,7 +88,7 @@ def test_log_slider_maps_on_log10(panel, qtbot):
 
 
 def test_column_pickers_follow_roles_and_kinds(panel, data):
-    assert allowed_columns(Toy.param("target"), data) == ["income"]
+    assert Toy.param("target").allowed_columns(data) == ["income"]
     nums = panel.editor("nums")
     assert [nums.item(i).text() for i in range(nums.count())] == ["age", "hours"]
     nums.item(1).setCheckState(Qt.Checked)
@@ -130,7 +130,7 @@ def test_a_value_below_the_range_is_kept_and_flagged_not_replaced(panel, qtbot):
     problem = panel.findChild(type(panel._problems["epsilon"]), "problem_epsilon")
     assert problem.isVisibleTo(panel) and "below the smallest allowed value, 0.01" in problem.text()
     assert panel.problems() == {"epsilon": field.problem()} and field.box.accessibleDescription()
-    with pytest.raises(Exception, match="below the minimum"):
+    with pytest.raises(Exception, match="below the smallest allowed value, 0.01"):  # the same words
         Toy.resolve_params(**panel.values())  # the plan refuses it, so nothing can run
     qtbot.keyClick(field.box, Qt.Key_Up)  # the arrows lead back into the range
     assert panel.values()["epsilon"] >= 0.01 and not problem.isVisibleTo(panel) and panel.problems() == {}

@@ -87,7 +87,7 @@ def test_the_release_context_belongs_to_its_table(make_window, qtbot, tmp_path):
     """The governance questionnaire's answers (recipient, threshold, recorded overrides, the project id behind the
     pseudonym key) were kept by the session across tables: the next table's export was gated, and its dossier
     written, with the first table's context."""
-    from ppdp_gui.engine.governance import context as cx
+    from ppdp_gui.engine.persistence import release_context as cx
     heart, breast = tmp_path / "heart.csv", tmp_path / "breast.csv"
     heart_like().to_csv(heart, index=False)
     breast_like().to_csv(breast, index=False)

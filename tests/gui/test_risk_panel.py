@@ -61,7 +61,7 @@ def test_each_columns_part_in_the_risk_for_the_input_and_the_release(qtbot):
     data = dataset_from_frame(frame).with_roles({"race": Role.QUASI_IDENTIFIER, "gender": Role.QUASI_IDENTIFIER,
                                                  "age": Role.QUASI_IDENTIFIER, "encounter_id": Role.IDENTIFIER,
                                                  "patient_nbr": Role.IDENTIFIER})
-    planned = plan(data, "Mondrian", {"k": 5}, confirmed_columns=tuple(data.frame.columns))
+    planned = plan(data, "Mondrian", {"k": 5}, publish_as_is=tuple(data.frame.columns))
     assert planned.ok, planned.errors
     published = list(run_release(planned, rng=NoiseSource.for_tests(2), seed=2))[-1]
     session = Session()

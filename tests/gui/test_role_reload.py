@@ -35,7 +35,7 @@ def test_an_empty_class_column_parameter_names_the_class_column():
     Class', so the Run step names it."""
     from ppdp_gui.engine.data import dataset_from_frame
     from ppdp_gui.engine.mechanisms import registry
-    from ppdp_gui.gui.preview import params_text
+    from ppdp_gui.gui.plan_words import params_text
     data = dataset_from_frame(pd.DataFrame({"age": ["30", "40"] * 20, "readmitted": ["NO", "<30"] * 20}))
     specs = registry.get("DiffGen").params
     text = params_text({"epsilon": 1.0, "class_column": ""}, specs, data)

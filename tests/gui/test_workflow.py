@@ -76,9 +76,11 @@ def test_adult_end_to_end(loaded_window, qtbot, shared_data, tmp_path):
     assert w.results_view.table_tabs.count() >= 1
     assert w.results_view.compare_model.rowCount() == 1
 
-    # a simulation: not charged, drawn in the chart
+    # a simulation: not for publication, drawn in the chart; of a k-anonymity mechanism it reads the own table
+    # (no ε to protect) and is not charged
     panel = w.results_view.sweep
-    assert "not charged to the budget" in panel.banner.text()
+    assert "not for publication" in panel.banner.text()
+    assert panel.basis == "your own table" and "nothing is charged" in panel.basis_text.text()
     panel.param_combo.setCurrentIndex(panel.param_combo.findData("k"))
     panel.grid_edit.setText("10, 100")
     panel.repeats.setValue(1)

@@ -118,12 +118,19 @@ def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str]
     """One pass over the kept rows (missing cells NULL): per column of `columns` the present values that are not
     plain numbers and those with a leading zero, the distinct values (for `count_distinct` only: the sample
     already has more than enough for the others); per column of `whole`, whether every finite value it reads as
-    is a whole number below 2**53 (the reader then holds integers)."""
+    is a whole number below 2**53 (the reader then holds integers). When only one column is asked about (the
+    usual case: the one whose first rows look like numbers), its rows are counted per value first and the tests
+    run once per distinct value, not once per row."""
     parts, keys = [], []
+    one = list(dict.fromkeys([*columns, *whole]))
+    rows = "1"
+    if len(one) == 1:
+        q = quote(one[0])
+        relation, rows = f"(SELECT {q}, COUNT(*) AS rows__ FROM {relation} GROUP BY {q}) AS per_value", "rows__"
     for c in columns:
         q = quote(c)
-        parts.append(f"SUM(CASE WHEN {q} IS NOT NULL AND NOT {number_sql(q)} THEN 1 ELSE 0 END)")
-        parts.append(f"SUM(CASE WHEN regexp_matches({q}, {literal(_ZERO)}) THEN 1 ELSE 0 END)")
+        parts.append(f"SUM(CASE WHEN {q} IS NOT NULL AND NOT {number_sql(q)} THEN {rows} ELSE 0 END)")
+        parts.append(f"SUM(CASE WHEN regexp_matches({q}, {literal(_ZERO)}) THEN {rows} ELSE 0 END)")
         keys += [(c, "not numbers"), (c, "leading zeros")]
         if c in count_distinct:
             parts.append(f"COUNT(DISTINCT {q})")

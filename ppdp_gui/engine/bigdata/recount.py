@@ -14,6 +14,7 @@ check (and the mechanisms do not offer them for large tables).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -38,111 +39,160 @@ def file_relation(path: Path, fmt: str) -> str:
 
 
 def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None) -> list[ClaimCheck]:
-    """ClaimChecks of every recountable claim on `relation` (a table name, a subquery or a file reader); a
-    relation that cannot be read (a broken written file) is a CheckError."""
+    """ClaimChecks of every recountable claim on `relation` (a table name, a subquery or a file reader), from one
+    pass over it (`tally`); a relation that cannot be read (a broken written file) is a CheckError."""
+    return tally(con, relation, claims, name=name).checks(claims)
+
+
+def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None,
+          extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None, as_text: Iterable[str] = (),
+          weight: str | None = None) -> "Tally":
+    """One `GROUP BY` over `relation`: the rows per combination (as text) of every column a recountable claim
+    reads, plus `extra` columns (released names, passed through `name` like the claims'); with `hash_columns`,
+    also the per-combination sum of DuckDB's row hashes (the records' digest; the columns `as_text` hashed as
+    their text, so a label held as an ENUM hashes as the same VARCHAR). Every claim is then recounted
+    from this small result, so the relation is read once, however many claims there are. With `weight`, each
+    row of the relation stands for that many rows (a histogram)."""
     import duckdb
-    try:
-        return _recount(con, relation, claims, name)
-    except duckdb.Error as exc:
-        raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
-
-
-def _recount(con, relation: str, claims: Iterable, name) -> list[ClaimCheck]:
     name = name or (lambda t: t)
     claims = [c for c in claims if isinstance(c, RECOUNTED)]
-    marker_claims = [c for c in claims if isinstance(c, Suppression)]
-    out = []
-    total = int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r").fetchall()[0][0])
-
-    def gone_sql(claim: Suppression) -> str:
-        cols = [name(c) for c in claim.columns]
-        return "(" + " AND ".join(f"CAST({quote(c)} AS VARCHAR) = {literal(name(claim.marker))}" for c in cols) + ")"
-
-    suppressed = [gone_sql(c) for c in marker_claims if c.columns]
-    n_marked = [int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r WHERE {g}").fetchall()[0][0])
-                for g in suppressed]
-    # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
-    keep = " AND ".join(f"NOT {g}" for g, n in zip(suppressed, n_marked) if n < total) or "TRUE"
-    for claim in claims:
-        if getattr(claim, "person", None) is not None:  # the large-table engine refuses a person column
-            out.append(ClaimCheck(claim, False, f"persons ({claim.person}) cannot be recounted by the large-table "
-                                                "engine: it counts rows"))
-            continue
-        if isinstance(claim, KAnonymity):
-            keys = ", ".join(f"CAST({quote(name(c))} AS VARCHAR)" for c in claim.columns)
-            got = con.execute(f"SELECT MIN(n), COUNT(*), SUM(CASE WHEN n < {int(claim.k)} THEN 1 ELSE 0 END) "
-                              f"FROM (SELECT COUNT(*) AS n FROM {relation} AS r WHERE {keep} "
-                              f"GROUP BY {keys}) AS g").fetchall()[0]
-            smallest = int(got[0] or 0)
-            if got[1] == 0:
-                out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
-            elif got[2]:
-                out.append(ClaimCheck(claim, False, f"{int(got[2])} group(s) have fewer than k = {claim.k} rows "
-                                                    f"(smallest {smallest})", {"smallest group": float(smallest)}))
-            else:
-                out.append(ClaimCheck(claim, True, f"every group has at least k = {claim.k} rows (smallest "
-                                                   f"{smallest})", {"smallest group": float(smallest)}))
-        elif isinstance(claim, Suppression):
-            s = n_marked[marker_claims.index(claim)] if claim.columns else 0
-            if total and s == total:
-                out.append(ClaimCheck(claim, True, "every row shows only the marker: the most general release, "
-                                                   "one group", {"suppressed rows": 0.0}))
-            elif s > claim.max_share * total + TOLERANCE:
-                out.append(ClaimCheck(claim, False, f"{s:,} of {total:,} rows are suppressed, more than "
-                                                    f"{100 * claim.max_share:g} %", {"suppressed rows": float(s)}))
-            else:
-                out.append(ClaimCheck(claim, True, f"{s:,} of {total:,} rows suppressed (at most "
-                                                   f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
-        elif isinstance(claim, LDiversity) and claim.kind in ("distinct", "entropy", "recursive"):
-            got = _grouped(con, relation, [name(c) for c in claim.columns], keep, name(claim.column))
-            counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
-                               index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
-                                                               names=["g", "s"]))
-            sizes = counts.groupby(level="g").sum().to_numpy()
-            res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
-                               diversity=claim.kind, c=claim.c)
-            out.append(diversity_check(claim, res))
-        elif isinstance(claim, TCloseness):
-            out.append(_closeness(con, relation, claim, name, keep))
-        elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
-            got = _grouped(con, relation, [name(c) for c in claim.columns], keep)
-            out.append(risk_check(claim, got["n"].to_numpy(dtype=np.int64)))
-        else:
-            out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
-    return out
-
-
-def _closeness(con, relation: str, claim: TCloseness, name, keep: str) -> ClaimCheck:
-    """t-closeness from one GROUP BY (group, sensitive value, kept or suppressed): `checks.closeness` with each
-    entry weighted by its rows (the whole distribution counts every row, the groups only the kept ones)."""
-    cols = [name(c) for c in claim.columns]
+    wanted: list[str] = []
+    for c in claims:
+        wanted += [name(x) for x in getattr(c, "columns", ())]
+        if isinstance(c, (LDiversity, TCloseness)):
+            wanted.append(name(c.column))
+    wanted += [name(x) for x in extra]
+    cols = list(dict.fromkeys(wanted))
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
-    keys += [f"CAST({quote(name(claim.column))} AS VARCHAR) AS s", f"({keep}) AS kept"]
-    got = con.execute(f"SELECT {', '.join(keys)}, COUNT(*) AS n FROM {relation} AS r "
-                      f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}").df()
-    names = [f"k{i}" for i in range(len(cols))]
-    group = (got.groupby(names, sort=False, dropna=False).ngroup().to_numpy() if names and len(got)
-             else np.zeros(len(got), dtype=np.int64))
-    table = pd.DataFrame({name(claim.column): got["s"].to_numpy(dtype=object)})
-    dist, reason = closeness(table, group, name(claim.column), claim.distance, name=name, order=claim.order,
-                             hierarchy=claim.hierarchy, keep=got["kept"].to_numpy(dtype=bool),
-                             weights=got["n"].to_numpy(dtype=float))
-    return closeness_check(claim, dist, reason)
+    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS n" if weight else "COUNT(*) AS n"]
+    if hash_columns is not None:
+        text = set(as_text)
+        hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
+        times = f" * {weight}" if weight else ""
+        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS h")
+    sql = f"SELECT {', '.join(select)} FROM {relation} AS r"
+    sql += f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
+    try:
+        got = con.execute(sql).df()
+    except duckdb.Error as exc:
+        raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
+    got = got[got["n"].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
+    hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
+    frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
+    frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame
+    return Tally(frame, int(frame["n"].sum()), name, hash_sum)
 
 
-def _grouped(con, relation: str, columns: list[str], keep: str, sensitive: str | None = None) -> pd.DataFrame:
-    """Rows per released group (as text), left out the suppressed ones; with `sensitive`, per group and value:
-    columns g (group number), s (the value as text) and n."""
-    text = [f"CAST({quote(c)} AS VARCHAR)" for c in columns]
-    keys = [f"{t} AS k{i}" for i, t in enumerate(text)] + ([f"CAST({quote(sensitive)} AS VARCHAR) AS s"]
-                                                           if sensitive else [])
-    group = ", ".join(str(i + 1) for i in range(len(keys)))
-    sql = (f"SELECT {', '.join(keys + ['COUNT(*) AS n'])} FROM {relation} AS r WHERE {keep}"
-           + (f" GROUP BY {group}" if keys else ""))
-    got = con.execute(sql).df()
-    if not len(got) or (not keys):
-        got["g"] = 0
-        return got[got["n"] > 0] if len(got) else got
-    names = [f"k{i}" for i in range(len(columns))]
-    got["g"] = got.groupby(names, sort=False, dropna=False).ngroup().to_numpy() if names else 0
-    return got
+@dataclass
+class Tally:
+    """Rows per combination of the claims' columns (text; None for a missing cell), read in one pass."""
+
+    frame: pd.DataFrame  # the columns by released name, and n (rows); h when hashed
+    total: int
+    name: Callable[[str], str]
+    hash_sum: int | None = None
+
+    def marked(self, columns: list[str], marker: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per combination, as SQL's `col = marker AND …`: (true, false); both false where it is NULL."""
+        eq = np.ones(len(self.frame), dtype=bool)
+        differs = np.zeros(len(self.frame), dtype=bool)
+        for c in columns:
+            v = self.frame[c]
+            present = v.notna().to_numpy()
+            same = (v == marker).to_numpy(dtype=bool) & present
+            eq &= same
+            differs |= present & ~same
+        return eq, differs
+
+    def sizes(self, columns: list[str], rows: np.ndarray | None = None) -> pd.DataFrame:
+        """Rows per group of `columns` (among `rows`): a frame of the columns and n."""
+        f = self.frame if rows is None else self.frame[rows]
+        if not columns:
+            return pd.DataFrame({"n": [int(f["n"].sum())]}) if len(f) else pd.DataFrame({"n": []})
+        return f.groupby(columns, dropna=False, sort=False)["n"].sum().reset_index()
+
+    def group_sizes(self, qis: list[str], marker: str | None) -> np.ndarray:
+        """`SqlRecords.group_sizes`: rows per released group, the rows with the marker in every QI left out."""
+        rows = None if marker is None else ~self.marked(qis, marker)[0]
+        return self.sizes(qis, rows)["n"].to_numpy(dtype=np.int64)
+
+    def checks(self, claims: Iterable) -> list[ClaimCheck]:
+        name = self.name
+        claims = [c for c in claims if isinstance(c, RECOUNTED)]
+        marker_claims = [c for c in claims if isinstance(c, Suppression)]
+        total = self.total
+        marks = [self.marked([name(x) for x in c.columns], name(c.marker)) for c in marker_claims if c.columns]
+        counted = [(int(self.frame["n"][eq].sum()), differs) for eq, differs in marks]
+        # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
+        keep = np.ones(len(self.frame), dtype=bool)
+        for n_marked, differs in counted:
+            if n_marked < total:
+                keep &= differs
+        out = []
+        for claim in claims:
+            if getattr(claim, "person", None) is not None:  # the large-table engine refuses a person column
+                out.append(ClaimCheck(claim, False, f"persons ({claim.person}) cannot be recounted by the "
+                                                    "large-table engine: it counts rows"))
+                continue
+            cols = [name(c) for c in getattr(claim, "columns", ())]
+            if isinstance(claim, KAnonymity):
+                sizes = self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)
+                smallest = int(sizes.min()) if sizes.size else 0
+                if sizes.size == 0:
+                    out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
+                elif (sizes < claim.k).any():
+                    out.append(ClaimCheck(claim, False, f"{int((sizes < claim.k).sum())} group(s) have fewer than "
+                                                        f"k = {claim.k} rows (smallest {smallest})",
+                                          {"smallest group": float(smallest)}))
+                else:
+                    out.append(ClaimCheck(claim, True, f"every group has at least k = {claim.k} rows (smallest "
+                                                       f"{smallest})", {"smallest group": float(smallest)}))
+            elif isinstance(claim, Suppression):
+                s = counted[[c for c in marker_claims if c.columns].index(claim)][0] if claim.columns else 0
+                if total and s == total:
+                    out.append(ClaimCheck(claim, True, "every row shows only the marker: the most general "
+                                                       "release, one group", {"suppressed rows": 0.0}))
+                elif s > claim.max_share * total + TOLERANCE:
+                    out.append(ClaimCheck(claim, False, f"{s:,} of {total:,} rows are suppressed, more than "
+                                                        f"{100 * claim.max_share:g} %", {"suppressed rows": float(s)}))
+                else:
+                    out.append(ClaimCheck(claim, True, f"{s:,} of {total:,} rows suppressed (at most "
+                                                       f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
+            elif isinstance(claim, LDiversity) and claim.kind in ("distinct", "entropy", "recursive"):
+                got = self._grouped(cols, keep, name(claim.column))
+                counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
+                                   index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
+                                                                   names=["g", "s"]))
+                sizes = counts.groupby(level="g").sum().to_numpy()
+                res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
+                                   diversity=claim.kind, c=claim.c)
+                out.append(diversity_check(claim, res))
+            elif isinstance(claim, TCloseness):
+                out.append(self._closeness(claim, cols, keep))
+            elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
+                out.append(risk_check(claim, self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)))
+            else:
+                out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
+        return out
+
+    def _grouped(self, cols: list[str], keep: np.ndarray, sensitive: str) -> pd.DataFrame:
+        """Rows per (group, sensitive value) among the kept rows: columns g (group number), s and n."""
+        got = self.sizes(cols + [sensitive], keep).rename(columns={sensitive: "s"})
+        got["g"] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
+        return got
+
+    def _closeness(self, claim: TCloseness, cols: list[str], keep: np.ndarray) -> ClaimCheck:
+        """t-closeness from the rows per (group, sensitive value, kept or suppressed): `checks.closeness` with
+        each entry weighted by its rows (the whole distribution counts every row, the groups only the kept)."""
+        s = self.name(claim.column)
+        f = self.frame.assign(kept__=keep)
+        got = f.groupby(cols + [s, "kept__"], dropna=False, sort=False)["n"].sum().reset_index()
+        group = (got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got)
+                 else np.zeros(len(got), dtype=np.int64))
+        table = pd.DataFrame({s: got[s].to_numpy(dtype=object)})
+        dist, reason = closeness(table, group, s, claim.distance, name=self.name, order=claim.order,
+                                 hierarchy=claim.hierarchy, keep=got["kept__"].to_numpy(dtype=bool),
+                                 weights=got["n"].to_numpy(dtype=float))
+        return closeness_check(claim, dist, reason)
+
+

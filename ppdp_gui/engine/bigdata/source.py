@@ -2,10 +2,13 @@
 
 `TableSource` is the only thing that touches the file. It exposes what the mechanisms need and nothing more:
 the schema (names, kinds, roles, decided by the reader's own rules over every row: bigdata/columns.py), the row
-count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY counts over SQL
-expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB connection with a memory
-limit; DuckDB streams the file and spills to a temporary folder, so memory stays bounded by the limit plus the
-(small) results.
+count after the missing-value policy, the distinct values of a column (few, for taxonomy lookups) and GROUP BY
+counts over SQL expressions (generalised columns: see sql.py). Every query runs in one embedded DuckDB
+connection with a memory limit; DuckDB streams the file and spills to a temporary folder, so memory stays
+bounded by the limit plus the (small) results. The counts a release asks again and again (the distinct values
+the plan checks, the tuples a mechanism partitions, DiffGen's marginals, the recount of the released rows) come
+from one `histogram` of the quasi-identifiers with the sensitive and class columns, kept in memory when it is
+small: the file is read once for them, as DuckDB's own GROUP BY would read it.
 
 `LargeDataset` is a `Dataset` whose `frame` holds no rows (only the typed columns, so schema code keeps working)
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
@@ -45,6 +48,10 @@ SCHEMA_ROWS = 50_000
 #: DuckDB's memory limit; it spills sorts and large aggregations to disk beyond it
 MEMORY_LIMIT = os.environ.get("PPDP_DUCKDB_MEMORY", "1GB")
 _BATCH = 1_000_000
+#: most combinations a histogram holds in memory (Adult's 8 quasi-identifiers at 10⁷ rows: about 20,000)
+HISTOGRAM_ROWS = 500_000
+#: the column of a registered histogram holding its row counts
+ROWS = "ppdp_rows__"
 NO_SIZE_CAP = 1 << 62
 #: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
 #: aside 16 times this for a gzipped file)
@@ -170,25 +177,76 @@ class TableSource:
             if pol.action == "drop" else 0
 
     def _define_views(self) -> None:
+        self._histograms: dict[tuple, pd.DataFrame] = {}  # the views change: what was counted on them is stale
+        self._too_many: set[tuple] = set()
+        self.con.execute(f"CREATE OR REPLACE VIEW kept AS {self._kept_sql(self.columns, 'raw_src')}")
+        self.con.execute(f"CREATE OR REPLACE VIEW src AS {self._src_sql(self.columns, 'kept')}")
+
+    def _filter_columns(self) -> list[str]:
+        """The columns whose missing cells drop a row ('drop'), leaving out those with none: a test that is false
+        on every row costs a pass and decides nothing."""
+        if self.na_policy.action != "drop":
+            return []
+        return [c for c in self.columns if c not in self.unreleased and self.missing.get(c, 1)]
+
+    def _kept_sql(self, columns: list[str], base: str, extra: str = "") -> str:
+        """`kept` over `base` (the raw file, or its rows already counted per raw value) for `columns`."""
         def nulled_one(c: str) -> str:
             return f"CASE WHEN {self._missing(c)} THEN NULL ELSE {self._text(c)} END AS {quote(c)}"
-        texts = ", ".join(nulled_one(c) if c in self.unreleased else f"{self._text(c)} AS {quote(c)}"
-                          for c in self.columns)
-        nulled = ", ".join(nulled_one(c) for c in self.columns)
         if self.na_policy.action == "drop":
-            keep = " AND ".join(f"NOT {self._missing(c)}" for c in self.columns
-                                if c not in self.unreleased) or "TRUE"
-            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {texts} FROM raw_src WHERE {keep}")
-        else:
-            self.con.execute(f"CREATE OR REPLACE VIEW kept AS SELECT {nulled} FROM raw_src")
+            texts = ", ".join([nulled_one(c) if c in self.unreleased else f"{self._text(c)} AS {quote(c)}"
+                               for c in columns] + ([extra] if extra else []))
+            keep = " AND ".join(f"NOT {self._missing(c)}" for c in self._filter_columns()) or "TRUE"
+            return f"SELECT {texts} FROM {base} WHERE {keep}"
+        nulled = ", ".join([nulled_one(c) for c in columns] + ([extra] if extra else []))
+        return f"SELECT {nulled} FROM {base}"
+
+    def _src_sql(self, columns: list[str], base: str, extra: str = "") -> str:
+        """`src` over `base` (`kept`): a text column's missing cells read as the label, as in memory: under
+        'category' every column's, under 'drop' those of the never-released columns whose blanks were kept."""
         label = literal(self.na_policy.category_label)
-        # a text column's missing cells read as the label, as in memory: under 'category' every column's, under
-        # 'drop' those of the never-released columns whose blanks were kept
-        labelled = [c for c in self.columns if self.kinds.get(c) != "numeric"
+        labelled = [c for c in columns if self.kinds.get(c) != "numeric"
                     and (self.na_policy.action != "drop" or c in self.unreleased)]
-        shown = ", ".join(f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
-                          for c in self.columns)
-        self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT {shown} FROM kept")
+        shown = ", ".join([f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
+                           for c in columns] + ([extra] if extra else []))
+        return f"SELECT {shown} FROM {base}"
+
+    def histogram(self, columns) -> pd.DataFrame | None:
+        """Rows of `src` per combination of `columns` (their text, NULL a group of its own): a frame of the
+        columns and n. One GROUP BY, kept for the other questions about the same columns (the distinct values a
+        plan checks, the tuples a mechanism partitions: one pass, not one per column); a subset of columns
+        already counted is summed from it, not read again. When the rows' fate depends only on these columns
+        and none is a floating-point column, the file's raw values are counted first and the reader's text rules
+        run once per distinct raw value (as DuckDB's own GROUP BY, the floor). None when there are more than
+        HISTOGRAM_ROWS combinations (a continuous column among them): memory stays bounded, the caller asks SQL."""
+        cols = tuple(dict.fromkeys(columns))
+        if any(set(cols) >= set(have) for have in self._too_many):
+            return None
+        for have, frame in self._histograms.items():
+            if set(cols) <= set(have):
+                if cols == have:
+                    return frame
+                if not cols:
+                    return pd.DataFrame({"n": [int(frame["n"].sum())]})
+                return frame.groupby(list(cols), dropna=False, sort=False)["n"].sum().reset_index()
+        keys = ", ".join(quote(c) for c in cols)
+        raw = list(dict.fromkeys(list(cols) + self._filter_columns()))
+        typed = any(self.raw_types[c].upper() in FLOAT_TYPES for c in raw)
+        if cols and set(raw) == set(cols) and not typed:
+            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, COUNT(*) AS n__ FROM raw_src "
+                       f"GROUP BY {', '.join(quote(c) for c in raw)}) AS raw_counts")
+            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, 'n__')}) AS kept_counts",
+                                 "n__")
+            sql = f"SELECT {keys}, SUM(n__) AS n FROM ({rows}) AS h GROUP BY {keys}"
+        else:
+            sql = f"SELECT {keys}{', ' if keys else ''}COUNT(*) AS n FROM src" + (f" GROUP BY {keys}" if keys else "")
+        frame = self.query(f"{sql} LIMIT {HISTOGRAM_ROWS + 1}")
+        if len(frame) > HISTOGRAM_ROWS:  # too many combinations to hold: the caller asks SQL instead
+            self._too_many.add(cols)
+            return None
+        frame["n"] = frame["n"].astype(np.int64)
+        self._histograms[cols] = frame
+        return frame
 
     def apply_kinds(self, kinds: dict[str, str], whole=()) -> None:
         """The columns' kinds are known: under 'category', a categorical column shows missing cells as the
@@ -253,19 +311,50 @@ class TableSource:
     def scalar(self, sql: str):
         return self.run(sql)[0][0]
 
-    def distinct(self, column: str) -> pd.Series:
-        """The distinct text values of a column (few for the columns a taxonomy generalises), sorted."""
+    def distinct(self, column: str, among=()) -> pd.Series:
+        """The distinct text values of a column (few for the columns a taxonomy generalises), sorted. With
+        `among` (columns counted together, e.g. the quasi-identifiers), read from their one `histogram`."""
+        if among and column in among or any(column in have for have in self._histograms):
+            got = self.histogram(tuple(among) if column in among else (column,))
+            if got is not None and not got[column].isna().any():
+                return pd.Series(np.sort(pd.unique(got[column].astype(str).to_numpy())), dtype=object).astype(str)
         c = quote(column)
         return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
 
-    def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None
-                     ) -> pd.DataFrame:
-        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group."""
+    def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None,
+                     weight: str | None = None) -> pd.DataFrame:
+        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group (keys
+        that are columns of `src`: from its `histogram`). With `weight`, a relation of rows already counted (a
+        histogram, see `counted`): n is the sum of that column."""
+        names = {quote(c): c for c in self.columns}
+        if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
+                and len(set(keys.values())) == len(keys):
+            got = self.histogram(tuple(names[e] for e in keys.values()))
+            if got is not None:
+                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
-        sql = f"SELECT {select}, COUNT(*) AS n FROM {relation}" + (f" WHERE {where}" if where else "")
+        n = f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
+        sql = f"SELECT {select}, {n} AS n FROM {relation}" + (f" WHERE {where}" if where else "")
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
+
+    def cached_histogram(self, columns) -> pd.DataFrame | None:
+        """`histogram(columns)` when it can be summed from one already counted (never a new pass), else None."""
+        cols = tuple(dict.fromkeys(columns))
+        if any(set(cols) <= set(have) for have in self._histograms):
+            return self.histogram(cols)
+        return None
+
+    def counted(self, columns, name: str) -> tuple[str, str | None]:
+        """(relation, weight column) over which to count `columns` of `src` several times: their `histogram`,
+        registered as `name` with its counts in ROWS (a mechanism's passes then read a few thousand rows, not
+        the file); `src` itself (weight None) when there are too many combinations to hold."""
+        got = self.histogram(tuple(columns))
+        if got is None:
+            return "src", None
+        self.register(name, got.rename(columns={"n": ROWS}))
+        return name, quote(ROWS)
 
     def first_seen(self, column: str) -> pd.Series:
         """A column's distinct values in the order they first appear among the kept rows, as the reader's frame
@@ -346,6 +435,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     values, columns left out and their notes (one pass), kinds (one pass over the kept rows), role guesses (exact
     counts for the columns whose name decides nothing); the source hash streamed, the ledger's row hashes
     computed in batches (`hashes=False` skips them, for tests). `engine`: "duckdb" or "spark" (on `master`)."""
+    from ppdp_gui.engine.data.coltypes import kinds_by_name
     from ppdp_gui.engine.data.missing import every_row_missing
     from ppdp_gui.engine.data.reader import dataset_from_frame
     from ppdp_gui.engine.data.roles import guess_roles_with_reasons, guessed_parts
@@ -363,6 +453,7 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
     if na_policy.action == "drop" and source.columns and source.n_rows_read and not source.n_rows:
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}
+    given = {**kinds_by_name(c for c in source.columns if c not in given), **given}  # ZIP codes, by name
     final, whole = decide_kinds(source, given)
     source.apply_kinds(final, whole)
     sample = source.head()
@@ -443,7 +534,14 @@ def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
 
 
 def distinct_typed(data: Dataset, column: str) -> pd.Series:
-    """The distinct values of a column of a large table, typed as in memory."""
+    """The distinct values of a column of a large table, typed as in memory (a quasi-identifier's, a sensitive
+    or the class column's from the one count of them all together, which the mechanism then reads; of the
+    quasi-identifiers alone when that has too many combinations)."""
+    qis = tuple(data.quasi_identifiers)
+    outcomes = tuple(data.sensitive_columns) + ((data.class_column,) if data.class_column else ())
+    for among in (qis + outcomes, qis):  # the one histogram every mechanism then reads
+        if column in among and data.table.histogram(among) is not None:
+            return typed_values(data, column, data.table.distinct(column, among=among))
     return typed_values(data, column, data.table.distinct(column))
 
 

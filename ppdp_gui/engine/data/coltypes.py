@@ -21,6 +21,64 @@ NUMERIC_MIN_DISTINCT = 10
 KINDS = ("numeric", "categorical")
 _LEADING_ZERO = r"^[+-]?0[0-9]"
 _INT_LIMIT = 2.0**53  # integers beyond this are not exact in float64: keep them as floats
+#: names of code columns: a ZIP or postcode is a code, not a quantity (90001 is not "more" than 90000), even when
+#: its values lost their leading zero; read as numbers, its blanks would stop the k-anonymity mechanisms
+CODE_NAME_WORDS = frozenset({
+    "zip", "zipcode", "zip3", "zip5", "postcode", "postcodes", "postal", "postalcode", "plz", "postleitzahl",
+    "codepostal", "cp", "npa", "zcta", "fips", "eircode",
+})
+
+
+def code_by_name(name: str) -> bool:
+    """True when the column's name says it holds codes (zip, ZIP_code, postcode, PLZ …): rule 0 of
+    `kind_rule_text`. A guess from the name alone, read from no value, so it needs no confirmation."""
+    from ppdp_gui.engine.data.roles import name_words
+    return bool(name_words(name) & CODE_NAME_WORDS)
+
+
+def kinds_by_name(names) -> dict[str, str]:
+    """{column: "categorical"} for the columns whose name says they hold codes (`code_by_name`)."""
+    return {c: "categorical" for c in names if code_by_name(c)}
+
+
+#: words of a column name that say it holds dates (the Dates builder: month → year → decade)
+DATE_NAME_WORDS = frozenset({"date", "dates", "dob", "birthdate", "datetime"})
+
+
+def suggested_builder(name: str, values=None) -> str | None:
+    """The taxonomy builder (engine/taxonomy/registry.py) the Taxonomies step offers first for a column: masking
+    for a ZIP or postcode by its name (90001 → 9000* → 900** keeps the area), dates for a column named as dates,
+    and the ICD tree for diagnosis codes (by name or by the look of `values`: ICD-9-CM when most start with a
+    digit, else ICD-10). None when nothing is clearly better than the builder already chosen (the window keeps
+    it). An offer only: the custodian presses Build."""
+    from ppdp_gui.engine.data.roles import name_words
+    if code_by_name(name):
+        return "mask"
+    if name_words(name) & DATE_NAME_WORDS:
+        return "dates"
+    if values is not None:
+        from ppdp_gui.engine.data.linkable import holds_diagnosis_codes
+        series = pd.Series(values)
+        if holds_diagnosis_codes(name, series):
+            present = series.dropna().astype(str).str.strip()
+            digits = present.str.match(r"^\d").mean() if len(present) else 0.0
+            return "icd9" if digits > 0.5 else "icd10"
+    return None
+
+
+def kind_reason(name: str, kind: str, guessed: bool, min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
+    """Why column `name` has `kind`, in plain words, for the Data step (beside the role's reason): the name rule,
+    the value rule of `kind_rule_text` when the kind was read from the values, else the custodian's choice."""
+    if kind == "categorical" and code_by_name(name):
+        return (f"{name} is categorical because its name says it holds codes (a ZIP or postcode): 90001 is a "
+                "place, not a quantity. Read from the name alone.")
+    if not guessed:
+        return f"{name} is {kind}: you set or confirmed it."
+    if kind == "numeric":
+        return (f"{name} was read as numeric: every value is a plain number, none has a leading zero, and it has "
+                f"more than {min_distinct} different values.")
+    return (f"{name} was read as categorical: some value is not a plain number, or has a leading zero (a code), or "
+            f"the column has {min_distinct} different values or fewer.")
 
 
 def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
@@ -32,7 +90,9 @@ def kind_rule_text(min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:
         "  2. no value has a leading zero (like 02139), because such values are codes, not quantities;\n"
         f"  3. it has more than {min_distinct} different values (fewer means codes or categories, "
         "such as 0/1 or a 1-5 grade).\n"
-        "Otherwise it is categorical and its values are kept as text. You can change any column's kind.\n"
+        "Otherwise it is categorical and its values are kept as text. You can change any column's kind.\n"        "But a column whose name says it holds codes — zip, zipcode, postcode, postal, plz and the like — is "
+        "categorical whatever its values (90001 is a place, not a quantity; its blanks then read “(missing)”). "
+        "This is read from the name alone, so it needs no confirmation.\n"
         "Numeric columns of whole numbers hold integers; when missing values are kept (policy 'keep as a "
         "category') a numeric column shows them as empty cells, a categorical one as their own category."
     )
@@ -66,21 +126,6 @@ def has_leading_zero(values: pd.Series) -> bool:
     if len(values) == 0:
         return False
     return bool(pc.any(pc.match_substring_regex(_as_arrow(values), _LEADING_ZERO)).as_py())
-
-
-def has_outer_space(values: pd.Series) -> bool:
-    """True if some string starts or ends with white space (Arrow kernel; pandas' regex path is per cell)."""
-    if len(values) == 0:
-        return False
-    hits = pc.match_substring_regex(pc.unique(_as_arrow(values)), r"^\s|\s$")  # distinct values suffice
-    return bool(pc.any(hits).as_py())
-
-
-def has_text(values: pd.Series) -> bool:
-    """True if some value is more than white space."""
-    if len(values) == 0:
-        return False
-    return bool(pc.any(pc.match_substring_regex(pc.unique(_as_arrow(values)), r"\S")).as_py())
 
 
 def infer_text_kind(values: pd.Series, min_distinct: int = NUMERIC_MIN_DISTINCT) -> str:

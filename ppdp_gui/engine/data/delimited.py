@@ -7,7 +7,6 @@ module that knows physical line numbers, so the user is told "line 5: expected 3
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import re
@@ -57,20 +56,6 @@ def to_utf8(data: bytes, path: str, encoding: str | None) -> bytes:
     except LookupError:
         raise DataError(f"unknown text encoding {encoding!r}", path=path) from None
     return text.encode("utf-8")
-
-
-def _validate_utf8(data: bytes, block: int = 1 << 24) -> None:
-    """Raise UnicodeDecodeError (offsets in `data`) unless `data` is UTF-8; decodes in blocks, so memory stays at
-    one block's text rather than up to four times the file."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    for start in range(0, len(data), block):
-        pending = len(decoder.getstate()[0])  # bytes of a character cut by the previous block
-        try:
-            decoder.decode(view[start:start + block], final=start + block >= len(data))
-        except UnicodeDecodeError as exc:
-            offset = start - pending + exc.start
-            raise UnicodeDecodeError("utf-8", data, offset, offset + 1, exc.reason) from None
 
 
 def head_text(data: bytes, size: int = 1 << 20) -> str:

@@ -111,7 +111,7 @@ CODE_SYSTEMS = {"icd9": "ICD-9-CM diagnosis categories", "icd10": "ICD-10 (WHO) 
 
 
 def code_system_domain(name: str) -> Domain:
-    """The public list of a code system shipped with the package (ppdp_gui/taxonomies/icd/): every 3-character
+    """The public list of a code system shipped with the package (taxonomies/icd/): every 3-character
     category of ICD-9-CM (001 … V91, E000 … E999) or ICD-10 (A00 … Z99). It is the classification's own list, so
     it reveals nothing of the table; the ICD builder's public tree (`icd9:categories`) holds the same values."""
     key = str(name).strip().lower().replace("-", "")

@@ -2,8 +2,9 @@
 
 By default no row is dropped: a blank in a categorical column is the category "(missing)" (part of every stated
 list of values, data/domains.py), a blank in a numeric column an empty cell — for a DP release given the middle of
-the column's public range (`impute_public`, a per-record rule), while a mechanism of the k-anonymity family that
-needs a number there says so (the custodian makes the column categorical or drops rows). On a clinical extract dropping
+the column's public range (`impute_public`, a per-record rule); Mondrian codes it as "(missing)" beside its grid
+cells (qi_coding.blank_cells_ok), while another mechanism of the k-anonymity family that needs a number there
+says so (the custodian makes the column categorical or drops rows). On a clinical extract dropping
 rows would cost most of the table (diabetes: payer_code 40 % and medical_specialty 49 % missing drop 74 % of the
 encounters), and under it the number of rows depends on the data, which the mechanisms private for one record
 replaced must not publish (pipeline/plan.py refuses them). Dropping is the custodian's explicit choice. When
@@ -71,9 +72,11 @@ class MissingReport:
 def numeric_blanks_fix(column: str) -> str:
     """What to do about a number column with empty cells (kept so by default), in the window's words and the
     command's: the mechanisms that need a number in every row say it after naming the column."""
-    return (f"In the Data step set the kind of {column} to categorical (its blanks then read “(missing)”), or "
-            "choose “Drop rows that have a missing value” and press “Reload with this policy” (ppdp: --kind "
-            f"{column}=categorical, or --na drop)")
+    return (f"In the Data step set the kind of {column} to categorical (its blanks then read “(missing)”), then "
+            f"build “Numeric intervals” for {column} in the Taxonomies step to keep its ranges; or choose “Drop "
+            "rows that have a missing value” and press “Reload with this policy” — it drops every row with a "
+            f"blank in any released column, not only in {column} (ppdp: --kind {column}=categorical "
+            f"--build-taxonomy {column}=intervals, or --na drop)")
 
 
 def impute_public(data) -> tuple[object, list[str]]:

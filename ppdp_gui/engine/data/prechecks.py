@@ -8,9 +8,10 @@ by the large-table engine). So both engines call these, with the limits of `guar
   writer forever, a device may never end, a folder or a socket is not a table. Each is refused *before* it is
   read, without blocking: the file is opened non-blocking and its type read from the open handle (no window
   between the check and the read). Every path the app reads goes through here: tables, hierarchies, projects.
-- **Text** (`TextScan`; `delimited.scan_text_file` for the large-table engine): NUL bytes (a binary file, or UTF-16 text) and UTF-8, block by block,
-  naming the line and column of the first bad byte; a gzip is expanded streaming and stopped as soon as it passes
-  `Limits.expanded` (a decompression bomb is never expanded); the header's width and names (`guards`).
+- **Text** (`TextScan`, and `text_blocks` for `delimited.scan_text_file`, the large-table engine's pre-read):
+  NUL bytes (a binary file, or UTF-16 text) and UTF-8, block by block, naming the line and column of the first
+  bad byte; a gzip is expanded streaming and stopped as soon as it passes `Limits.expanded` (a decompression bomb
+  is never expanded); the header's width and names (`guards`).
 - **Parquet** (`check_parquet`): from the footer alone, before any data page is read: nested columns, the
   number of columns, the declared shape, and the *declared* uncompressed size of every column chunk (dictionary
   pages included) against `Limits.expanded` — a 130 KB file can declare 2.5 GB of text.

@@ -7,6 +7,9 @@ Every QI becomes a numeric code whose order keeps generalisation groups contiguo
 - a numeric column without a taxonomy: the index of its cell on a public grid of width w (multiples of w from 0).
   Published ranges are unions of whole cells, so a range never shows a group's raw minimum or maximum;
 - a categorical column without a taxonomy: a flat taxonomy (a group shows its value, or "*" when mixed).
+- a numeric column without a taxonomy but with blank cells (kept by default, `blank_cells_ok`): a tree of intervals
+  of the same width, each level joining two, with "(missing)" on its own branch under the root, so the blanks
+  form groups of their own (or join others as '*') and the column's numbers are still published as ranges.
 
 Bounds for information loss are kept in one unit per QI: leaf positions for taxonomies (so NCP is
 (leaves under node - 1)/(leaves - 1), ARX's loss metric) and the column's own unit for grids.
@@ -106,6 +109,8 @@ class QICode:
     integer: bool = False
     domain: tuple[float, float] = (0.0, 0.0)  # bounds of the whole column, in loss units
     flat: bool = False  # a text column without a taxonomy: each group shows its value or '*'
+    blanks: bool = False  # a numeric column with blank cells, coded on intervals of `width` with a "(missing)" leaf
+    cell_lows: np.ndarray | None = None  # with `blanks`: the lower bound of each cell leaf, in leaf order
 
     @property
     def hierarchy(self) -> TaxonomyIndex | None:
@@ -114,6 +119,8 @@ class QICode:
 
     @property
     def how(self) -> str:
+        if self.blanks:
+            return f"intervals of width {_fmt(self.width)}, blanks as “(missing)”"
         if self.index is not None:
             return "no taxonomy: a value or '*'" if self.flat else "taxonomy"
         return f"grid of width {_fmt(self.width)}"
@@ -140,6 +147,11 @@ class QICode:
 
     def raw_bounds(self, values: pd.Series) -> np.ndarray:
         """Unseen original values in loss units (for classifiers tested on original rows)."""
+        if self.blanks:  # leaves are cells of `width` (their lower bounds in order), then "(missing)"
+            numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            where = np.searchsorted(self.cell_lows, np.floor(numbers / self.width) * self.width, side="right") - 1
+            out = np.clip(where, 0, max(len(self.cell_lows) - 1, 0)).astype(float)
+            return np.where(np.isnan(numbers), float(self.index.n_leaves - 1), out)
         if self.index is not None:
             known = values.astype(str).isin(set(self.index.tax.leaf_values()))
             out = np.full(len(values), np.nan)
@@ -162,11 +174,48 @@ def code_quasi_identifier(data: Dataset, name: str, grid_width: float = 0.0) -> 
         return QICode(name, pos, index=index, domain=(0.0, float(index.n_leaves - 1)),
                       flat=spec.taxonomy is None)
     values = pd.to_numeric(series).to_numpy(dtype=float)
-    vmin, vmax = float(np.min(values)), float(np.max(values))
+    blank = np.isnan(values)
+    present = values[~blank] if blank.any() else values
+    vmin, vmax = (float(np.min(present)), float(np.max(present))) if len(present) else (0.0, 0.0)
     width = float(grid_width) if grid_width and grid_width > 0 else nice_width(vmax - vmin)
+    if blank.any():
+        return _with_blanks(name, series, width)
     integer = bool(np.all(np.mod(values, 1) == 0)) and float(width).is_integer()
     cells = np.floor(values / width)
     return QICode(name, cells, width=width, integer=integer, domain=(vmin, vmax))
+
+
+def blank_cells_ok(data: Dataset, name: str) -> bool:
+    """A numeric quasi-identifier without a taxonomy whose blank cells `code_quasi_identifier` can code (a
+    "(missing)" leaf beside intervals): an in-memory table's column; a taxonomy given for it must hold its blanks
+    itself."""
+    spec = data.spec(name)
+    return spec.kind == "numeric" and spec.taxonomy is None and getattr(data, "table", None) is None
+
+
+def _with_blanks(name: str, series: pd.Series, width: float) -> QICode:
+    from ppdp_gui.engine.data.coltypes import typed_to_text
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    from ppdp_gui.engine.taxonomy.builders import numeric_intervals
+    from ppdp_gui.engine.taxonomy.from_spec import with_missing_leaf
+    text = typed_to_text(series)
+    blank = series.isna().to_numpy()
+    numbers = series.to_numpy(dtype=float)
+    lows = np.unique(np.floor(numbers[~blank] / width) * width)  # the cells the intervals' tree has, in order
+    if blank.all():
+        tax, cells = Taxonomy.flat(name, [MISSING_LABEL]), pd.Series(MISSING_LABEL, index=text.index)
+    else:
+        # the intervals' tree without its leaves: a group shows a cell of width w at the least, never one raw
+        # value (as the grid without blanks)
+        values = numeric_intervals(name, text[~blank], width=width)
+        cell = {v: values.label(values.parent(values.leaf_node(v))) for v in values.leaf_values()}
+        paths = list(dict.fromkeys(tuple(p[1:]) for p in values.to_paths()))
+        tax = with_missing_leaf(Taxonomy.from_paths(name, [list(p) for p in paths]))
+        cells = text.map(cell).where(~blank, MISSING_LABEL)
+    index = TaxonomyIndex(tax)
+    pos = index.positions(cells).astype(float)
+    return QICode(name, pos, index=index, width=width, domain=(0.0, float(index.n_leaves - 1)), blanks=True,
+                  cell_lows=lows)
 
 
 def group_bounds(labels: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

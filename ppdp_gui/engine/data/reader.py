@@ -342,6 +342,7 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     """
     names = list(cols)
     kinds, roles, taxonomies = _check_options(names, kinds, roles, taxonomies, path)
+    kinds = {**coltypes.kinds_by_name(c for c in names if c not in kinds), **kinds}  # ZIP codes: by name
     if na_policy.action not in ("drop", "category"):
         raise DataError(f"unknown missing-value action {na_policy.action!r} (use 'drop' or 'category')")
     tokens = list(na_policy.tokens)
@@ -429,7 +430,7 @@ def _build(cols: dict, n: int, *, kinds, roles, taxonomies, na_policy: NAPolicy,
     reasons = guess_roles_with_reasons(frame, final_kinds)
     guessed = {**{name: role for name, (role, _why) in reasons.items()}, **roles}
     # what was read from the values (a file read by the publish path; code building a frame states its choice)
-    marks = guessed_parts(reasons, names, roles, kinds) if mark_guesses else {}
+    marks = guessed_parts(reasons, names, roles, kinds) if mark_guesses else {}  # by name: not a guess
     schema = tuple(ColumnSpec(name=c, kind=final_kinds[c], role=guessed[c], taxonomy=taxonomies.get(c),
                               guessed=marks.get(c, frozenset()))
                    for c in names)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterable, Literal
 import pandas as pd
 
 from ppdp_gui.engine.errors import DataError
+from ppdp_gui.engine.taxonomy import labels
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -40,8 +41,8 @@ class Role(str, Enum):
 
 
 #: what a missing value of a categorical column reads as under the default policy (also part of every stated
-#: list of values: data/domains.py)
-MISSING_LABEL = "(missing)"
+#: list of values: data/domains.py); defined below both this package and the tree builders
+MISSING_LABEL = labels.MISSING_LABEL
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The de-identification dossier: what a privacy office, a disclosure review board or an expert asks to see.
 
-Made from the project (its recipe and release context, `context.py`) and the custodian record of one release
-(`pipeline/published.custodian_record`), in one of two layouts:
+Made from the project (its recipe and release context, `persistence/release_context.py`) and the custodian
+record of one release (`pipeline/published.custodian_record`), in one of two layouts:
 
 - ``ema``: the sections of the anonymisation report shared by EMA Policy 0070 and Health Canada's Public Release
   of Clinical Information (methodology; every direct and indirect identifier with the technique applied; initial
@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ppdp_gui.engine.governance import techniques as tq
-from ppdp_gui.engine.governance.context import KIND_WORDS, ReleaseContext, of
+from ppdp_gui.engine.persistence.release_context import KIND_WORDS, ReleaseContext, of
 from ppdp_gui.engine.governance.gate import OVERRIDE_PREFIX, measured_highest_risk
 from ppdp_gui.engine.governance.person_risk import PersonRisk, initial_risk
 

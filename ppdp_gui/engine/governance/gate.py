@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.governance.context import KIND_WORDS, ReleaseContext
+from ppdp_gui.engine.persistence.release_context import KIND_WORDS, ReleaseContext
 
 
 class ThresholdError(PpdpError):
@@ -96,7 +96,7 @@ def gate_published(published, recipe, override: str | None = None, by: str = "")
     (so the saved project keeps it) when the custodian overrode the gate. Raises ThresholdError otherwise."""
     import dataclasses
 
-    from ppdp_gui.engine.governance.context import of, store
+    from ppdp_gui.engine.persistence.release_context import of, store
     context = of(recipe)
     dp = published.dp is not None or bool(getattr(published.cost, "is_dp", False))
     result, kept = gate(published.figures, context, published.release_id, dp=dp, override=override, by=by)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ppdp_gui.engine.errors import PpdpError
-from ppdp_gui.engine.governance.context import of
+from ppdp_gui.engine.persistence.release_context import of
 from ppdp_gui.engine.governance.person_risk import PersonRisk, person_risk
 
 MAX_SHOWN = 8

@@ -139,7 +139,7 @@ def record_in_context(context, result: SafeHarborResult, attested_by: str | None
     """The context with what Safe Harbor did and, when the custodian attested, the attestation."""
     import dataclasses
 
-    from ppdp_gui.engine.governance.context import attest
+    from ppdp_gui.engine.persistence.release_context import attest
     ctx = dataclasses.replace(context, safe_harbor=result.summary())
     if attested_by is not None:
         ctx = attest(ctx, "HIPAA Safe Harbor: no actual knowledge", ATTESTATION, attested_by)

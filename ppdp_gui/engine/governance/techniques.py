@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ppdp_gui.engine.governance.context import ReleaseContext
+from ppdp_gui.engine.persistence.release_context import ReleaseContext
 
 REMOVAL = "removal of direct identifiers"
 PSEUDONYMISATION = "pseudonymisation"

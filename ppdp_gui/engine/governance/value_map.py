@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ppdp_gui.engine.governance.context import of
+from ppdp_gui.engine.persistence.release_context import of
 from ppdp_gui.engine.governance.techniques import released_columns
 
 HEADER = ("column", "original value", "released value", "how")

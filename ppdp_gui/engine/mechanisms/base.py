@@ -1,8 +1,10 @@
 """The one contract every mechanism implements; the GUI and CLI are drawn from it alone.
 
-A mechanism declares its parameters (`ParamSpec`), says what a run will cost before it starts
-(`privacy_cost`), checks the data and parameters without spending anything (`validate`), and runs as a
-generator that yields `Progress` and finally one `Release`. Cancellation is the caller closing the generator.
+A mechanism declares its parameters (`ParamSpec`), says what a run will cost before it starts (`cost`), checks
+the data and parameters without spending anything (`problems`, its own part in `check`), and runs as a generator
+that yields `Progress` and finally one `Release`. Parameters are resolved once, at the entry (the plan; or the
+loose-value entries `privacy_cost`, `validate`, `run`); everything after receives them resolved. Cancellation is
+the caller closing the generator.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, Callable, ClassVar, Generator, Iterator, Literal, Mappin
 
 import pandas as pd
 
-from ppdp_gui.engine.claims import Neighbouring, Unit, dp_claim
+from ppdp_gui.engine.claims import Neighbouring, Unit, dp_claim, epsilon_text
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 
@@ -84,12 +86,43 @@ class ParamSpec:
                 raise ParameterError(f"unknown parameter kind {self.kind}")
         except (TypeError, ValueError):
             raise ParameterError(f"{self.label}: {value!r} is not a valid {self.kind}") from None
-        if self.kind in ("float", "int"):
-            if self.low is not None and v < self.low:
-                raise ParameterError(f"{self.label}: {v} is below the minimum {self.low}")
-            if self.high is not None and v > self.high:
-                raise ParameterError(f"{self.label}: {v} is above the maximum {self.high}")
+        problem = self.range_problem(v)
+        if problem:
+            raise ParameterError(f"{self.label}: {problem}")
         return v
+
+    def range_problem(self, value: Any) -> str:
+        """'' when a number lies in this parameter's range, else what is allowed, in the words both the window's
+        field (shown under it while typing) and `coerce` (the plan's refusal, `ppdp run`'s message) use."""
+        if value is None or self.kind not in ("float", "int"):
+            return ""
+        fmt = (lambda v: f"{int(v)}") if self.kind == "int" else (lambda v: f"{v:g}")
+        if self.low is not None and value < self.low:
+            return (f"{fmt(value)} is below the smallest allowed value, {fmt(self.low)}. Nothing can run until you "
+                    "change it.")
+        if self.high is not None and value > self.high:
+            return (f"{fmt(value)} is above the largest allowed value, {fmt(self.high)}. Nothing can run until you "
+                    "change it.")
+        return ""
+
+    def allowed_columns(self, data: Dataset | None) -> list[str]:
+        """The columns a "column" / "columns" parameter may take on `data`: filtered by `roles` and
+        `column_kind` (the window's pickers offer these; the plan says when a required one has none)."""
+        if data is None:
+            return []
+        return [c.name for c in data.schema
+                if (not self.roles or c.role in self.roles) and (self.column_kind is None or c.kind == self.column_kind)]
+
+    def no_column_problem(self, data: Dataset | None) -> str:
+        """'' unless this is a required column parameter with no column of `data` to choose from; then what to do
+        about it, naming the Data step."""
+        if self.kind not in ("column", "columns") or self.optional or self.allowed_columns(data):
+            return ""
+        if self.roles:
+            return (f"{self.label}: no column has the role {' or '.join(r.label for r in self.roles)}; set one in "
+                    f"the Data step (ppdp: --role COLUMN={self.roles[0].value}).")
+        return (f"{self.label}: no column is {self.column_kind or 'there to choose'}; set one's kind in the Data step "
+                f"(ppdp: --kind COLUMN={self.column_kind or 'categorical'}).")
 
 
 @dataclass(frozen=True)
@@ -112,7 +145,7 @@ class PrivacyCost:
     l: int | None = None
     note: str = ""
     #: the neighbouring relation ε is stated for (the DifferentialPrivacy claim's); the ledger adds up releases of
-    #: the two relations soundly (engine/privacy/records.combined_total)
+    #: the two relations soundly (engine/privacy/ledger_types.combined_total)
     neighbouring: Neighbouring = Neighbouring.ADD_REMOVE
     #: whom ε protects: every row of one person (at most c) or one row (the DifferentialPrivacy claim's unit)
     unit: Unit = Unit()
@@ -130,7 +163,7 @@ class PrivacyCost:
         parts = []
         if self.epsilon is not None:
             per = f" per {self.unit.noun}" if self.unit.person_column else ""
-            parts.append(f"ε = {float(self.epsilon):.4g}{per}")
+            parts.append(f"ε = {epsilon_text(self.epsilon)}{per}")
             if self.delta:
                 parts.append(f"δ = {float(self.delta):.3g}")
         if self.k is not None:
@@ -247,11 +280,20 @@ class Mechanism:
         return {p.name: p.coerce(params.get(p.name, p.default)) for p in cls.params}
 
     # -- protocol -------------------------------------------------------------------------------------------
+    # Validated once, at the public entry (scikit-learn's rule): `validate`, `privacy_cost` and `run` take loose
+    # values (a script's, a test's) and resolve them; `problems`, `cost` and `execute` take parameters already
+    # resolved (`resolve_params`, the Plan's `params`) and never coerce again. The publish path calls only these.
     def validate(self, data: Dataset, **params: Any) -> list[Problem]:
+        """Problems of a run with loose `params` on `data` (resolved here once, then `problems`)."""
         try:
             resolved = self.resolve_params(**params)
         except ParameterError as exc:
             return [Problem(str(exc))]
+        return self.problems(data, resolved)
+
+    def problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
+        """Problems of a run with resolved `params` on `data`: the column parameters, then `check`."""
+        resolved = params
         problems = []
         for p in self.params:
             v = resolved[p.name]
@@ -274,7 +316,12 @@ class Mechanism:
         default knows only the mechanism's summary."""
         return ReleaseShape(sentences=(self.summary,) if self.summary else ())
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:  # pragma: no cover - abstract
+    def privacy_cost(self, **params: Any) -> PrivacyCost:
+        """What a run with loose `params` costs (resolved here once, then `cost`)."""
+        return self.cost(self.resolve_params(**params))
+
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:  # pragma: no cover - abstract
+        """What a run with resolved `params` costs or guarantees, before it runs; override."""
         raise NotImplementedError
 
     def declared_claims(self, data: Dataset | None, params: dict[str, Any]) -> tuple:
@@ -285,8 +332,8 @@ class Mechanism:
 
     def declared_cost(self, data: Dataset | None, params: dict[str, Any]) -> PrivacyCost:
         """The cost shown before the run on `data` (the plan's); DP mechanisms derive it from `declared_claims`.
-        Default: `privacy_cost`."""
-        return self.privacy_cost(**params)
+        Default: `cost`."""
+        return self.cost(params)
 
     def domain_needs(self, data: Dataset, params: dict[str, Any]) -> list:
         """The columns whose domain must be public for the guarantee to hold (`DomainNeed`s, data/domains.py).
@@ -307,11 +354,12 @@ class Mechanism:
         return None
 
     def run(self, data: Dataset, *, rng, **params: Any) -> Iterator[Progress | Release]:
-        """Validate, then delegate to `_run`. Refuses to start if validation finds an error."""
-        problems = [p for p in self.validate(data, **params) if p.level == "error"]
+        """Resolve loose `params` once, check them, then delegate to `_run`. Refuses to start on an error."""
+        resolved = self.resolve_params(**params)
+        problems = [p for p in self.problems(data, resolved) if p.level == "error"]
         if problems:
             raise ParameterError("; ".join(p.message for p in problems))
-        yield from self._run(data, rng=rng, **self.resolve_params(**params))
+        yield from self._run(data, rng=rng, **resolved)
 
     def execute(self, data: Dataset, *, rng, params: dict[str, Any]) -> Iterator[Progress | Release]:
         """`_run` on parameters the publish path has already resolved and validated (validated once per release)."""

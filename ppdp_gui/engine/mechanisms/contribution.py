@@ -131,9 +131,18 @@ class DPMechanism(Mechanism):
 
     def declared_claims(self, data: Dataset | None, params: dict[str, Any]) -> tuple:
         """The DP claim a run with these resolved parameters makes: ε per unit, the neighbouring relation, the
-        unit. Known before the run; the release carries exactly this claim."""
-        return (DifferentialPrivacy(exact_epsilon(params["epsilon"]), neighbouring=self.neighbouring,
-                                    unit=self.unit(data, params)),)
+        unit. Known before the run; the release carries exactly this claim.
+
+        Declared once per plan: the plan's mechanism is the one that runs the release (the window sends its plan
+        to the worker), so the claim priced, charged, written in the note and released is one object, and ε is
+        made an exact fraction once — not again for the cost, the note's words and the release's claim."""
+        key = (params["epsilon"], type(params["epsilon"]), self.unit(data, params))
+        made = self.__dict__.get("_declared")
+        if made is None or made[0] != key:
+            made = (key, (DifferentialPrivacy(exact_epsilon(params["epsilon"]), neighbouring=self.neighbouring,
+                                              unit=key[2]),))
+            self._declared = made
+        return made[1]
 
     def unit_note(self, data: Dataset | None, params: dict[str, Any]) -> dict[str, str]:
         """The note's words on the unit, the relation (typed value too) and how c rows cost ε: public facts."""
@@ -146,11 +155,16 @@ class DPMechanism(Mechanism):
         return cost_from_claims(self.declared_claims(data, params), note=self.cost_note)
 
     def privacy_cost(self, **params: Any) -> PrivacyCost:
-        """The price of a run with `params` on a table not yet known (one row as unit); `declared_cost` with
-        the table says per whom."""
+        """The price of a run with loose `params` on a table not yet known (one row as unit); only the two
+        parameters the price reads are resolved, so a price can be shown before the columns are chosen."""
         resolved = {p.name: p.coerce(params.get(p.name, p.default)) for p in self.params
                     if p.name in ("epsilon", MAX_ROWS_PARAM)}
-        return self.declared_cost(None, resolved)
+        return self.cost(resolved)
+
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        """The price of a run with resolved `params` on a table not yet known; `declared_cost` with the table
+        says per whom."""
+        return self.declared_cost(None, params)
 
     def row_epsilon(self, params: dict[str, Any], unit: Unit):
         """ε per row under group privacy: ε/c as an exact fraction; the parameter itself when c = 1 (so a release

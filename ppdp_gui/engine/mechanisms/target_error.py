@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ppdp_gui.engine.claims import epsilon_text
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.noise.intervals import LEVEL, epsilon_for_half_width, half_width
@@ -34,11 +35,11 @@ def propose_epsilon(mech, data: Dataset, params: dict[str, Any], target: float) 
     c = mech.count_noise_per_epsilon(data, params)
     if c is None:
         return Proposal(None, target, None, f"{mech.name} has no public error model to choose ε from: try a few "
-                        "values of ε in the Simulation step instead (it runs on your table, so treat its advice "
-                        "as private).")
+                        "values of ε in Results → Simulate instead (on a DP copy of your table by default: its small "
+                        "ε is charged, and the advice then costs nothing more).")
     eps = epsilon_for_half_width(target, c)
     k = half_width(Fraction(c) / eps)
     return Proposal(eps, target, k, (
-        f"ε = {float(eps):.4g} is the smallest ε for which each released count of {mech.name} is within ±{k} of "
+        f"ε = {epsilon_text(eps)} is the smallest ε for which each released count of {mech.name} is within ±{k} of "
         f"the true count {LEVEL * 100:g} % of the time (noise scale {float(c):.4g}/ε, target ±{target:g}). "
         "Nothing was run or charged: this reads only public facts (the mechanism's sensitivity and shares of ε)."))

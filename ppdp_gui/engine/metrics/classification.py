@@ -25,13 +25,6 @@ MIN_LEAF_FRACTION = 100 / 30_162
 TRAIN_FRACTION = 2 / 3
 
 
-def train_test_split(frame: pd.DataFrame, *, train_fraction: float = TRAIN_FRACTION,
-                     seed: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A random 2/3 – 1/3 split (the paper's), reproducible with `seed`."""
-    train_idx, test_idx = split_indices(len(frame), train_fraction=train_fraction, seed=seed)
-    return frame.iloc[train_idx].reset_index(drop=True), frame.iloc[test_idx].reset_index(drop=True)
-
-
 def split_indices(n: int, *, train_fraction: float = TRAIN_FRACTION,
                   seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     if not 0 < train_fraction < 1:

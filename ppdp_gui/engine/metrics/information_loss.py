@@ -50,6 +50,18 @@ def class_sizes(table: pd.DataFrame, quasi_identifiers: Sequence[str]) -> np.nda
     return np.bincount(keys.groupby(list(quasi_identifiers), sort=False).ngroup().to_numpy())
 
 
+def persons_per_class(table: pd.DataFrame, quasi_identifiers: Sequence[str], persons: np.ndarray) -> np.ndarray:
+    """Different persons in each equivalence class (`persons`: one id per row of `table`): what k counts when the
+    table has a person column, so the group size compared with k is in the same unit as k."""
+    if len(table) == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = pd.DataFrame({q: table[q].astype(str).to_numpy() for q in quasi_identifiers})
+    group = keys.groupby(list(quasi_identifiers), sort=False).ngroup().to_numpy() if quasi_identifiers \
+        else np.zeros(len(table), dtype=np.int64)
+    pairs = pd.DataFrame({"g": group, "p": pd.factorize(persons)[0]}).drop_duplicates()
+    return np.bincount(pairs["g"].to_numpy())
+
+
 def discernibility(sizes: np.ndarray, suppressed: int = 0, n_total: int | None = None) -> float:
     """Bayardo & Agrawal's discernibility: sum of squared class sizes (+ suppressed rows x table size)."""
     sizes = np.asarray(sizes, dtype=float)
@@ -71,6 +83,16 @@ def class_distortion(original: pd.Series, released: pd.Series) -> int:
     return int((original.astype(str).to_numpy() != released.astype(str).to_numpy()).sum())
 
 
+def _k_units(release, train, qis: list[str], sizes: np.ndarray) -> np.ndarray:
+    """Class sizes in what k counts: persons when the release's k counts persons (several rows per patient would
+    make groups look many times larger than k), else rows."""
+    person = getattr(train, "person_column", None)
+    rows = (getattr(release, "source_rows", None) or {}).get("table")
+    if not release.record.get("k counts") or person is None or rows is None or len(rows) != len(release.table):
+        return sizes
+    return persons_per_class(release.table, qis, train.frame[person].to_numpy()[np.asarray(rows)])
+
+
 def kanon_measures(release, train, test=None) -> dict[str, float]:
     """Utility figures of a k-anonymity release: loss, group sizes against k, and F-measures when a class column
     exists. Its groups and risks are the publish path's (metrics/risk.group_figures), never computed here."""
@@ -80,7 +102,7 @@ def kanon_measures(release, train, test=None) -> dict[str, float]:
     sizes = class_sizes(table, qis)
     out = {
         "NCP %": 100.0 * ncp(table, meta["intervals"], meta["domains"]),
-        "C_avg": average_class_size(sizes, meta.get("k")),
+        "C_avg": average_class_size(_k_units(release, train, qis, sizes), meta.get("k")),
         "discernibility": discernibility(sizes),
     }
     cls = train.class_column

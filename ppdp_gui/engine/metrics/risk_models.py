@@ -94,6 +94,8 @@ class RiskReport:
     histogram: pd.DataFrame = field(repr=False)
     #: the person column the classes' sizes count (None: rows)
     person: str | None = None
+    #: records unique in the table (c_1 / n): needs no population, so it is shown without one
+    sample_uniques: float | None = None
 
 
 # ---- equivalence classes -----------------------------------------------------------------------------------
@@ -456,36 +458,7 @@ def risk_report(frame: pd.DataFrame, qis: Sequence[str], *, threshold: float = 0
     pop = None
     if population_size is not None or sampling_fraction is not None:
         pop = population_uniqueness(f, population_size=population_size, sampling_fraction=sampling_fraction)
+    n = float(np.sum(f))
     return RiskReport(int(f.sum()), int(f.size), threshold, prosecutor, journalist, marketer, pop,
-                      risk_histogram(f, F), None if persons is None else (person or "person"))
-
-
-def before_and_after(data, release_table: pd.DataFrame | None = None, qis: Sequence[str] | None = None,
-                     **options) -> dict[str, RiskReport]:
-    """{"input": report on the input's raw quasi-identifiers, "release": report on a record-level release's
-    published labels (when given)}. `data` is a Dataset; `qis` default to its quasi-identifiers; `options` go to
-    `risk_report` (threshold, population size or sampling fraction). The release's QIs are the columns it kept."""
-    qis = list(qis if qis is not None else data.quasi_identifiers)
-    out = {"input": risk_report(data.frame, qis, **options)}
-    if release_table is not None:
-        kept = [q for q in qis if q in release_table.columns]
-        out["release"] = risk_report(release_table, kept, **options)
-    return out
-
-
-def report_figures(report: RiskReport) -> dict[str, float]:
-    """The report's figures as one flat mapping of percentages, for tables and the custodian record."""
-    out = {"records": float(report.rows), "classes": float(report.classes)}
-    for attacker in (report.prosecutor, report.journalist, report.marketer):
-        if attacker.records_at_risk is not None:
-            out[f"{attacker.model}: records at risk %"] = 100 * attacker.records_at_risk
-        if attacker.highest_risk is not None:
-            out[f"{attacker.model}: highest risk %"] = 100 * attacker.highest_risk
-        out[f"{attacker.model}: success rate %"] = 100 * attacker.success_rate
-    if report.population is not None:
-        pop = report.population
-        for name, value in (("sample uniques %", pop.sample_uniqueness), ("population uniques (Zayatz) %", pop.zayatz),
-                            ("population uniques (Pitman) %", pop.pitman), ("population uniques (SNB) %", pop.snb),
-                            (f"population uniques (Dankar: {pop.dankar_model}) %", pop.dankar)):
-            out[name] = 100 * value
-    return out
+                      risk_histogram(f, F), None if persons is None else (person or "person"),
+                      float(np.sum(f == 1) / n) if n else 0.0)

@@ -121,6 +121,17 @@ class _Doc:
         return bytes(self.pdf.output())
 
 
+def _epsilon(value: Any) -> Any:
+    """An ε the record stores exactly ("1/2") in the one spelling of every document (claims.epsilon_text)."""
+    if value in (None, "", "None"):
+        return value
+    from ppdp_gui.engine.claims import epsilon_text
+    try:
+        return epsilon_text(value if isinstance(value, str) else str(value))
+    except (ValueError, ZeroDivisionError):
+        return value
+
+
 def _plain(value: Any) -> str:
     """A JSON value in one readable line: lists shortened, dicts as 'key: value; …'."""
     if value is None:
@@ -189,9 +200,9 @@ def record_pdf(record: dict) -> bytes:
     doc.heading("Privacy budget")
     rows = []
     if entry:
-        rows += [("ε spent by this release", entry.get("epsilon")), ("ledger entry", entry.get("id"))]
+        rows += [("ε spent by this release", _epsilon(entry.get("epsilon"))), ("ledger entry", entry.get("id"))]
     if budget:
-        rows += [("ε spent on this table in total", budget.get("spent")), ("cap", budget.get("cap")),
+        rows += [("ε spent on this table in total", _epsilon(budget.get("spent"))), ("cap", _epsilon(budget.get("cap"))),
                  ("releases of this table", budget.get("releases"))]
     dataset = record.get("dataset") or {}
     if dataset.get("near_copy_of"):

@@ -55,7 +55,11 @@ class Recipe:
     mechanism: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     allow_data_domains: bool = False
-    #: nearly unique columns the custodian confirmed may be published as is (the plan's `confirmed_columns`)
+    #: the custodian's confirmation that a table the ledger sees as a near copy of a known one is about other
+    #: people (`plan(separate_dataset=…)`, `ppdp run --separate-dataset`, the Mechanism step's tick): kept so a
+    #: reopened project charges the same budget and makes the same release
+    separate_dataset: bool = False
+    #: nearly unique columns the custodian confirmed may be published as is (the plan's `publish_as_is`)
     publish_as_is: tuple[str, ...] = ()
     #: {column: ("kind", "role")}: what of a column is still the reader's guess from its values, neither stated
     #: nor confirmed (`ColumnSpec.guessed`; a DP plan refuses it). The window saves every role and kind in
@@ -63,7 +67,7 @@ class Recipe:
     #: once the custodian pressed "Confirm roles and kinds" — the confirmation the project keeps.
     guessed: dict[str, tuple[str, ...]] = field(default_factory=dict)
     releases: list[dict] = field(default_factory=list)  # summaries of releases made (history only)
-    #: the release context of the governance (engine/governance/context.py): optional, checked there
+    #: the release context of the governance (engine/persistence/release_context.py): optional, checked there
     context: dict = field(default_factory=dict)
 
 
@@ -254,6 +258,7 @@ def recipe_to_json(recipe: Recipe) -> dict:
         "domains": {k: d.to_json() for k, d in recipe.domains.items()},
         "mechanism": {"name": recipe.mechanism, "params": {k: _jsonable(v) for k, v in recipe.params.items()},
                       "allow_data_domains": bool(recipe.allow_data_domains),
+                      **({"separate_dataset": True} if recipe.separate_dataset else {}),
                       "publish_as_is": sorted(recipe.publish_as_is)},
         "releases": list(recipe.releases),
         **({"context": dict(recipe.context)} if recipe.context else {}),
@@ -295,6 +300,9 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
     files = _str_map(obj.get("taxonomy_files"), "taxonomy_files")
     if base is not None:
         files = {k: (v if Path(v).expanduser().is_absolute() else str(base / v)) for k, v in files.items()}
+    separate = mech.get("separate_dataset", False)
+    if not isinstance(separate, bool):
+        raise DataError("mechanism.separate_dataset must be true or false")
     as_is = mech.get("publish_as_is") or []
     if not isinstance(as_is, list) or not all(isinstance(c, str) for c in as_is):
         raise DataError("mechanism.publish_as_is must be a list of column names")
@@ -305,12 +313,13 @@ def recipe_from_json(obj, base: Path | None = None) -> Recipe:
                   roles=roles, taxonomies=_taxonomies_from(obj.get("taxonomies")), taxonomy_files=files,
                   bundled=bundled, domains=_domains_from(obj.get("domains")), mechanism=name, params=params,
                   allow_data_domains=bool(mech.get("allow_data_domains", False)), publish_as_is=tuple(as_is),
+                  separate_dataset=separate,
                   releases=list(releases), context=_context_from(obj.get("context")), guessed=guessed)
 
 
 def _context_from(obj) -> dict:
     """The optional `context` section, checked by the governance package (absent in older projects)."""
-    from ppdp_gui.engine.governance.context import context_from_json
+    from ppdp_gui.engine.persistence.release_context import context_from_json
     return context_from_json(obj).to_json() if obj else {}
 
 

@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # seen by static analysis (type checkers, the bundler's impor
     from ppdp_gui.engine.pipeline import export, load, plan, published, release, sweep  # noqa: F401
 
 _WHERE = {
-    "Exported": "export", "default_note_path": "export", "export": "export",
-    "Loaded": "load", "load": "load", "recipe_for": "load",
+    "default_note_path": "export", "export": "export",
+    "load": "load",
     "Plan": "plan", "plan": "plan", "resolve_mechanism": "plan",
     "Published": "published", "custodian_record": "published", "release_note": "published",
     "run_release": "release",

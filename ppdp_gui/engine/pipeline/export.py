@@ -211,14 +211,14 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             mine = [c for c in published.claims if getattr(c, "table", None) == name]
             neutral = None if st.fmt == "parquet" else neutral_text
             if big is not None and name == "table":
-                from ppdp_gui.engine.bigdata.recount import file_relation, recount
+                from ppdp_gui.engine.bigdata.recount import file_relation, tally
                 relation = file_relation(st.tmp, st.fmt)
                 con = big.source.reader()  # DuckDB on the machine that wrote the file (either engine)
-                read = int(con.execute(f"SELECT COUNT(*) FROM {relation} AS r").fetchall()[0][0])
-                if read != _rows(published, name):
-                    raise CheckError(f"{st.target.name}: {read:,} rows were read back, "
+                read = tally(con, relation, mine, name=neutral)  # one pass: the rows and every claim's counts
+                if read.total != _rows(published, name):
+                    raise CheckError(f"{st.target.name}: {read.total:,} rows were read back, "
                                      f"{_rows(published, name):,} were written")
-                checks += recount(con, relation, mine, name=neutral)
+                checks += read.checks(mine)
                 continue
             frame = read_back(st, table.columns) if len(table) else table.iloc[:0].astype(str)
             if len(frame) != len(table):

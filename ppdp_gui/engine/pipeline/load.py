@@ -221,9 +221,4 @@ def column_values(data: Dataset, column: str):
     return data.frame[column]
 
 
-def recipe_for(path, **changes) -> Recipe:
-    """A recipe for opening `path` with defaults (guessed roles, default missing-value policy)."""
-    return Recipe(source=str(Path(path).expanduser()), **changes)
-
-
-__all__ = ["Loaded", "load", "recipe_for", "PpdpError"]
+__all__ = ["Loaded", "load", "PpdpError"]

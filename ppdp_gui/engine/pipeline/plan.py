@@ -1,8 +1,11 @@
 """Step 2 of the publish path: what a release would do, known before anything is spent.
 
-`plan` resolves and validates the parameters once, prices the release, checks that every domain the guarantee
-relies on is public, and looks up the budget of the dataset (a near copy of a known table shares that table's
-budget). The window shows a Plan as its preview; `run_release` runs one. Nothing here writes anything.
+`plan` resolves the parameters once (`Plan.params`: the resolved values that the mechanism's `problems`, `cost`
+and `execute` then receive, never coercing again), validates them, prices the release, checks that every domain
+the guarantee relies on is public, and looks up the budget of the dataset (a near copy of a known table shares
+that table's budget). A required column parameter with no column to choose from is a problem here, so the window
+and `ppdp run` see it alike. The window shows a Plan as its preview and sends that very Plan to its worker;
+`charged_release` (pipeline/release.py) refuses or runs one. Nothing here writes anything.
 
 Domains: a DP mechanism lists the domains it needs (`Mechanism.domain_needs`). A need met only by the data (no
 domain, or a domain / taxonomy built from the records) is an error naming the column — unless the custodian opts
@@ -26,7 +29,7 @@ Identifying columns: a record-level release (Mondrian, TDS, Fragmentation) publi
 an identifier nor a quasi-identifier with its values unchanged (`Mechanism.published_columns`). One of those with
 a different value in nearly every row (a patient number guessed insensitive) would identify patients while the
 release still says "k-anonymous", so it is an error naming the column — unless the custodian confirmed that the
-column may be published (`confirmed_columns`; the custodian record keeps the confirmation as a warning).
+column may be published (`publish_as_is`; the custodian record keeps the confirmation as a warning).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 
 import pandas as pd
 
+from ppdp_gui.engine.claims import epsilon_text
 from ppdp_gui.engine.data.domains import fill_from_data, need_status
 from ppdp_gui.engine.data.linkable import unprotected
 from ppdp_gui.engine.data.missing import impute_public, left_out_by_the_data
@@ -44,7 +48,7 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem
-from ppdp_gui.engine.privacy.records import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total
+from ppdp_gui.engine.privacy.ledger_types import ADD_REMOVE, REPLACE, UNIT_WORDS, combined_total
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
@@ -54,10 +58,6 @@ def resolve_mechanism(mechanism) -> Mechanism:
     if isinstance(mechanism, type):
         return mechanism()
     return mechanism
-
-
-def fmt_eps(value) -> str:
-    return f"{float(value):.4g}"
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Plan:
     separate_dataset: bool = False
     identity: Any = None  # ledger DatasetIdentity (DP releases with a ledger)
     budget: Any = None  # ledger Budget of that identity
-    confirmed_columns: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
+    publish_as_is: tuple[str, ...] = ()  # published as is although nearly unique: the custodian said so
     #: published columns that are unique or nearly unique per row (confirmed or not): the window lists them
     identifying_columns: tuple[str, ...] = ()
     #: a DP plan's columns whose role or kind is still a guess read from the values (Dataset.guessed_columns)
@@ -116,7 +116,7 @@ class Plan:
     def replace_one_total(self) -> Fraction | None:
         """The budget group's sound total with this release, in replace-one units, when this release or one
         before it is ε-DP only for one record replaced (add/remove releases then count twice); None otherwise,
-        when the total is the plain sum of ε (see engine/privacy/records.combined_total)."""
+        when the total is the plain sum of ε (see engine/privacy/ledger_types.combined_total)."""
         b = self.budget
         if not self.is_dp or b is None:
             return None
@@ -150,7 +150,7 @@ class Plan:
                         "risk figures in Results before you publish.")
             return ("Not charged to the ε budget: this mechanism's guarantee is about the groups in the released "
                     f"table ({self.cost.describe(with_note=False)}), so it spends no ε.")
-        eps = fmt_eps(self.cost.epsilon)
+        eps = epsilon_text(self.cost.epsilon)
         b, ident = self.budget, self.identity
         if b is None:
             return f"This run will spend ε = {eps}."
@@ -165,9 +165,9 @@ class Plan:
             return text + self._replace_one_text(total)
         if b.remaining is None:
             return text + (f"This run will spend ε = {eps}. No budget cap is set for this table; ε spent on it so "
-                           f"far: {fmt_eps(b.spent)}.")
-        text += (f"This run will spend ε = {eps} of the {fmt_eps(b.remaining)} left for this table (cap "
-                 f"{fmt_eps(b.cap)}, spent so far {fmt_eps(b.spent)}).")
+                           f"far: {epsilon_text(b.spent)}.")
+        text += (f"This run will spend ε = {eps} of the {epsilon_text(b.remaining)} left for this table (cap "
+                 f"{epsilon_text(b.cap)}, spent so far {epsilon_text(b.spent)}).")
         if getattr(b, "default_cap_applied", False):
             text += " The cap is the default for a new table; you can change it."
         if self.over_budget:
@@ -178,14 +178,14 @@ class Plan:
     def _replace_one_text(self, total: Fraction) -> str:
         """The budget line when a replace-one release is involved: the sound total in replace-one units."""
         b, kind = self.budget, self.cost.neighbouring
-        text = (f"This run will spend ε = {fmt_eps(self.cost.epsilon)} {UNIT_WORDS[kind]}. These releases "
-                f"together: ε = {fmt_eps(total)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a "
+        text = (f"This run will spend ε = {epsilon_text(self.cost.epsilon)} {UNIT_WORDS[kind]}. These releases "
+                f"together: ε = {epsilon_text(total)} {UNIT_WORDS[REPLACE]} (add/remove releases count twice: a "
                 "replacement is a removal and an addition; a replace-one release gives no guarantee for one "
                 "record added or removed).")
         if b.cap is None:
             return text + " No budget cap is set for this table."
         units = UNIT_WORDS[REPLACE if getattr(b, "replace_releases", 0) else ADD_REMOVE]
-        text += f" The cap is ε = {fmt_eps(b.cap)}; spent so far ε = {fmt_eps(b.spent)} {units}."
+        text += f" The cap is ε = {epsilon_text(b.cap)}; spent so far ε = {epsilon_text(b.spent)} {units}."
         if getattr(b, "default_cap_applied", False):
             text += " The cap is the default for a new table; you can change it."
         if total > Fraction(b.cap):
@@ -305,16 +305,19 @@ def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> lis
 
 def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledger=None,
          allow_data_domains: bool = False, separate_dataset: bool = False,
-         confirmed_columns=()) -> Plan:
+         publish_as_is=()) -> Plan:
     """The Plan of releasing `data` with `mechanism` and `params` (nothing is charged or written).
-    `confirmed_columns`: columns the custodian confirmed may be published as is although nearly unique."""
+    `publish_as_is`: columns the custodian confirmed may be published as is although nearly unique."""
     mech = resolve_mechanism(mechanism)
     params = dict(params or {})
     out = Plan(mech, {}, data, allow_data_domains=allow_data_domains, separate_dataset=separate_dataset,
-               confirmed_columns=tuple(confirmed_columns or ()))
+               publish_as_is=tuple(publish_as_is or ()))
     from ppdp_gui.engine.data.roles import person_columns_problem
     if (two := person_columns_problem(data.names_with_role(Role.PERSON))) is not None:  # for every mechanism
         out.problems.append(Problem(two, column=data.names_with_role(Role.PERSON)[1]))
+    # a required column parameter with nothing to choose from, said with the step that fixes it
+    out.problems += [Problem(text, param=spec.name) for spec in mech.params
+                     if (text := spec.no_column_problem(data))]
     from ppdp_gui.engine.bigdata.source import is_large
     if is_large(data) and not getattr(mech, "large_tables", False):
         out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "
@@ -381,14 +384,14 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
                 f"(Data step: “Leave out by name”; ppdp: --leave-out {by_data[0]}), or keep missing values as "
                 "their own category.", column=by_data[0]))
     try:
-        found = mech.validate(check_data, **params)
+        found = mech.problems(check_data, out.params)  # resolved above, once: never coerced again
     except PpdpError as exc:
         found = [Problem(str(exc))]
     seen = {p.message for p in out.problems}
     out.problems += [p for p in found if p.message not in seen]
     try:
         published = mech.published_columns(data, out.params)
-        found_identifying = identifying_problems(data, published, out.confirmed_columns)
+        found_identifying = identifying_problems(data, published, out.publish_as_is)
         out.identifying_columns = tuple(p.column for p in found_identifying if p.column)
         out.problems += found_identifying
         out.linkable = tuple(f for f in unprotected(data, published) if f.column not in out.identifying_columns)
@@ -401,3 +404,15 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
         except PpdpError as exc:
             out.problems.append(Problem(f"the privacy budget ledger cannot be used: {exc}"))
     return out
+
+
+def runnable(mechanism, data: Dataset) -> bool:
+    """Whether `mechanism` with its default parameters has no error-level problem on `data` (the Mechanism step's
+    first choice): every required column parameter has a column to choose from, and its own checks pass."""
+    try:
+        mech = resolve_mechanism(mechanism)
+        if any(spec.no_column_problem(data) for spec in mech.params):
+            return False
+        return not [p for p in mech.validate(data) if p.level == "error"]
+    except Exception:  # noqa: BLE001 - a mechanism that cannot even be checked is not a good default
+        return False

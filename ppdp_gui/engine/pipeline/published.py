@@ -25,10 +25,11 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.claims import PER_PERSON, DifferentialPrivacy, Neighbouring, dp_claim, guarantee_text
+from ppdp_gui.engine.claims import (PER_PERSON, DifferentialPrivacy, Neighbouring, dp_claim, epsilon_text,
+                                    guarantee_text)
 from ppdp_gui.engine.data.schema import ColumnSpec, SourceInfo
 from ppdp_gui.engine.mechanisms.base import PrivacyCost, Release
-from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.persistence.jsonable import jsonable
 
 NOTE_VERSION = 1
 RECORD_VERSION = 1
@@ -96,7 +97,7 @@ def meaning(published: Published) -> dict[str, list[str]]:
     """What the guarantee means and does not mean, in words for a reader of the file."""
     dp = published.dp
     if dp is not None and dp.holds:
-        eps = f"{float(dp.epsilon):.4g}"
+        eps = epsilon_text(dp.epsilon)
         unit = dp.unit
         rows = (f"all the rows of any one {unit.noun} (up to {unit.max_rows} kept per {unit.noun})"
                 if unit.per_person else "any one row")

@@ -29,11 +29,11 @@ from ppdp_gui.engine.checks.anonymity import distinct_pairs
 from ppdp_gui.engine.checks.persons import released_person_ids
 from ppdp_gui.engine.claims import KAnonymity, with_caveats
 from ppdp_gui.engine.data.schema import Role
-from ppdp_gui.engine.errors import CheckError, MechanismError, ParameterError, PpdpError
+from ppdp_gui.engine.errors import BudgetError, CheckError, MechanismError, ParameterError, PpdpError
 from ppdp_gui.engine.mechanisms.base import Progress, Release, relay_progress
 from ppdp_gui.engine.metrics.risk import group_figures
 from ppdp_gui.engine.noise import NoiseSource
-from ppdp_gui.engine.persistence.report import jsonable
+from ppdp_gui.engine.persistence.jsonable import jsonable
 from ppdp_gui.engine.pipeline.plan import Plan
 from ppdp_gui.engine.pipeline.published import Published
 from ppdp_gui.engine.privacy.fingerprint import content_hash
@@ -51,6 +51,49 @@ def test_seed() -> int | None:
         return int(text)
     except ValueError:
         raise ParameterError(f"{TEST_SEED_VARIABLE} must be a whole number, got {text!r}") from None
+
+
+NO_LEDGER = ("The budget ledger cannot be opened, so this differentially private release could not be recorded; "
+             "it is refused.")
+DOMAIN_OPTIONS = (" In ppdp: --domain COL=LOW:HIGH[:int] for a number, --domain COL=A,B,C for a list of values "
+                  "(repeat for each column), or --allow-data-domains.")
+
+
+def no_ledger_message(reason: object = None) -> str:
+    """Why a differentially private release cannot be made without its ledger (with the reason it failed to
+    open, when known): the words of the guard and of the window's plan alike."""
+    return NO_LEDGER if reason is None else f"{NO_LEDGER[:-1]}: {reason}"
+
+
+def errors_text(plan: Plan) -> str:
+    """A plan's errors as one refusal: every problem named, and the command line's options for a domain."""
+    text = f"{plan.name}: " + " ".join(p.message for p in plan.errors)
+    if not plan.allow_data_domains and any(n.status != "public" for n in plan.needs):
+        text += DOMAIN_OPTIONS
+    return text
+
+
+def check_ready(plan: Plan, ledger, *, charged: bool = True) -> None:
+    """The publish path's guards, the one place the window and `ppdp run` share (each had its own copy): a plan
+    with errors (ParameterError naming each), a differentially private plan without a ledger and one over its
+    table's budget (BudgetError, the plan's budget line). `charged=False`: a release made without a ledger on
+    purpose (tests), refused only for its errors."""
+    if plan.errors:
+        raise ParameterError(errors_text(plan))
+    if not charged or not plan.is_dp:
+        return
+    if ledger is None:
+        raise BudgetError(NO_LEDGER)
+    if plan.over_budget:
+        raise BudgetError(plan.budget_text())
+
+
+def charged_release(plan: Plan, *, ledger, seed: int | None = None) -> Iterator[Progress | Published]:
+    """A real release, the window's and `ppdp run`'s alike: `check_ready` at once (a refusal is raised here, before
+    anything runs), then the `run_release` generator (which reserves ε in `ledger` before anything is computed),
+    yielding Progress, then one Published."""
+    check_ready(plan, ledger)
+    return run_release(plan, ledger=ledger, seed=seed, checked=True)
 
 
 def class_sizes(release: Release, person_ids: dict | None = None) -> np.ndarray | None:
@@ -125,12 +168,13 @@ def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | 
 
 
 def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed: int | None = None,
-                write_record: bool = True) -> Iterator[Progress | Published]:
+                write_record: bool = True, checked: bool = False) -> Iterator[Progress | Published]:
     """Yield Progress, then one Published. Without a ledger nothing is charged (for tests and previews that never
-    leave the machine); the window and the CLI always pass one. `rng` and `seed` are for tests only (`seed`, or
-    PPDP_TEST_SEED, fixes the noise, the release id and the time, and the note says so)."""
-    if plan.errors:
-        raise ParameterError(f"{plan.name}: " + "; ".join(p.message for p in plan.errors))
+    leave the machine); the window and the CLI go through `charged_release`, which requires one. `rng` and `seed`
+    are for tests only (`seed`, or PPDP_TEST_SEED, fixes the noise, the release id and the time, and the note
+    says so). `checked`: `check_ready` has run already (guards are checked once)."""
+    if not checked:
+        check_ready(plan, ledger, charged=ledger is not None)
     mech, params, data = plan.mechanism, plan.params, plan.dataset
     cost = plan.cost
     seed = test_seed() if seed is None else int(seed)
@@ -166,8 +210,7 @@ def run_release(plan: Plan, *, ledger=None, rng: NoiseSource | None = None, seed
     person = data.person_column
     ids = person_ids(data, release)
     if release.records is not None:  # rows too many for memory: the same recount, in SQL (engine/bigdata)
-        from ppdp_gui.engine.bigdata.recount import recount
-        checks = recount(release.records.source.con, f"({release.records.select()})", claims)
+        checks = release.records.recount(claims)  # one pass: also the rows, groups and digest asked below
     else:
         checks = check_claims(release.tables(), claims, person=person, persons=ids)
     bad = failures(checks)

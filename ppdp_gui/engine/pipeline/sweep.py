@@ -1,6 +1,9 @@
-"""Sweeps: the custodian's own simulation of a mechanism over a grid of parameters × repeats.
+"""Sweeps: the custodian's simulation of a mechanism over a grid of parameters × repeats.
 
-Nothing here is published, so nothing is charged to the ledger; the figures (mechanism.measures, e.g. error per
+`simulate` chooses what the sweep reads (pipeline/proxy.py): a DP copy of the table (its ε reserved in the ledger
+before it is drawn; afterwards only the copy is read, so the advice costs that ε and nothing more), a public table
+of the same columns, or the custodian's own table (its advice is then an unaccounted release, and says so). The
+sweep itself publishes nothing, so it charges nothing more; the figures (mechanism.measures, e.g. error per
 cell or classification accuracy on a held-out part, and the rows the table would have when that varies) show what
 each setting would cost in utility before the one real, charged release. A seed makes a sweep reproducible; without one each run draws fresh OS entropy. Domains a DP
 mechanism needs and the custodian has not stated are read from the data here (a local simulation publishes
@@ -23,6 +26,8 @@ from ppdp_gui.engine.mechanisms.base import Mechanism, Progress, relay_progress
 from ppdp_gui.engine.noise import NoiseSource
 from ppdp_gui.engine.data.domains import fill_from_data
 from ppdp_gui.engine.pipeline.plan import resolve_mechanism
+from ppdp_gui.engine.pipeline.proxy import (BASES, DP_COPY, OWN, PROXY_EPSILON, PUBLIC, dp_copy, own_table,
+                                            public_copy)
 from ppdp_gui.engine.pipeline.release import class_sizes, person_ids
 
 
@@ -33,6 +38,7 @@ def release_groups(data: Dataset, release) -> dict[str, float]:
     return group_figures(class_sizes(release, ids), persons=bool(ids))
 
 
+MIN_COPY_ROWS = 20  # a DP copy with fewer rows cannot be split and simulated on
 ROWS_RELEASED = "rows released"  # measured on every run: how large the table would be (counts vary with h, ε)
 
 
@@ -57,6 +63,9 @@ class SweepResult:
     n_test: int = 0
     #: which table the simulation ran on (`table_identity`): advice from it applies to that table only
     table: str = ""
+    #: what the simulation read (engine/pipeline/proxy.py: a DP copy, a public table, or the private table itself)
+    #: and what that cost; None: the private table (the older calling style)
+    basis: Any = None
     # summary() worked out once (the window's worker does it, so the window only draws it), with the shape it was
     # worked out from: another parameter list, other columns or another number of rows work it out again (the
     # rows of a sweep are not edited in place)
@@ -129,6 +138,48 @@ def grid_points(mech: Mechanism, grid: dict[str, list]) -> tuple[list[str], list
 
 def _run_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def simulate(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, Any], grid: dict[str, list], *,
+             on: str = OWN, ledger=None, proxy_epsilon=PROXY_EPSILON, public: Dataset | None = None,
+             repeats: int = 3, holdout: float = 1 / 3, seed: int | None = None) -> Iterator[Progress | SweepResult]:
+    """A sweep on what `on` names (proxy.py): DP_COPY first releases a synthetic copy of `data` under
+    `proxy_epsilon`, charged to `ledger`, and then reads only the copy; PUBLIC reads `public`; OWN reads `data`.
+    The result's `basis` says which and what it cost; its `table` is still `data`'s (advice applies to it)."""
+    if on not in BASES:
+        raise ParameterError(f"a simulation runs on one of {', '.join(BASES)}, not {on!r}")
+    identity = table_identity(data)  # from the file's hash or name, not from the values
+    if on == DP_COPY:
+        copy = None
+        # never the simulation's seed: a copy drawn from a known seed would not be private (tests fix the copy's
+        # noise with PPDP_TEST_SEED, as for every release)
+        for item in dp_copy(data, proxy_epsilon, ledger=ledger):
+            if isinstance(item, Progress):
+                yield Progress(0.2 * item.fraction, item.message)
+            else:
+                copy, basis = item
+        data = None  # from here on only the copy is read  # noqa: F841 - said for the reader
+        if copy.n_rows < MIN_COPY_ROWS:
+            raise ParameterError(
+                f"the DP copy came out with {copy.n_rows} rows (its ε = {float(basis.epsilon):g} is spent and stays "
+                "in the ledger): too few to simulate on. Choose a larger 'ε of the copy' (ppdp: --proxy-epsilon), or "
+                "a public table of the same columns.")
+        sim, span = copy, 0.2
+    elif on == PUBLIC:
+        if public is None:
+            raise ParameterError("give the public table to simulate on (same columns as yours)")
+        sim, basis = public_copy(data, public)
+        span = 0.0
+    else:
+        sim, basis, span = data, own_table(), 0.0
+    result = None
+    for item in run_sweep(mechanism, sim, base_params, grid, repeats=repeats, holdout=holdout, seed=seed):
+        if isinstance(item, Progress):
+            yield Progress(span + (1 - span) * item.fraction, item.message)
+        else:
+            result = item
+    result.table, result.basis = identity, basis
+    yield result
 
 
 def run_sweep(mechanism: str | Mechanism, data: Dataset, base_params: dict[str, Any], grid: dict[str, list], *,

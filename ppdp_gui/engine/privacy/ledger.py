@@ -30,7 +30,7 @@ Each entry records the neighbouring relation its ε is stated for (schema 3; old
 mechanisms are ε-DP for one record added or removed; DP-PCA and the record baselines for one record replaced
 (they publish the row count, so they are not add/remove DP at all). A group's total is the plain sum while all
 its releases are add/remove; once one is replace-one, the only sound total is in replace-one units,
-Σ replace ε + 2·Σ add/remove ε (records.combined_total), and the cap is checked against that. Replace-one
+Σ replace ε + 2·Σ add/remove ε (ledger_types.combined_total), and the cap is checked against that. Replace-one
 releases of near copies with different row counts do not compose and are refused (`_refuse_mixed_n`).
 
 Schema 4 (issue 27): a table is also recognised after routine edits (columns dropped, added, renamed or rewritten,
@@ -61,9 +61,9 @@ from ppdp_gui.engine.privacy.fingerprint import (bottom_k, canonical_row_hashes,
 from ppdp_gui.engine.privacy.ledger_audit import LedgerAudit, _frac, _now, _user
 from ppdp_gui.engine.privacy.ledger_key import LedgerKey
 from ppdp_gui.engine.privacy.ledger_schema import SCHEMA_VERSION, create_or_migrate
-from ppdp_gui.engine.privacy.records import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
-                                             DatasetIdentity, DatasetSummary, LedgerEntry, Totals, combined_total,
-                                             exact, fmt, neighbouring_kind, over_cap_message)
+from ppdp_gui.engine.privacy.ledger_types import (ADD_REMOVE, DEFAULT_CAP, NEAR_COPY_CONTAINMENT, REPLACE, Budget,
+                                                  DatasetIdentity, DatasetSummary, LedgerEntry, Totals,
+                                                  combined_total, exact, fmt, neighbouring_kind, over_cap_message)
 
 __all__ = ["ADD_REMOVE", "DEFAULT_CAP", "NEAR_COPY_CONTAINMENT", "REPLACE", "SCHEMA_VERSION", "Budget",
            "DatasetIdentity", "DatasetSummary", "Ledger", "LedgerEntry", "default_ledger_path", "exact"]
@@ -107,6 +107,7 @@ class Ledger(LedgerAudit, LedgerKey):
             raise PpdpError(f"cannot create the ledger folder {self.path.parent}: {exc.strerror or exc}") from None
         self._key: bytes | None = None
         self._identities: dict[str, DatasetIdentity] = {}  # see `fingerprint`
+        self._last_keyed: tuple | None = None  # (the row hashes read last, weakly; the key; their fingerprint, keyed)
         self._lock = threading.Lock()
         with self._write() as db:
             create_or_migrate(db, self.path)
@@ -163,6 +164,21 @@ class Ledger(LedgerAudit, LedgerKey):
         return [base, self.key_path.resolve(), base.with_name(base.name + "-journal")]
 
     # ---- identity -------------------------------------------------------------------------------------------
+    def _fingerprint_and_keyed(self, hashes, columns, key: bytes):
+        """`dataset_fingerprint` and `keyed_row_hashes` of the row hashes, remembered for the same array (a plan
+        and its run identify one table twice: at 10⁷ rows each pair costs about a second and 500 MB)."""
+        import weakref
+        names = tuple(str(c) for c in columns)
+        got = self._last_keyed
+        if got is not None and got[0]() is hashes and got[1] == (key, names):
+            return got[2], got[3]
+        fp, keyed = dataset_fingerprint(hashes, columns, key), keyed_row_hashes(hashes, key)
+        try:
+            self._last_keyed = (weakref.ref(hashes), (key, names), fp, keyed)
+        except TypeError:  # not an array that can be referred to weakly: computed each time
+            self._last_keyed = None
+        return fp, keyed
+
     def identify(self, dataset, *, label: str = "", separate: bool = False) -> DatasetIdentity:
         """Which dataset this is and which budget it is charged to. Reads only: a plan or preview costs nothing.
 
@@ -180,8 +196,7 @@ class Ledger(LedgerAudit, LedgerKey):
         hashes = getattr(source, "row_hashes", None)
         if hashes is None:
             hashes = canonical_row_hashes(frame)
-        fp = dataset_fingerprint(hashes, frame.columns, key)
-        keyed = keyed_row_hashes(hashes, key)
+        fp, keyed = self._fingerprint_and_keyed(hashes, frame.columns, key)
         is_frame = isinstance(dataset, pd.DataFrame)  # (a frame's attributes are its columns: never ask it)
         schema = () if is_frame else (getattr(dataset, "schema", ()) or ())
         cells = sketches.cell_hashes(frame, [c.name for c in schema if c.role.never_released])
@@ -455,7 +470,7 @@ class Ledger(LedgerAudit, LedgerKey):
         group it belongs to, or becomes a group of its own, and returns the entry id.
 
         `neighbouring` is the relation the release's ε is stated for (a claim's words or ADD_REMOVE / REPLACE);
-        the cap is checked against the group's sound total with this release (see records.combined_total)."""
+        the cap is checked against the group's sound total with this release (see ledger_types.combined_total)."""
         kind = neighbouring_kind(neighbouring)
         eps = exact(epsilon, "ε")
         dlt = exact(delta, "δ")

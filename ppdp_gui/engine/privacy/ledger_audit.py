@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from ppdp_gui.engine.errors import BudgetError, ParameterError
 from ppdp_gui.engine.privacy import chain
-from ppdp_gui.engine.privacy.records import CapChange
+from ppdp_gui.engine.privacy.ledger_types import CapChange
 
 
 def _now() -> str:

@@ -5,7 +5,7 @@ Budgets are per *group*: a near copy of a table shares its budget (see ledger.py
 group they belong to, and the group rows say how much of its cap is spent.
 
 A group whose releases include one that is ε-DP only for one record *replaced* (DP-PCA, the record baselines) has
-its ε in replace-one units (add/remove releases count twice; see records.combined_total): the column "ε counted
+its ε in replace-one units (add/remove releases count twice; see ledger_types.combined_total): the column "ε counted
 for" says which, in words, and each release row says the relation its own ε is stated for.
 """
 
@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from ppdp_gui.engine.privacy.records import REPLACE, UNIT_WORDS
+from ppdp_gui.engine.privacy.ledger_types import REPLACE, UNIT_WORDS
 
 #: what a group's ε total is stated for, in the tables' words
 COUNTED_FOR = {"add/remove": "one record added or removed",

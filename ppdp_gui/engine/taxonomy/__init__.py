@@ -15,7 +15,7 @@ _WHERE = {
     "DEFAULT_INTERVAL_WIDTH": "builders", "grouped": "builders", "masking": "builders",
     "numeric_intervals": "builders", "ordered_intervals": "builders",
     "bundled_adult_taxonomies": "bundled", "taxonomies_dir": "bundled",
-    "Coverage": "coverage", "check_coverage": "coverage",
+    "check_coverage": "coverage",
     "date_hierarchy": "dates",
     "icd_categories": "icd", "icd_taxonomy": "icd",
     "natural_key": "order", "natural_sorted": "order",

@@ -78,9 +78,13 @@ def as_numbers(values) -> pd.Series:
     return numbers
 
 
-def numbers_with_top_codes(values) -> bool:
-    """Every present value is a number or a top code ('90+'), and there is at least one value."""
+def numbers_with_top_codes(values, blank: str | None = None) -> bool:
+    """Every present value is a number or a top code ('90+'), and there is at least one value. `blank`: the label
+    of a kept missing value ("(missing)"), which is no value: the interval builders put it on a leaf of its own
+    (from_spec.with_missing_leaf)."""
     present = pd.Series(values).dropna()
+    if blank is not None:
+        present = present[present.astype(str) != blank]
     return bool(len(present)) and not as_numbers(present).isna().any()
 
 

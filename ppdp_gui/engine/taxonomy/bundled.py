@@ -1,4 +1,4 @@
-"""Taxonomies shipped with the app (the ARX Adult hierarchies, ICD categories) in ``ppdp_gui/taxonomies``.
+"""Taxonomies shipped with the app (the ARX Adult hierarchies, ICD categories) in ``taxonomies``.
 
 The folder is found through ``importlib.resources`` (engine/package_files.py), the same way in a source checkout,
 a wheel and the PyInstaller bundle. ``PPDP_TAXONOMIES`` overrides it (e.g. to try other hierarchies).

@@ -2,7 +2,7 @@
 
 ARX's own convention: beside ``<stem>.csv`` lie ``<stem>_hierarchy_<column>.csv`` (or ``.csv.gz``), one per
 attribute (e.g. ``adult.csv`` + ``adult_hierarchy_age.csv``). The bundled Adult sample
-(ppdp_gui/resources/samples/adult_sample.csv) uses the bundled ARX Adult hierarchies (ppdp_gui/taxonomies/adult).
+(resources/samples/adult_sample.csv) uses the bundled ARX Adult hierarchies (taxonomies/adult).
 Only paths are returned: reading them (engine.taxonomy.arx_io.read_arx_hierarchy) and checking their coverage stay
 with the caller, who reports problems instead of failing the load.
 """
@@ -20,7 +20,7 @@ _HIERARCHY_SUFFIXES = (".csv", ".csv.gz")
 
 
 def samples_dir() -> Path:
-    """The bundled sample tables (ppdp_gui/resources/samples, found through importlib.resources)."""
+    """The bundled sample tables (resources/samples, found through importlib.resources)."""
     return samples_folder()
 
 

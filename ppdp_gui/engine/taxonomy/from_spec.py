@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ppdp_gui.engine.data.schema import MISSING_LABEL
+from ppdp_gui.engine.taxonomy.labels import MISSING_LABEL
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.taxonomy.builders import (DEFAULT_INTERVAL_WIDTH, as_numbers, default_width, masking,
                                                numeric_intervals, ordered_intervals)

@@ -1,6 +1,6 @@
 """ICD-9-CM and ICD-10 (WHO) diagnosis codes: code → 3-character category → block → chapter → *.
 
-The structure is public (engine/taxonomy/icd_tables.py, bundled as ARX files in ppdp_gui/taxonomies/icd/), so a
+The structure is public (engine/taxonomy/icd_tables.py, bundled as ARX files in taxonomies/icd/), so a
 taxonomy of all categories is a public domain (`icd_categories`). A column holds full codes ('250.83', 'E11.9', 'V45.81'),
 whose list is the records' own, so `icd_taxonomy` (leaves = the column's codes) has origin "data".
 
@@ -81,7 +81,7 @@ def category_rows(version: str) -> list[list[str]]:
 
 
 def write_bundled_files(folder: Path) -> list[Path]:
-    """(Re)write ppdp_gui/taxonomies/icd/*.csv from the tables (ARX format, ';', one row per category)."""
+    """(Re)write taxonomies/icd/*.csv from the tables (ARX format, ';', one row per category)."""
     from ppdp_gui.engine.taxonomy.arx_io import write_arx_hierarchy
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -150,7 +150,7 @@ def to_categories(column: str, values, version: str = "icd9", keep=()) -> pd.Ser
 def categories_version(tax) -> str | None:
     """'icd9' / 'icd10' when `tax` holds exactly the shipped list of categories (the public tree built by
     `icd9:categories`), else None: a project reopened with such a tree gets its column written as categories."""
-    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    from ppdp_gui.engine.taxonomy.labels import MISSING_LABEL
     leaves = [v for v in tax.leaf_values() if v != MISSING_LABEL]  # the list's tree admits "(missing)" too
     for version in VERSIONS:
         if len(leaves) == len(category_rows(version)) and set(leaves) == {r[0] for r in category_rows(version)}:

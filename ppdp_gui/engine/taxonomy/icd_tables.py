@@ -1,7 +1,7 @@
 """The public structure of ICD-9-CM and ICD-10 (WHO): chapters and blocks as code ranges, with short titles.
 
 Written for this app from the published chapter and block ranges of the classifications (no code text copied).
-`ppdp_gui/taxonomies/icd/*.csv` are generated from these tables by `engine.taxonomy.icd.write_bundled_files` (a
+`taxonomies/icd/*.csv` are generated from these tables by `engine.taxonomy.icd.write_bundled_files` (a
 test checks that they match): one row per 3-character category, ARX format `category;block;chapter;*`.
 
 Each block is (first category, last category, title); each chapter is (first, last, title, blocks). Every category

@@ -105,11 +105,6 @@ class Verdict:
         return sum(r.runs * (1 if r.kind == "calibration" else 2) for r in self.results)
 
     @property
-    def whole_bound(self) -> float:
-        """The largest bound among the audits of the whole release against the claimed ε (per add/remove)."""
-        return max((r.shown_bound for r in self.results if r.whole), default=0.0)
-
-    @property
     def closest(self) -> ScenarioResult | None:
         """The audit that came closest to (or went furthest past) its allowance."""
         return max(self.results, key=lambda r: r.share, default=None)
@@ -221,8 +216,8 @@ def run_scenario(mech, scenario: Scenario, index: int, *, size: str, seed: int, 
                  report) -> Iterator[Progress | ScenarioResult]:
     """Runs on both tables (one for a calibration), then the bound."""
     n = scenario.runs_for(size)
-    eps = mech.privacy_cost(**scenario.params).epsilon
-    delta = float(mech.privacy_cost(**scenario.params).delta)
+    cost = mech.privacy_cost(**scenario.params)
+    eps, delta = cost.epsilon, float(cost.delta)
     plan_d = _plan(mech, scenario.data, scenario.params)
     first = features(audited(publish_once(plan_d, NoiseSource.for_tests(seed_of(seed, index, 0, 0)))))
     allowed, why = scenario.allowed(first, eps, 1 if scenario.neighbour is None else scenario.neighbour.distance)
@@ -335,7 +330,7 @@ def source_scan(mech) -> Check:
 def resolve(mechanism):
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
     mech = resolve_mechanism(mechanism)
-    cost = mech.privacy_cost(**mech.resolve_params())
+    cost = mech.cost(mech.resolve_params())
     if not cost.is_dp:
         raise ParameterError(f"{mech.name} gives {cost.describe(with_note=False)}, not differential privacy: there "
                              "is no ε to verify. The self-check is for the ε-DP mechanisms.")
@@ -357,7 +352,7 @@ def verify(mechanism, *, size: str = "quick", seed: int = 0, alpha: float = ALPH
     # a size may leave a table out; each table keeps its own seeds (its place in the full list) whatever is run
     chosen = [(i, s) for i, s in enumerate(every) if (only is None or s.name in only) and s.runs_for(size) > 0]
     scenarios = [s for _, s in chosen]
-    cost = mech.privacy_cost(**mech.resolve_params())
+    cost = mech.cost(mech.resolve_params())
     verdict = Verdict(mech.name, cost.epsilon, cost.delta, size, int(seed), alpha)
     total = sum(s.runs_for(size) * (1 if s.kind == "calibration" else 2) for s in scenarios) or 1
     done = 0

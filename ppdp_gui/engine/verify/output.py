@@ -159,7 +159,3 @@ def features(out: dict[str, Any]) -> dict[str, Any]:
     return feats
 
 
-def run_features(plan: Plan, rngs) -> Iterator[dict[str, Any]]:
-    """Features of one run per noise source in `rngs`."""
-    for rng in rngs:
-        yield features(audited(publish_once(plan, rng)))

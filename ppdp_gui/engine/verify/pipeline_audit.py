@@ -56,7 +56,7 @@ def dp_mechanisms() -> list[str]:
     out = []
     for name in registry.names():
         cls = registry.get(name)
-        if cls().privacy_cost(**cls.resolve_params()).is_dp:
+        if cls().cost(cls.resolve_params()).is_dp:
             out.append(name)
     return out
 
@@ -221,7 +221,7 @@ def verify_pipeline(mechanism, *, size: str = "quick", seed: int = 0, alpha: flo
     started = time.perf_counter()
     mech = resolve_mechanism(mechanism)
     name = mech.name
-    cost = mech.privacy_cost(**mech.resolve_params())
+    cost = mech.cost(mech.resolve_params())
     if not cost.is_dp:
         if cost.k is None:
             raise ParameterError(f"{name} gives {cost.describe(with_note=False)}: there is no ε nor k to audit. The "

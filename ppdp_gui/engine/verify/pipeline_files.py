@@ -158,10 +158,6 @@ def pairs_for(replace_one: bool) -> list[FilePair]:
     return plain + replace_pairs() + [person_pair(replace_one)]
 
 
-def all_pair_names() -> list[str]:
-    return [p.name for p in add_remove_pairs() + replace_pairs()] + [person_pair(False).name]
-
-
 #: per DP mechanism, the parameters its pipeline audit releases with (the columns it publishes are named, so that
 #: `insurer` is never among them); anything not listed runs with its defaults
 PARAMS: dict[str, dict[str, Any]] = {

@@ -38,7 +38,7 @@ def syntactic_mechanisms() -> list[str]:
     out = []
     for name in registry.names():
         cls = registry.get(name)
-        cost = cls().privacy_cost(**cls.resolve_params())
+        cost = cls().cost(cls.resolve_params())
         if not cost.is_dp and cost.k is not None:
             out.append(name)
     return out

@@ -80,6 +80,7 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
     """Release `source` with `mechanism` along the publish path into `out_dir`; the Outcome read back from disk."""
     from ppdp_gui.engine.persistence.project import Recipe
     from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.pipeline.release import check_ready
     from ppdp_gui.engine.pipeline.load import load
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.iterdir():  # the previous run's files: each run starts from an empty folder
@@ -92,13 +93,13 @@ def release_file(source: Path, out_dir: Path, ledger, recipe_parts: dict[str, An
                     publish_as_is=tuple(recipe_parts.get("publish_as_is", ())))
     try:
         data = load(recipe).dataset
-        planned = plan(data, mechanism, recipe.params, ledger=ledger, confirmed_columns=recipe.publish_as_is)
-        if planned.errors:
-            return Outcome(None, refused="; ".join(p.message for p in planned.errors))
-        if planned.over_budget:
-            return Outcome(None, refused=planned.budget_text())
+        planned = plan(data, mechanism, recipe.params, ledger=ledger, publish_as_is=recipe.publish_as_is)
+        try:  # the publish path's one guard (errors, no ledger, over budget), as the window and `ppdp run`
+            check_ready(planned, ledger)
+        except PpdpError as exc:
+            return Outcome(None, refused=str(exc))
         rng = NoiseSource.for_tests(seed) if rng is None else rng
-        published = _drain(run_release(planned, ledger=ledger, rng=rng, seed=seed))
+        published = _drain(run_release(planned, ledger=ledger, rng=rng, seed=seed, checked=True))
         exported = export(published, out_dir / OUTPUT, note_path=out_dir / NOTE, ledger=ledger)
     except PpdpError as exc:
         return Outcome(None, refused=f"{type(exc).__name__}: {exc}")

@@ -5,8 +5,9 @@ tables themselves; the audits ask for them, so the verifier sees the noisy count
 the records drawn from them (drawing is post-processing: it can only hide a leak, never create one). Each pair
 moves what a buggy synthesizer would leak: a patient who moves one count of every measured table (the noise
 scale), a patient at the far end of a public numeric range (a bound or bin read from the data), a patient in a
-ward nobody else is in (a category list read from the data), and a patient who changes which pairs the private
-tree selection prefers (the exponential mechanism's share).
+ward nobody else is in (a category list read from the data), a patient who changes which pairs the private
+tree selection prefers (the exponential mechanism's share), and a patient among 300 whose tables grow a fourth
+column (widen.py: chosen from the noisy total, post-processing).
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def marginal_scenarios() -> list[Scenario]:
     four = _table({"a": list("xxyyxy"), "b": list("xxyyyx"), "c": list("xyxyxy"),
                    "outcome": ["no", "no", "yes", "yes", "no", "yes"]},
                   [_cat("a", ("x", "y")), _cat("b", ("x", "y")), _cat("c", ("x", "y")), outcome])
+    a = ["xy"[i % 2] for i in range(300)]  # a chain a – b – c: c's table is (outcome, a, b, c)
+    b = [v if i % 5 else "xy"[v == "x"] for i, v in enumerate(a)]
+    c = [v if i % 4 != 1 else "xy"[v == "x"] for i, v in enumerate(b)]
+    wide = _table({"a": a, "b": b, "c": c, "outcome": [OUTCOME[(x == "x") * (i % 3 > 0)] for i, x in enumerate(c)]},
+                  [_cat("a", ("x", "y")), _cat("b", ("x", "y")), _cat("c", ("x", "y")), outcome])
     star = {"structure": "star around the class", "publish_tables": True}
     return [
         Scenario("one patient added", "one count of the one measured table moves by one", wards,
@@ -51,5 +57,10 @@ def marginal_scenarios() -> list[Scenario]:
         Scenario("choice of the measured pairs", "a patient who makes a and b look more dependent: moves the "
                  "private choice of the tree and every table", four,
                  add_record(four, {"a": "x", "b": "x", "c": "y", "outcome": "no"}, "one patient (x, x, y, no) added"),
+                 {"epsilon": 2.0, "publish_tables": True}, {"smoke": 40, "quick": 300, "full": 2000}),
+        Scenario("four-column tables", "300 patients: a table grows a fourth column, chosen from the noisy "
+                 "total of the pair tables; one patient more moves every table (and may move that choice)", wide,
+                 add_record(wide, {"a": "x", "b": "x", "c": "y", "outcome": "yes"},
+                            "one patient (x, x, y, yes) added"),
                  {"epsilon": 2.0, "publish_tables": True}, {"smoke": 40, "quick": 300, "full": 2000}),
     ]

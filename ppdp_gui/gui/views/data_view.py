@@ -24,6 +24,18 @@ from ppdp_gui.gui.widgets.domain_dialog import domain_text, open_domain_dialog
 from ppdp_gui.gui.widgets.messages import describe_error
 
 KINDS = ("numeric", "categorical")
+
+
+def kind_rule() -> str:
+    """engine.data.coltypes' rule for kinds, imported on first use (Arrow stays out of the window's start)."""
+    from ppdp_gui.engine.data.coltypes import kind_rule_text
+    return kind_rule_text()
+
+
+def kind_why(spec) -> str:
+    """Why a column has its kind (the engine's words), for its Kind cell and the line under the list."""
+    from ppdp_gui.engine.data.coltypes import kind_reason
+    return kind_reason(spec.name, spec.kind, "kind" in spec.guessed)
 ROLES = tuple(Role)
 #: how a role reads in the combo where its label alone would not say enough
 ROLE_TEXT = {Role.PERSON: "Person (whose row it is)"}
@@ -135,6 +147,7 @@ class DataView(StepView):
         header.setSectionResizeMode(DOMAIN_COL, QHeaderView.Stretch)  # long lists are elided; full text in tooltip
         header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0" * 4))
         self.columns.horizontalHeaderItem(DISTINCT_COL).setToolTip("How many different values the column holds.")
+        self.columns.horizontalHeaderItem(1).setToolTip(kind_rule())
         self.columns.horizontalHeaderItem(TREAT_COL).setToolTip(TREAT_TIP)
         self.columns.horizontalHeaderItem(DOMAIN_COL).setToolTip(
             "The values everyone may know for each column (a range, or a published list of values). A "
@@ -351,6 +364,7 @@ class DataView(StepView):
             kind.addItems(list(KINDS))
             kind.setCurrentText(spec.kind)
             kind.setAccessibleName(f"Kind of {spec.name}")
+            kind.setToolTip(kind_why(spec))
             kind.currentTextChanged.connect(lambda k, n=spec.name: self._kind_chosen(n, k))
             self.columns.setCellWidget(row, 1, kind)
             role = QComboBox()
@@ -390,6 +404,9 @@ class DataView(StepView):
             combo = self.columns.cellWidget(row, 2)
             if combo is not None:
                 combo.setToolTip(self.role_reason(spec.name, spec.role))
+            combo = self.columns.cellWidget(row, 1)
+            if combo is not None:
+                combo.setToolTip(kind_why(spec))
             item, fresh = self.columns.item(row, DOMAIN_COL), self._domain_item(spec)
             if item is None or item.text() != fresh.text() or item.toolTip() != fresh.toolTip():
                 self.columns.setItem(row, DOMAIN_COL, fresh)
@@ -515,10 +532,11 @@ class DataView(StepView):
     def _show_why(self, row: int) -> None:
         ds = self.session.dataset
         if ds is None or not 0 <= row < len(ds.schema):
-            self.why_label.setText("Select a column to see why it has its role.")
+            self.why_label.setText("Select a column to see why it has its role and its kind.")
             return
         spec = ds.schema[row]
-        self.why_label.setText("<b>Why this role?</b> " + escape(self.role_reason(spec.name, spec.role)))
+        self.why_label.setText("<b>Why this role?</b> " + escape(self.role_reason(spec.name, spec.role))
+                               + "<br><b>Why this kind?</b> " + escape(kind_why(spec)))
 
     def role_combo(self, column: str) -> QComboBox:
         self._columns_later.flush()  # filled in a later turn when the table opened
@@ -562,6 +580,20 @@ class DataView(StepView):
             self.confirm_label.setText("Roles and kinds confirmed by you.")
 
     # -- step state -----------------------------------------------------------------------------------------
+    def _confirmation_needed(self) -> bool:
+        """Whether the roles and kinds guessed from the values must be confirmed before a run: for a
+        differentially private mechanism (`contribution.DPMechanism`, whose plan refuses guesses), and while no
+        mechanism is chosen yet. A k-anonymity release does not need it."""
+        name = self.session.mechanism_name
+        if not name:
+            return True
+        from ppdp_gui.engine.mechanisms import registry
+        from ppdp_gui.engine.mechanisms.contribution import DPMechanism
+        try:
+            return issubclass(registry.get(name), DPMechanism)
+        except Exception:  # noqa: BLE001 - an unknown mechanism: the cautious answer
+            return True
+
     def state(self) -> tuple[str, str]:
         ds = self.session.dataset
         if self._loading:
@@ -574,9 +606,12 @@ class DataView(StepView):
             parts.append(f"class: {ds.class_column}")
         if ds.guessed_columns:
             parts.append("roles and kinds to confirm")
+            if self._confirmation_needed():  # a DP plan refuses guesses: never a green tick until confirmed
+                return WARN, ", ".join(parts) + f" (press “{CONFIRM_BUTTON}”)"
         src = ds.source
         if src.n_rows_read and src.n_rows_dropped > WARN_SHARE * src.n_rows_read:  # not a green tick
             parts.append(f"{100 * src.n_rows_dropped / src.n_rows_read:.0f} % of rows dropped: choose “Keep missing "
                          "as its own category”")
             return WARN, ", ".join(parts)
-        return (DONE if qi or ds.class_column else WARN), ", ".join(parts)
+        pending = bool(ds.guessed_columns)  # no green tick while "roles and kinds to confirm" is still said
+        return (DONE if (qi or ds.class_column) and not pending else WARN), ", ".join(parts)

@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, Q
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.outputs import default_record_path
-from ppdp_gui.engine.privacy.records import units_note
-from ppdp_gui.gui.preview import fmt_eps, params_text, short_cost
+from ppdp_gui.engine.privacy.ledger_types import units_note
+from ppdp_gui.engine.claims import epsilon_text
+from ppdp_gui.gui.plan_words import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import CommitLatch, discard_temporaries, export_job, export_targets
@@ -66,15 +67,15 @@ def describe_entry(record, exported: bool = False) -> str:
         return ("Nothing was charged to the privacy budget: "
                 + (f"{short_cost(record.cost)} does not use ε." if record.cost.k is not None else
                    "this release does not use ε.") + "\n\n" + fingerprint)
-    lines = [f"Charged ε = {fmt_eps(entry.epsilon)}" + (f" (δ = {float(entry.delta):.3g})" if entry.delta else "")
+    lines = [f"Charged ε = {epsilon_text(entry.epsilon)}" + (f" (δ = {float(entry.delta):.3g})" if entry.delta else "")
              + f" on {when(entry.created)} to this table's privacy budget (ledger entry #{entry.id})."]
     units = units_note(budget) if budget is not None else ""  # empty unless a replace-one release is among them
     if budget is not None and getattr(budget, "cap", None) is not None:
-        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)}{units} of its cap of "
-                     f"{fmt_eps(budget.cap)}"
-                     + (f" ({fmt_eps(budget.remaining)} left)." if budget.remaining is not None else "."))
+        lines.append(f"Spent on this table so far: ε = {epsilon_text(budget.spent)}{units} of its cap of "
+                     f"{epsilon_text(budget.cap)}"
+                     + (f" ({epsilon_text(budget.remaining)} left)." if budget.remaining is not None else "."))
     elif budget is not None:
-        lines.append(f"Spent on this table so far: ε = {fmt_eps(budget.spent)}{units} (no cap set).")
+        lines.append(f"Spent on this table so far: ε = {epsilon_text(budget.spent)}{units} (no cap set).")
     ident = record.identity
     if ident is not None and getattr(ident, "near_copy_of", None):
         lines.append("This table is a near copy of one released before, so it shares that table's budget.")
@@ -200,6 +201,7 @@ class ExportView(StepView):
         layout.addStretch(1)
 
         self.format_combo.currentTextChanged.connect(self._format_chosen)
+        self.path_edit.textEdited.connect(self._path_named)
         self.browse_button.clicked.connect(self._browse)
         self.export_button.clicked.connect(self.export)
         self.cancel_button.clicked.connect(self.cancel)
@@ -237,13 +239,16 @@ class ExportView(StepView):
     def _release_chosen(self, *_args) -> None:
         record = self.record
         has = record is not None
-        for w in (self.export_button, self.path_edit, self.browse_button, self.format_combo, self.release_combo,
+        for w in (self.export_button, self.format_combo, self.release_combo,
                   self.report_check, self.record_check, self.pdf_check):
             w.setEnabled(has and not self._busy)
+        # the file can be named before the run: the Run step checks it before anything is charged
+        for w in (self.path_edit, self.browse_button):
+            w.setEnabled(self.session.dataset is not None and not self._busy)
         if has:
             if record is not self._path_record or not self.path_edit.text().strip():
                 self._path_record = record
-                self.path_edit.setText(str(self.suggested_path()))
+                self.path_edit.setText(self.session.output_path or str(self.suggested_path()))
             done = self.session.exported(record)
             self.entry_text.setPlainText(describe_entry(record, exported=bool(done)))
             self.result.setText("Exported to: " + ", ".join(done) if done else "")
@@ -253,14 +258,24 @@ class ExportView(StepView):
                 + (f": <tt>{record.record_path}</tt>" if record.record_path else "")
                 + ". Do not publish it.")
         else:
+            self._path_record = None
+            if self.path_edit.text() != (self.session.output_path or ""):
+                self.path_edit.setText(self.session.output_path or "")
             self.entry_text.setPlainText("")
-            self.result.setText("Nothing to export yet: make a release in the Run step.")
+            self.result.setText("Nothing to export yet: make a release in the Run step. You can name its file "
+                                "now; the Run step checks it before anything is charged.")
         self.state_changed.emit()
+
+    def _path_named(self, text: str) -> None:
+        """The custodian named the file (typed or browsed): the next release is aimed at it (Session.output_path)."""
+        self.session.output_path = text.strip() or None
 
     def _format_chosen(self, text: str) -> None:
         current = self.path_edit.text().strip()
         if current:
             self.path_edit.setText(str(Path(current).with_suffix(FORMATS[text])))
+            if self.session.output_path:
+                self._path_named(self.path_edit.text())
 
     def _browse(self) -> None:
         suffix = FORMATS[self.format_combo.currentText()]
@@ -268,6 +283,7 @@ class ExportView(StepView):
                                               f"{self.format_combo.currentText()} (*{suffix})")
         if path:
             self.path_edit.setText(path if Path(path).suffix else path + suffix)
+            self._path_named(self.path_edit.text())
 
     # -- export ----------------------------------------------------------------------------------------------------
     def export(self) -> None:
@@ -363,6 +379,7 @@ class ExportView(StepView):
         written = list(exported.files) + ([exported.note] if exported.note else [])
         pdfs = [Path(p).with_suffix(".pdf") for p in (exported.note, exported.record) if p] if exported.pdf else []
         self.exported = [Path(p) for p in written]
+        self.session.output_path = None  # the file named was for this release; the next gets its own name
         self.session.add_exports(record, written)
         self._release_chosen()
         ok = all(c.ok for c in exported.checks)

@@ -4,8 +4,8 @@ A problem about a column whose domain the release needs (the engine names it in 
 public-domain dialog on double-click or from the "Set the domain of C…" button under the list: the engine's
 refusal is answered where it is read.
 
-Everything shown is asked from the mechanism (its ParamSpecs, `validate`, `privacy_cost`) and the ledger; this
-view knows no mechanism by name.
+Everything shown is the engine's plan of the choice (`Session.preview`: the mechanism's ParamSpecs, problems and
+cost, and the ledger's budget); this view knows no mechanism by name.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 
 from ppdp_gui.engine.errors import PpdpError
 from ppdp_gui.engine.mechanisms import registry
-from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, preview, short_cost  # noqa: F401 - re-exported
+from ppdp_gui.gui.plan_words import cost_tooltip, cost_words, short_cost
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, StepView, heading, note
 from ppdp_gui.gui.widgets.domain_dialog import open_domain_dialog
 from ppdp_gui.gui.widgets.messages import show_error
@@ -166,7 +166,7 @@ class MechanismView(StepView):
             if name is None:
                 self._no_runnable_default()
             return name
-        from ppdp_gui.gui.preview import runnable
+        from ppdp_gui.engine.pipeline.plan import runnable
         for i in range(self.combo.count()):
             name = self.combo.itemText(i)
             if "no formal" in getattr(registry.get(name), "guarantee", ""):

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTabl
 from ppdp_gui.engine import explain, glossary
 from ppdp_gui.engine.pipeline.candidates import search_of
 from ppdp_gui.gui.models import DataFrameModel, fit_columns
-from ppdp_gui.gui.preview import params_text, short_cost
+from ppdp_gui.gui.plan_words import params_text, short_cost
 from ppdp_gui.gui.views.common import DONE, TODO, Later, StepView, heading, note, soon
 from ppdp_gui.gui.views.figures_panel import FiguresPanel
 from ppdp_gui.gui.views.risk_panel import RiskPanel

@@ -32,7 +32,7 @@ ROWS = (
     ("journalist: highest risk %", lambda r: r.journalist.highest_risk),
     ("journalist: success rate %", lambda r: r.journalist.success_rate),
     ("marketer: success rate %", lambda r: r.marketer.success_rate),
-    ("sample uniques %", lambda r: r.population.sample_uniqueness if r.population else None),
+    ("sample uniques %", lambda r: r.population.sample_uniqueness if r.population else r.sample_uniques),
     ("population uniques %", lambda r: r.population.dankar if r.population else None),
 )
 

@@ -17,7 +17,8 @@ from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError, Taxonom
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note, soon
 from ppdp_gui.engine.explain import plan_sentences
-from ppdp_gui.gui.preview import cost_tooltip, cost_words, fmt_eps, params_text  # noqa: F401 - params_text re-exported
+from ppdp_gui.engine.claims import epsilon_text
+from ppdp_gui.gui.plan_words import cost_tooltip, cost_words, params_text
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import release_job
 
@@ -48,6 +49,7 @@ class RunView(StepView):
         self._job = None
         self._dp = False
         self._failed_text = ""
+        self._refused_output = ""  # why the file named in the Export step may not be written (the last Run press)
         self._table = None  # (path, sha256) of the table the log is about
         # columns the plan finds unique or nearly unique per row and the release would publish as they are
         self.identifying_box = QGroupBox("Columns that could identify patients")
@@ -135,7 +137,7 @@ class RunView(StepView):
             self.log.clear()
             self.progress.setValue(0)
             self.message.setText("")
-            self._failed_text = ""
+            self._failed_text = self._refused_output = ""
         if s.dataset is None or not s.mechanism_name:
             self.summary.setText("Load a table and choose a mechanism first.")
             self._show_identifying(None)
@@ -174,13 +176,13 @@ class RunView(StepView):
             ok = not p.errors and not p.over_budget
             self.run_button.setEnabled(ok)
             dp = bool(p.cost and p.cost.is_dp)
-            self.run_button.setText(f"&Run and spend ε = {fmt_eps(p.cost.epsilon)}" if dp else "&Run")
+            self.run_button.setText(f"&Run and spend ε = {epsilon_text(p.cost.epsilon)}" if dp else "&Run")
             self.reserve_note.setVisible(dp)
         self.state_changed.emit()
 
     def _show_identifying(self, plan) -> None:
         """One line per nearly unique column the release would publish: the plan's message, a button to leave it
-        out (role: identifier) and a "publish as is" tick (the plan's `confirmed_columns`). Run stays disabled while
+        out (role: identifier) and a "publish as is" tick (the plan's `publish_as_is`). Run stays disabled while
         one is neither left out nor ticked, because the plan reports it as an error."""
         columns = tuple(getattr(plan, "identifying_columns", ()) or ()) if plan is not None else ()
         messages = {pr.column: pr for pr in plan.problems if pr.column in columns} if plan is not None else {}
@@ -216,7 +218,7 @@ class RunView(StepView):
             check.setToolTip(f"You confirm that {column} may be published unchanged. The custodian record keeps "
                              "your confirmation.")
             check.setAccessibleName(f"Publish {column} as is")
-            check.toggled.connect(lambda on, n=column: self.session.confirm_column(n, on))
+            check.toggled.connect(lambda on, n=column: self.session.set_publish_as_is(n, on))
             self.identifying_grid.addWidget(text, row, 0)
             self.identifying_grid.addWidget(leave, row, 1)
             self.identifying_grid.addWidget(check, row, 2)
@@ -314,15 +316,23 @@ class RunView(StepView):
         if self.running or s.dataset is None or not s.mechanism_name:
             return
         s.invalidate_preview()  # the plan again, now: a problem found before the run is listed here, not run into
-        if s.preview().errors:
+        planned = s.preview()  # the plan shown is the plan run: the worker gets this one, never plans again
+        if planned.errors:
             self.refresh()
             return
-        name, data, params = s.mechanism_name, s.dataset, dict(s.params)
+        refused = self._output_refused()
+        self._refused_output = refused
+        if refused:  # where the release will be written is checked before anything is charged (as `ppdp run`)
+            self.message.setText(f"Not run: {refused}")
+            self.log.addItem(f"Problem found before anything was released: {refused}")
+            self.state_changed.emit()
+            return
+        name, params = s.mechanism_name, dict(planned.params)
         try:
             ledger = str(s.ledger.path)  # the worker process opens the same ledger file
         except (ImportError, OSError, PpdpError, AttributeError):
-            ledger = None  # release_job refuses a DP release without a ledger
-        self._dp = bool(s.preview().cost and s.preview().cost.is_dp)
+            ledger = None  # the engine's guard refuses a DP release without a ledger
+        self._dp = planned.is_dp
         self._failed_text = ""
         self.log.clear()
         self.log.addItem(f"Started {name}: {params_text(params, registry.get(name).params)}")
@@ -331,12 +341,32 @@ class RunView(StepView):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         from ppdp_gui.engine.pipeline.release import test_seed
-        args = (registry.get(name), data, params, ledger, s.allow_data_domains, s.separate_dataset, test_seed(),
-                tuple(sorted(s.confirmed_columns)), dict(s.governance_context or {}))
-        self._job = self.runner.start_process(release_job, args,
+        self._job = self.runner.start_process(release_job, (planned, ledger, test_seed(), s.preview_treated),
                                               on_done=self._done, on_error=self._failed,
                                               on_progress=self._progress, on_cancelled=self._cancelled)
         self.state_changed.emit()
+
+    def _output_refused(self) -> str:
+        """Why the file named for this release in the Export step (File) may not be written ('' when it may, or
+        when none is named yet): the engine's one output guard (data/outputs.py), run before anything is charged —
+        never the source, a hierarchy read, the ledger or its key."""
+        s = self.session
+        target = s.output_path
+        if not target:
+            return ""
+        from pathlib import Path
+
+        from ppdp_gui.engine.pipeline.export import check_outputs
+        try:
+            try:
+                ledger = s.ledger
+            except (PpdpError, OSError):  # the plan says so; the default ledger's files are refused all the same
+                ledger = None
+            check_outputs(Path(target).expanduser(), source=s.dataset.source, ledger=ledger,
+                          inputs=list(s.recipe().taxonomy_files.values()), overwrite=True)
+        except (PpdpError, OSError) as exc:
+            return f"{exc} Choose another file in the Export step (File); nothing was charged."
+        return ""
 
     def cancel(self) -> None:
         if self._job is not None:
@@ -399,6 +429,8 @@ class RunView(StepView):
             return TODO, f"running… {self.progress.value() // 10} %"
         if self._failed_text:
             return BLOCKED, "last run failed"
+        if self._refused_output:
+            return BLOCKED, "not run: choose another file in the Export step"
         n = len(self.session.releases)
         if n:
             return DONE, f"{n} release{'s' if n != 1 else ''} made"

@@ -1,8 +1,11 @@
 """The custodian's own simulation: a grid of one numeric parameter × repeats, drawn as utility against privacy,
 with advice on which value to release with.
 
-Runs engine.pipeline.sweep.run_sweep in a worker process; nothing is charged to the ledger and nothing here may be
-published, which the panel says in its first line. The chart shows the simulation just run (or the one chosen);
+Runs engine.pipeline.sweep.simulate in a worker process, on what "Simulate on" names (engine/pipeline/proxy.py):
+a DP copy of the table released by the Marginal synthesizer under a small ε charged to the ledger (the default:
+the charge is shown before running, and the advice then reads only the copy), a public table of the same columns
+(nothing charged), or the custodian's own table (nothing charged, but a value chosen from it is itself a release
+that no ε accounts for). Nothing here may be published, which the panel says in its first line. The chart shows the simulation just run (or the one chosen);
 the advice is engine/advice.py's rule on the figure shown, and "Apply this advice" only sets the parameter in the
 session (the Mechanism step shows it): nothing is run, nothing is charged.
 """
@@ -12,22 +15,24 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ppdp_gui.engine.advice import advise, epsilon_cost, fmt_value, short_label
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
+from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PROXY_EPSILON, PUBLIC, cost_words
 from ppdp_gui.engine.pipeline.sweep import table_identity
-from ppdp_gui.gui.preview import params_text
+from ppdp_gui.gui.plan_words import params_text
 from ppdp_gui.gui.views.common import Later, escape
 from ppdp_gui.gui.widgets.messages import show_error
 from ppdp_gui.gui.workers.tasks import sweep_job
 
-SIMULATION_NOTE = ("Simulation on your own data — not charged to the budget, not for publication. "
-                   "Each point is a fresh run on part of your table; only a release made in the Run step and "
-                   "exported is real.")
+SIMULATION_NOTE = ("Simulation — not for publication. Each point is a fresh run on part of the table chosen "
+                   "under 'Simulate on'; only a release made in the Run step and exported is real.")
+BASIS_LABELS = ((DP_COPY, "a DP copy of your table (charged)"), (PUBLIC, "a public table of the same columns…"),
+                (OWN, "your own table (advice not accounted)"))
 
 
 def _nice(v: float) -> float:
@@ -91,6 +96,22 @@ class SweepPanel(QWidget):
         self.repeats.setValue(3)
         self.repeats.setAccessibleName("Repeats per value")
         self.repeats.setToolTip("Each value is run this many times to show the spread of the results.")
+        self.basis_combo = QComboBox()
+        self.basis_combo.setAccessibleName("Simulate on")
+        for kind, text in BASIS_LABELS:
+            self.basis_combo.addItem(text, kind)
+        self.copy_epsilon = QDoubleSpinBox()
+        self.copy_epsilon.setDecimals(3)
+        self.copy_epsilon.setRange(0.01, 1.0)
+        self.copy_epsilon.setSingleStep(0.05)
+        self.copy_epsilon.setValue(float(PROXY_EPSILON))
+        self.copy_epsilon.setAccessibleName("ε of the DP copy")
+        self.copy_epsilon.setToolTip("The ε the synthetic copy is made with: charged once to this table's budget.")
+        self.public_path = ""
+        self.public_button = QPushButton("Choose public &table…")
+        self.basis_text = QLabel("")
+        self.basis_text.setObjectName("basis_text")
+        self.basis_text.setWordWrap(True)
         self.run_button = QPushButton("Run &simulation")
         self.cancel_button = QPushButton("Cance&l")
         self.cancel_button.setEnabled(False)
@@ -114,8 +135,19 @@ class SweepPanel(QWidget):
             row.addWidget(w, 2 if w is self.grid_edit else 0)
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
+        basis_row = QHBoxLayout()
+        basis_label = QLabel("Simulate &on:")
+        basis_label.setBuddy(self.basis_combo)
+        basis_row.addWidget(basis_label)
+        basis_row.addWidget(self.basis_combo)
+        basis_row.addWidget(QLabel("ε of the copy:"))
+        basis_row.addWidget(self.copy_epsilon)
+        basis_row.addWidget(self.public_button)
+        basis_row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
+        layout.addLayout(basis_row)
+        layout.addWidget(self.basis_text)
         layout.addLayout(row)
         progress_row = QHBoxLayout()
         progress_row.addWidget(self.progress, 1)
@@ -133,7 +165,7 @@ class SweepPanel(QWidget):
         shown_row.addWidget(shown_label)
         shown_row.addWidget(self.shown_combo, 1)
         shown_row.addWidget(self.compare_check)
-        self.advice_box = QGroupBox("Advice from this simulation (your own data, not charged)")
+        self.advice_box = QGroupBox("Advice from this simulation")
         self.advice_text = QLabel("")
         self.advice_text.setObjectName("advice_text")
         self.advice_text.setWordWrap(True)
@@ -157,6 +189,9 @@ class SweepPanel(QWidget):
         layout.addWidget(self.advice_box)
 
         self.param_combo.currentIndexChanged.connect(self._param_chosen)
+        self.basis_combo.currentIndexChanged.connect(lambda _i: self._basis_changed())
+        self.copy_epsilon.valueChanged.connect(lambda _v: self._basis_changed())
+        self.public_button.clicked.connect(self.choose_public)
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         session.mechanism_changed.connect(self._mechanism_changed)
@@ -168,6 +203,7 @@ class SweepPanel(QWidget):
         self.apply_button.clicked.connect(self.apply_advice)
         self._mechanism = None
         self._mechanism_changed()
+        self._basis_changed()
 
     @property
     def chart(self):
@@ -204,6 +240,10 @@ class SweepPanel(QWidget):
         self.param_combo.blockSignals(False)
         self._param_chosen()
         self.run_button.setEnabled(self.param_combo.count() > 0 and self._job is None)
+        # a differentially private mechanism's advice is simulated on a DP copy by default (its ε would otherwise
+        # be chosen from the patients, unaccounted); a syntactic one (k-anonymity …) has no ε to protect
+        dp = bool(self._mechanism) and getattr(registry.get(self._mechanism), "guarantee", "").startswith("ε-DP")
+        self.basis_combo.setCurrentIndex(self.basis_combo.findData(DP_COPY if dp else OWN))
 
     def _clear_if_new_table(self) -> None:
         if not self.session.sweeps:
@@ -235,6 +275,20 @@ class SweepPanel(QWidget):
         except ParameterError as exc:
             show_error(self, exc)
             return
+        on, ledger, public = self.basis, None, None
+        if on == DP_COPY:
+            try:
+                ledger = str(s.ledger.path)  # the worker process opens the same ledger file and charges the copy
+            except Exception as exc:  # noqa: BLE001 - no ledger: no DP copy (said, nothing run)
+                show_error(self, exc, context="The DP copy is charged to the budget ledger, which cannot be opened.")
+                return
+        elif on == PUBLIC:
+            if not self.public_path:
+                self.choose_public()
+                if not self.public_path:
+                    return
+            import dataclasses
+            public = dataclasses.replace(s.recipe(), source=self.public_path, source_sha256=None)
         name, data, params, repeats = s.mechanism_name, s.dataset, dict(s.params), self.repeats.value()
         params.pop(spec.name, None)
         label = f"{len(s.sweeps) + 1}. {name}: {spec.label}"
@@ -246,7 +300,8 @@ class SweepPanel(QWidget):
         self.applied.setText("")
         from ppdp_gui.engine.pipeline.release import test_seed  # tests only: a reproducible simulation
         self._job = self.runner.start_process(sweep_job, (registry.get(name), data, params, grid, repeats,
-                                                          test_seed()),
+                                                          test_seed(), on, ledger, self.copy_epsilon.value(),
+                                                          public),
                                               on_done=lambda result: self._done(label, spec, result),
                                               on_error=self._failed, on_progress=self._progress,
                                               on_cancelled=self._cancelled)
@@ -284,10 +339,15 @@ class SweepPanel(QWidget):
         """The simulation is back: counted at once (step list, combo); the chart and the advice follow in a
         later turn of the event loop (`showing` until then), drawn once."""
         self.progress.setValue(1000)
-        self.message.setText(f"Done: {len(result.rows)} runs simulated (not charged).")
+        basis = getattr(result, "basis", None)
+        cost = (f"the copy cost ε = {float(basis.epsilon):g}" if basis is not None and basis.epsilon
+                else "not charged")
+        self.message.setText(f"Done: {len(result.rows)} runs simulated ({cost}).")
         self._to_chart.append((label, spec, result))
         self._end()
         self.session.add_sweep(label, result)  # the chart and the advice show it (sweeps_changed)
+        if basis is not None and basis.epsilon:  # the copy was charged: the budget left shown elsewhere changes
+            self.session.releases_changed.emit()
 
     # -- the simulation shown, and its advice --------------------------------------------------------------------
     def _sweeps_changed(self) -> None:
@@ -382,9 +442,13 @@ class SweepPanel(QWidget):
                 else "<b>No value advised.</b> " if a.rule in ("guessing", "budget")
                 else "<b>No single value advised.</b> ")
         lines = [head + escape(a.reason)] + [escape(d) for d in a.details]
+        basis = getattr(result, "basis", None)
+        if basis is not None:
+            colour = "#555" if basis.accounted else "#a33"
+            lines.append(f"<span style='color:{colour}'>{escape(basis.words)}</span>")
         if base:
             lines.append(f"<span style='color:#555'>Simulated with {escape(params_text(base, registry.get(mech).params))}"
-                         f" on {result.n_train:,} rows of your table.</span>")
+                         f" on {result.n_train:,} rows.</span>")
         self.advice_text.setText("<br>".join(lines))
         current = self.session.params.get(spec.name) if self.session.mechanism_name == mech else None
         same_mechanism = self.session.mechanism_name == mech
@@ -402,6 +466,29 @@ class SweepPanel(QWidget):
             self.applied.setText("")
         elif not self.applied.text() or self.applied.text().startswith("The Mechanism step has"):
             self.applied.setText(f"{short_label(spec)} = {fmt_value(a.value)} is already set in the Mechanism step.")
+
+    # -- what the simulation reads, and what it costs ------------------------------------------------------------
+    @property
+    def basis(self) -> str:
+        return self.basis_combo.currentData() or DP_COPY
+
+    def _basis_changed(self) -> None:
+        """Say before running what the simulation will read and what that costs (the DP copy's ε is charged)."""
+        on = self.basis
+        self.copy_epsilon.setVisible(on == DP_COPY)
+        self.public_button.setVisible(on == PUBLIC)
+        words = cost_words(on, self.copy_epsilon.value())
+        if on == PUBLIC:
+            words += f" Table: {self.public_path}." if self.public_path else " Choose the table first."
+        self.basis_text.setText(words)
+        self.basis_text.setStyleSheet("" if on != OWN else "color: #a33;")
+
+    def choose_public(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(self, "Public table with the same columns", "",
+                                                    "Tables (*.csv *.tsv *.txt *.gz *.xlsx *.parquet);;All files (*)")
+        if path:
+            self.public_path = path
+            self._basis_changed()
 
     def _budget(self, mech: str, parameter: str, base: dict):
         """(ε left for this table, cost of a value): what the advice may not exceed. The budget is the Run step's

@@ -33,8 +33,16 @@ except ImportError:  # pragma: no cover - depends on what has landed
 
 def numbers_with_top_codes(values) -> bool:
     """engine.taxonomy.builders' rule, imported when a table is there (numpy stays out of the window's start)."""
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes as rule
-    return rule(values)
+    return rule(values, MISSING_LABEL)  # a blank kept as "(missing)" gets a leaf of its own
+
+
+def suggested_builder(column: str, values) -> str | None:
+    """engine.data.coltypes' rule (masking for a ZIP code, the ICD tree for diagnoses …), imported when a table
+    is there."""
+    from ppdp_gui.engine.data.coltypes import suggested_builder as rule
+    return rule(column, values)
 
 
 def build_taxonomy(column: str, values, spec):
@@ -364,8 +372,11 @@ class TaxonomyView(StepView):
         key = (name, ds.spec(name).domain if name is not None else None)  # refilled when its public range changes
         if key != self._width_column:
             self._fill_builder_fields(name)
-            if name is not None and name != (self._width_column or (None,))[0] \
-                    and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
+            other = name is not None and name != (self._width_column or (None,))[0]
+            offered = suggested_builder(name, ds.frame[name]) if other else None
+            if offered is not None:  # a ZIP code: masking; dates; diagnoses: the ICD tree
+                self.builder_combo.setCurrentIndex(self.builder_combo.findData(offered))
+            elif other and builders.builder(self.builder_name()).numbers and not self._column_is_numbers(name):
                 self.builder_combo.setCurrentIndex(self.builder_combo.findData("flat"))  # one that fits text
         self._enable_build()
         self._width_column = key

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.mechanisms.base import ParamSpec
-from ppdp_gui.gui.preview import allowed_columns, empty_column_hints
 
 NONE_LABEL = "(none)"
 _STEPS = 1000
@@ -29,20 +28,6 @@ _STEPS = 1000
 def tooltip(spec: ParamSpec) -> str:
     """The plain meaning, then the exact rule for whoever checks."""
     return spec.help + (f"\n\nHow it works: {spec.formula}" if spec.formula else "")
-
-
-def range_problem(spec: ParamSpec, value) -> str:
-    """'' when `value` lies in the parameter's range, else a message saying what is allowed."""
-    if value is None:
-        return ""
-    fmt = (lambda v: f"{v:g}") if not isinstance(value, int) else (lambda v: f"{int(v)}")
-    if spec.low is not None and value < spec.low:
-        return (f"{fmt(value)} is below the smallest allowed value, {fmt(spec.low)}. Nothing can run until you "
-                "change it.")
-    if spec.high is not None and value > spec.high:
-        return (f"{fmt(value)} is above the largest allowed value, {fmt(spec.high)}. Nothing can run until you "
-                "change it.")
-    return ""
 
 
 class _Stepping:
@@ -164,7 +149,7 @@ class NumberField(QWidget):
 
     def problem(self) -> str:
         """Why the typed value cannot be used ('' when it can)."""
-        return range_problem(self.spec, self.value())
+        return self.spec.range_problem(self.value())  # the plan's own rule and words
 
     def setValue(self, v) -> None:
         if self.use is not None:
@@ -179,7 +164,7 @@ class NumberField(QWidget):
 
 
 class ParamPanel(QWidget):
-    """The form; `values()` gives the dict to pass to validate / privacy_cost / run."""
+    """The form; `values()` gives the loose values the plan resolves (once) for the Mechanism and Run steps."""
 
     changed = Signal()
 
@@ -275,7 +260,7 @@ class ParamPanel(QWidget):
 
     def _fill_columns(self, spec: ParamSpec, value: Any) -> None:
         w = self._editors[spec.name]
-        names = allowed_columns(spec, self.dataset)
+        names = spec.allowed_columns(self.dataset)
         w.blockSignals(True)
         w.clear()
         if spec.kind == "column":
@@ -348,4 +333,4 @@ class ParamPanel(QWidget):
         return out
 
     def empty_column_hints(self) -> list[str]:
-        return empty_column_hints(self.specs, self.dataset)
+        return [text for spec in self.specs if (text := spec.no_column_problem(self.dataset))]

@@ -1,7 +1,7 @@
 """The release-context questionnaire (Tools → Release context…): who receives the release, the data-use
 agreement, the motivated-intruder test, the review date, and the risk threshold it proposes with its source.
 
-Thin: the answers become an engine `ReleaseContext` (engine/governance/context.py), which the project saves and
+Thin: the answers become an engine `ReleaseContext` (engine/persistence/release_context.py), which the project saves and
 the export step's gate and the dossier read."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtCore import QDate
 from PySide6.QtWidgets import (QComboBox, QDateEdit, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
                                QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout)
 
-from ppdp_gui.engine.governance.context import KIND_WORDS, RELEASE_KINDS, THRESHOLDS, ReleaseContext
+from ppdp_gui.engine.persistence.release_context import KIND_WORDS, RELEASE_KINDS, THRESHOLDS, ReleaseContext
 
 
 class ReleaseContextDialog(QDialog):

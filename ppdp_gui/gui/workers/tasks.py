@@ -14,21 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Progress
 
 
-def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domains: bool = False,
-                separate_dataset: bool = False, seed: int | None = None,
-                confirmed_columns: tuple[str, ...] = (), context: dict | None = None) -> Iterator[Any]:
-    """plan (validated once) then run_release, which reserves ε in the ledger before computing; yields Progress
-    and finally the engine's Published. `ledger` is a Ledger or the path of one (the worker process opens its
-    own connection to the same file); a DP release without a ledger is refused. `seed`: tests only (the window
-    passes PPDP_TEST_SEED read in its own process, since a worker may have started before it was set).
-    `confirmed_columns`: nearly unique columns the custodian confirmed may be published as is. `context`: the
-    project's release context, whose keyed pseudonyms and date shifts are applied by the engine function `ppdp run`
-    calls (governance/treatments.py)."""
-    from ppdp_gui.engine.pipeline import plan, run_release
+def release_job(planned, ledger, seed: int | None = None, treated=None) -> Iterator[Any]:
+    """The release of the plan the window showed (`Session.preview`, planned once): the engine's
+    `charged_release` — its guards (errors, no ledger, over budget), then run_release, which reserves ε in the
+    ledger before computing; yields Progress and finally the engine's Published. `ledger` is the path of the
+    window's ledger (the worker process opens its own connection to the same file) or None when it could not be
+    opened (a DP release is then refused by the guard). `treated`: what the project's keyed pseudonyms and date
+    shifts did to the table the plan was made on (governance/treatments.prepare, by the session, as `ppdp run`
+    prepares before its plan); `finish` states them on the release. `seed`: tests only (the window passes
+    PPDP_TEST_SEED read in its own process, since a worker may have started before it was set)."""
+    from ppdp_gui.engine.pipeline.release import charged_release
     from ppdp_gui.engine.pipeline.release import TEST_SEED_VARIABLE
     # the worker process keeps the environment it started with: a test seed set then (and unset since) must not
     # fix this release; the window's own reading decides
@@ -39,28 +37,14 @@ def release_job(mechanism, data: Dataset, params: dict, ledger, allow_data_domai
     if isinstance(ledger, (str, os.PathLike)):
         from ppdp_gui.engine.privacy.ledger import Ledger
         ledger = Ledger(ledger)
-    from ppdp_gui.engine.governance import context as cx
-    from ppdp_gui.engine.governance import treatments as tr
-    ctx = cx.context_from_json(context or None)
-    wanted = tr.of_context(ctx)
-    if wanted.any and ledger is None:
-        raise ParameterError("the project's pseudonym key is kept beside the budget ledger, which cannot be opened")
-    data, treated = tr.prepare(data, wanted, ledger_path=getattr(ledger, "path", None), project_id=ctx.project_id)
-    planned = plan(data, mechanism, params, ledger=ledger, allow_data_domains=allow_data_domains,
-                   separate_dataset=separate_dataset,
-                   confirmed_columns=tuple(dict.fromkeys([*confirmed_columns, *treated.confirmed])))
-    if planned.is_dp and ledger is None:
-        from ppdp_gui.engine.errors import BudgetError
-        raise BudgetError("The budget ledger cannot be opened, so this differentially private release could not "
-                          "be recorded; it is refused.")
-    if planned.errors:
-        raise ParameterError(f"{planned.name}: " + " ".join(p.message for p in planned.errors))
-    if planned.over_budget:
-        from ppdp_gui.engine.errors import BudgetError
-        raise BudgetError(planned.budget_text())
+    run = charged_release(planned, ledger=ledger, seed=seed)
+    if treated is None or not treated.note:
+        yield from run
+        return
+    from ppdp_gui.engine.governance.treatments import finish
     from ppdp_gui.engine.pipeline.published import Published
-    for item in run_release(planned, ledger=ledger, seed=seed):
-        yield tr.finish(item, treated) if isinstance(item, Published) else item
+    for item in run:
+        yield finish(item, treated) if isinstance(item, Published) else item
 
 
 @dataclass
@@ -99,7 +83,7 @@ def load_job(recipe, open_ledger: bool = False) -> Iterator[Any]:
     yield Progress(0.9, "Checking the mechanisms and taxonomies…")
     from ppdp_gui.engine.mechanisms import registry
     from ppdp_gui.gui.coverage_cache import missing_values
-    from ppdp_gui.gui.preview import runnable
+    from ppdp_gui.engine.pipeline.plan import runnable
     # a synthetic generator without a formal guarantee (KRIMP) is never the first choice: the custodian picks it
     first = next((name for name in registry.names() if "no formal" not in registry.get(name).guarantee
                   and runnable(name, dataset)), None)
@@ -131,12 +115,25 @@ def with_default_ledger(opened: Opened) -> Opened:
 
 
 def sweep_job(mechanism, data: Dataset, params: dict, grid: dict[str, list], repeats: int,
-              seed: int | None = None) -> Iterator[Any]:
-    """The custodian's own simulation: never touches the ledger. Its summary (mean and spread per grid point)
-    is worked out here and travels with the result, so the window only draws it."""
+              seed: int | None = None, on: str | None = None, ledger=None, proxy_epsilon=None,
+              public_recipe=None) -> Iterator[Any]:
+    """The simulation behind the advice, on what `on` names (engine/pipeline/proxy.py): a DP copy charged to
+    `ledger` (a path: the worker opens its own connection to the same file), a public table (`public_recipe`:
+    the project's recipe with the public file as its source), or the custodian's own table. Its summary (mean and
+    spread per grid point) is worked out here and travels with the result, so the window only draws it."""
     from ppdp_gui.engine.pipeline.plan import resolve_mechanism
-    from ppdp_gui.engine.pipeline.sweep import SweepResult, run_sweep
-    for item in run_sweep(resolve_mechanism(mechanism), data, params, grid, repeats=repeats, seed=seed):
+    from ppdp_gui.engine.pipeline.proxy import OWN, PROXY_EPSILON
+    from ppdp_gui.engine.pipeline.sweep import SweepResult, simulate
+    if isinstance(ledger, (str, os.PathLike)):
+        from ppdp_gui.engine.privacy.ledger import Ledger
+        ledger = Ledger(ledger)
+    public = None
+    if public_recipe is not None:
+        from ppdp_gui.engine.pipeline.load import load
+        public = load(public_recipe).dataset
+    for item in simulate(resolve_mechanism(mechanism), data, params, grid, on=on or OWN, ledger=ledger,
+                         proxy_epsilon=PROXY_EPSILON if proxy_epsilon is None else proxy_epsilon, public=public,
+                         repeats=repeats, seed=seed):
         if isinstance(item, SweepResult):
             item.summary()
         yield item

@@ -12,8 +12,6 @@ partition.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,30 +21,6 @@ from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
-_NUMBER = re.compile(r"(?<![\d.eE])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
-
-
-def _taxonomy_numbers(tax: Taxonomy) -> list[float]:
-    numbers = [float(m) for i in range(len(tax)) for m in _NUMBER.findall(tax.label(i))]
-    return [v for v in numbers if math.isfinite(v)]
-
-
-def taxonomy_bounds(tax: Taxonomy) -> tuple[float, float] | None:
-    """The smallest and largest number written in any label of a numeric column's taxonomy (leaves like '39',
-    intervals like '30-39' or '[20, 30)'), i.e. public bounds; None if no label holds a number."""
-    numbers = _taxonomy_numbers(tax)
-    return (min(numbers), max(numbers)) if numbers else None
-
-
-def taxonomy_is_integral(tax: Taxonomy) -> bool:
-    """True when every number written in the taxonomy (leaves, interval ends, bounds) is a whole number.
-
-    This is the public rule for an integer domain: the custodian's taxonomy speaks only of whole numbers (ages,
-    counts, hours), so the grid has step 1 and labels read '[20, 35)'. It looks at the taxonomy only, never at
-    the records; a record holding a fraction anyway lies in the cell of its floor, in training and in
-    `Release.apply_to` alike, so x = 2.5 is left of a split at 3 (x < 3) both times."""
-    numbers = _taxonomy_numbers(tax)
-    return bool(numbers) and all(v == math.floor(v) for v in numbers)
 
 
 @dataclass
@@ -175,13 +149,6 @@ class NumericAttr:
         left = self.cum[i0:i1 + 1] - self.cum[i0]
         right = (self.cum[i1] - self.cum[i0]) - left
         return edges, np.diff(edges), np.stack([left, right], axis=-2)
-
-    def children_counts_at(self, a: int, b: int, g: int) -> np.ndarray:
-        """Class counts (2, K) of the children of [a, b) split at boundary g."""
-        i0, i1 = self._span(a, b)
-        j = int(np.searchsorted(self.occupied, g))
-        left = self.cum[j] - self.cum[i0]
-        return np.stack([left, (self.cum[i1] - self.cum[i0]) - left])
 
     def specialise(self, g: int) -> None:
         self.splits.append(int(g))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import distinct_typed, quote, typed_values
+from ppdp_gui.engine.bigdata.source import ROWS, distinct_typed, quote, typed_values
 from ppdp_gui.engine.bigdata.sql import cells_relation, double, position_sql
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
@@ -43,15 +43,22 @@ def _grid(plan, col: str) -> Grid:
     return Grid.make(lo, hi, plan.steps[col], col in plan.integer)
 
 
+def counted(data, plan) -> tuple[str, str | None]:
+    """The rows per combination of the plan's columns and the class (`TableSource.counted`): both passes below
+    and the plan's checks read that histogram, counted once, rather than the file once per column."""
+    return data.table.counted(list(dict.fromkeys([*plan.columns, plan.class_column])), "diffgen_counts")
+
+
 def build_attrs(data, plan) -> list:
     """The attributes of `plan.columns` with their marginals counted in SQL (pass 1)."""
     table, k, cls = data.table, len(plan.classes), quote(plan.class_column)
+    base, weight = counted(data, plan)
     attrs = []
     for col in plan.columns:
         if col in plan.bounds:
             grid = _grid(plan, col)
-            rel = cells_relation({col: grid}, [plan.class_column])
-            got = table.group_counts({"cell": quote("cell$" + col), "cls": cls}, relation=rel)
+            rel = cells_relation({col: grid}, [plan.class_column] + ([ROWS] if weight else []), relation=base)
+            got = table.group_counts({"cell": quote("cell$" + col), "cls": cls}, relation=rel, weight=weight)
             y = _class_index(data, plan, got["cls"])
             cell = got["cell"].to_numpy(dtype=np.int64)
             occupied, inverse = np.unique(cell, return_inverse=True)
@@ -62,7 +69,7 @@ def build_attrs(data, plan) -> list:
             attrs.append(NumericAttr(col, grid, _EMPTY, occupied, cum))
         else:
             tax = plan.taxonomies[col]
-            got = table.group_counts({"v": quote(col), "cls": cls})
+            got = table.group_counts({"v": quote(col), "cls": cls}, relation=base, weight=weight)
             leaf = tax.node_codes(typed_values(data, col, got["v"]))
             y = _class_index(data, plan, got["cls"])
             counts = np.bincount(leaf * k + y, weights=got["n"].to_numpy(),
@@ -78,7 +85,9 @@ def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.nda
     """The true count of every leaf partition × class, flat (cell·K + class), zeros included (pass 2)."""
     table, k = data.table, len(plan.classes)
     numeric = {a.column: a.grid for a in attrs if isinstance(a, NumericAttr)}
-    rel = cells_relation(numeric, [c for c in [plan.class_column, *plan.columns] if c not in numeric])
+    base, weight = counted(data, plan)
+    rel = cells_relation(numeric, [c for c in [plan.class_column, *plan.columns] if c not in numeric]
+                         + ([ROWS] if weight else []), relation=base)
     keys, joins = {}, []
     for i, a in enumerate(attrs):
         if isinstance(a, NumericAttr):
@@ -91,7 +100,7 @@ def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.nda
             joins.append(f" JOIN {name} AS m{i} ON m{i}.v = cells.{quote(a.column)}")
             keys[f"p{i}"] = f"m{i}.code"
     keys["cls"] = f"cells.{quote(plan.class_column)}"
-    got = table.group_counts(keys, relation=rel + "".join(joins))
+    got = table.group_counts(keys, relation=rel + "".join(joins), weight=weight and f"cells.{weight}")
     n_cells = int(np.prod(shape, dtype=np.int64))
     y = _class_index(data, plan, got["cls"])
     pos = [got[f"p{i}"].to_numpy(dtype=np.int64) for i in range(len(attrs))]
@@ -113,6 +122,7 @@ def plan_checks(data, col: str, tax=None, bounds=None) -> tuple[list[str], int]:
     outside = 0
     if bounds is not None:
         x = f"CAST({quote(col)} AS DOUBLE)"
-        outside = int(data.table.scalar(f"SELECT COUNT(*) FROM src WHERE {x} < {double(bounds[0])} "
-                                        f"OR {x} > {double(bounds[1])}"))
+        base, weight = data.table.counted([col], "bounds_counts")  # from the histogram when there is one
+        outside = int(data.table.scalar(f"SELECT COALESCE({f'SUM({weight})' if weight else 'COUNT(*)'}, 0) "
+                                        f"FROM {base} WHERE {x} < {double(bounds[0])} OR {x} > {double(bounds[1])}"))
     return missing, outside

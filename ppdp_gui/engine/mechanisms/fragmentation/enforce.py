@@ -144,26 +144,6 @@ def _stack(countss: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return counts, frag, offsets
 
 
-def dependency_components(countss: list[np.ndarray]) -> list[np.ndarray]:
-    """Connected component of every equivalence class of every fragment in the dependency graph (Algorithm 2).
-
-    Two classes of different fragments are linked iff they share a class value; components are found on a
-    graph with one extra node per class value present in at least two fragments.
-    """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    counts, frag, offsets = _stack(countss)
-    n, c = counts.shape
-    present = counts > 0
-    n_frags_with_value = np.array([(present[frag == f].any(axis=0)) for f in range(len(countss))]).sum(axis=0)
-    linkable = present & (n_frags_with_value >= 2)[None, :]
-    rows, vals = np.nonzero(linkable)
-    graph = coo_matrix((np.ones(len(rows)), (rows, n + vals)), shape=(n + c, n + c))
-    _, label = connected_components(graph, directed=False)
-    return [label[offsets[f]:offsets[f + 1]] for f in range(len(countss))]
-
-
 def _bfs(counts: np.ndarray, frag: np.ndarray, violates, fix, order: np.ndarray) -> None:
     """Algorithm 3 / 4: BFS over the dependency graph, fixing unvisited neighbours of the current node."""
     n = len(counts)

@@ -167,8 +167,8 @@ class Fragmentation(Mechanism):
         qis = set(data.quasi_identifiers)
         return [c.name for c in data.schema if not c.role.never_released and c.name not in qis]
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        p = self.resolve_params(**params)
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        p = params
         l = p["l"] if p["l"] and p["l"] > 1 else None
         how = "l-diversity extension" if l else p["strategy"] + (f", ρ = {p['rho']:g}" if
                                                                    p["strategy"] == "ρ-selectivity" else "")
@@ -285,8 +285,8 @@ class Fragmentation(Mechanism):
         note.update(unit_note(person))
         note["fragments"] = [{"table": m["table"], "quasi_identifiers": m["quasi_identifiers"],
                               "other_columns": m["other_columns"], "groups": m["n_classes"]} for m in frag_meta]
-        yield Release(mechanism=self.name, table=tables[0], cost=self.privacy_cost(
-            k=k, l=l, strategy=strategy, rho=rho), params={
+        yield Release(mechanism=self.name, table=tables[0], cost=self.cost(
+            {"k": k, "l": l, "strategy": strategy, "rho": rho}), params={
             "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
             "class_column": cls,
             "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,

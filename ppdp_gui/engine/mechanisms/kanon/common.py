@@ -14,6 +14,7 @@ import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import has_missing
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
+from ppdp_gui.engine.data.qi_coding import blank_cells_ok
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
@@ -46,22 +47,34 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     count = len(values)
     if count <= FLAT_MANY_VALUES:
         return None
+    from ppdp_gui.engine.data.coltypes import code_by_name, suggested_builder
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.builders import numbers_with_top_codes
-    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
-    text = values[numbers.isna()]
-    if text.empty:  # all numbers, read as text for their leading zeros (ZIP 02139): codes
+    blanks = values.astype(str) == MISSING_LABEL  # a blank is no value to replace: the builders keep it apart
+    numbers = pd.to_numeric(values[~blanks].astype(str).str.strip(), errors="coerce")
+    text = values[~blanks][numbers.isna()]
+    if text.empty and values[~blanks].astype(str).str.match(r"^\s*[+-]?0[0-9]").any():  # ZIP 02139: codes
         how = ("Its values are number codes written with leading zeros (such as ZIP codes), so it was read as "
                "text; build a taxonomy that masks digits from the right (“Mask”, ppdp: --build-taxonomy "
                f"{name}=mask), or import an ARX hierarchy.")
-    elif numbers_with_top_codes(values):  # numbers and top codes ('90+'): the interval builder takes them
-        how = (f"Its values are numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}, so it was read as "
-               "text; build Numeric intervals for it in the Taxonomies step (a top code such as '90+' goes in the "
-               "top interval), or import an ARX hierarchy.")
+    elif code_by_name(name):  # a ZIP or postcode: masking keeps the area (9000*), whatever its values
+        how = ("It holds codes (such as ZIP codes): build “Mask codes from the right” for it in the Taxonomies "
+               f"step (90001 → 9000* → 900**; ppdp: --build-taxonomy {name}=mask), or import an ARX hierarchy.")
+    elif numbers_with_top_codes(values, MISSING_LABEL):  # numbers and top codes ('90+'): intervals take them
+        why = (f"numbers and {', '.join(repr(str(v)) for v in text.iloc[:3])}" if not text.empty
+               else "numbers with blanks, which read “(missing)”" if blanks.any() else "numbers")
+        how = (f"Its values are {why}, so it was read as text; build Numeric intervals for it in the Taxonomies "
+               "step (" + ("its blanks stay “(missing)”" if blanks.any() and text.empty else
+                           "a top code such as '90+' goes in the top interval") + "), or import an ARX hierarchy.")
     elif numbers.notna().mean() >= 0.8:  # mostly numbers: a few values such as 'unknown' made it text
         how = (f"Most of its values are numbers, but {', '.join(repr(str(v)) for v in text.iloc[:3])} "
                f"{'is' if len(text) == 1 else 'are'} not, so it was read as text. To keep ranges, replace "
                f"{'that value' if len(text) == 1 else 'those values'} by numbers in a copy of your table (a top "
                "code such as 90 for '90+') and build Numeric intervals, or import an ARX hierarchy.")
+    elif (icd := suggested_builder(name, values)) in ("icd9", "icd10"):
+        label = "ICD-9-CM diagnoses" if icd == "icd9" else "ICD-10 diagnoses"
+        how = (f"Its values are ICD codes: build “{label}” for it in the Taxonomies step (each code under its "
+               f"category, block and chapter; ppdp: --build-taxonomy {name}={icd}), or import an ARX hierarchy.")
     else:
         how = ("To keep some detail, build a taxonomy for it in the Taxonomies step (“Dates” for dates: month, "
                "year, decade) or import an ARX hierarchy.")
@@ -100,8 +113,10 @@ def resolve_sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
     return sens[0] if len(sens) == 1 else None
 
 
-def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
-    """Checks shared by Mondrian and TDS: quasi-identifiers exist, have no gaps and fit their taxonomies."""
+def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = False) -> list[Problem]:
+    """Checks shared by Mondrian and TDS: quasi-identifiers exist, have no gaps and fit their taxonomies.
+    `blanks_ok`: the mechanism codes a number column's blank cells as "(missing)" (qi_coding.blank_cells_ok), so
+    they are said, not refused."""
     problems: list[Problem] = []
     qis = data.quasi_identifiers
     if not qis:
@@ -113,6 +128,13 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
         spec = data.spec(name)
         col = data.frame[name]
         if has_missing(data, name):
+            if blanks_ok and blank_cells_ok(data, name):
+                problems.append(Problem(
+                    f"{name!r} has empty cells: they are published as “(missing)”, in groups of at least k like "
+                    f"any value (or as '*' with others), and its numbers as ranges of {_width_words(grid_width)}. "
+                    f"To choose the ranges' width, set “{GRID_PARAM.label.split(' (')[0]}” in the Mechanism step.",
+                    level="warning", column=name))
+                continue
             problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
                                     + numeric_blanks_fix(name) + ".", column=name))
             continue
@@ -130,6 +152,10 @@ def kanon_problems(data: Dataset, k: int, grid_width: float) -> list[Problem]:
                                     f"(the automatic width is derived from the column's range)",
                                     level="warning", column=name))
     return problems
+
+
+def _width_words(grid_width: float) -> str:
+    return f"width {grid_width:g}" if grid_width > 0 else "an automatic round width"
 
 
 def person_codes(data: Dataset) -> np.ndarray | None:

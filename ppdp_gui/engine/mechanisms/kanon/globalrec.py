@@ -202,8 +202,8 @@ class GlobalRecoding(Mechanism):
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         return ReleaseShape(sentences=(self.summary, unit_sentence(data, params["k"])))
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        p = self.resolve_params(**params)
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        p = params
         parts = []
         if p["l"] > 1:
             parts.append(f"{p['diversity']} l-diversity")
@@ -378,7 +378,7 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
             out[q.name] = texts
         return out
 
-    cost = mech.privacy_cost(**{k: v for k, v in params.items()})
+    cost = mech.cost(params)
     return Release(mechanism=mech.name, table=table, cost=cost, params=dict(params, sensitive=sens),
                    claims=tuple(claims), note=note, record=record, warnings=tuple(warnings), apply_to=apply_to)
 

@@ -6,10 +6,11 @@ every node's classes are formed. Here that histogram is `SELECT qi…, COUNT(*) 
 to 10⁷ rows still has about 20,000 combinations), so the search, its quality models and its result are exactly
 the in-memory ones.
 
-The released records are a query (bigdata/output.py): each quasi-identifier through a mapping table (value →
-its label at the chosen level, formula-neutralised for CSV), suppressed classes (a small table of the
-suppressed combinations) shown as '*', every other non-identifier column as it is, ordered by class (suppressed
-last) and at random inside a class, as in memory.
+The released records are a query (bigdata/output.py): one join of every row to its combination of
+quasi-identifier values (`tuple_join`, one hash key), a small table holding each combination's labels at the
+chosen levels (formula-neutralised for CSV), its class and whether it is suppressed (then shown as '*'); every
+other non-identifier column as it is; ordered by class (suppressed last) and at random inside a class, as in
+memory.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns
-from ppdp_gui.engine.bigdata.source import literal, quote, typed_values
+from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
+                                            tuple_join)
+from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -57,24 +59,32 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
     gone_of_tuple = node.verdict.suppressed[cls_of_tuple]
     combos = pd.DataFrame({f"v{j}": enc.qi_texts[j] for j in range(len(names))})
     combos["g"], combos["gone"] = cls_of_tuple, gone_of_tuple
-    combos = combos.drop_duplicates([f"v{j}" for j in range(len(names))])
-    table.register(f"{tag}_classes", combos)
-    joins = [f" JOIN {tag}_classes AS c ON " + " AND ".join(f"c.v{j} = s.{quote(n)}" for j, n in enumerate(names))]
+    combos = combos.drop_duplicates([f"v{j}" for j in range(len(names))]).reset_index(drop=True)
     plain, neutral = {}, {}
     for j, (q, lev) in enumerate(zip(enc.qis, node.levels)):
         texts = np.unique(enc.qi_texts[j])
         pos = q.index.positions(typed_values(data, q.name, pd.Series(texts)))
         labels = np.asarray(q.labels[lev], dtype=object)[q.code_of_leaf[lev][pos]].astype(str)
-        table.register(f"{tag}_m{j}", pd.DataFrame({"v": texts.astype(object), "label": labels.astype(object),
-                                                    "safe": [neutral_text(t) for t in labels]}))
-        joins.append(f" JOIN {tag}_m{j} AS m{j} ON m{j}.v = s.{quote(q.name)}")
-        plain[q.name] = f"CASE WHEN c.gone THEN {literal(marker)} ELSE m{j}.label END"
-        neutral[q.name] = f"CASE WHEN c.gone THEN {literal(neutral_text(marker))} ELSE m{j}.safe END"
+        at = np.searchsorted(texts.astype(str), combos[f"v{j}"].to_numpy(dtype=str))  # each combination's label
+        gone = combos["gone"].to_numpy(dtype=bool)  # a suppressed combination shows the marker
+        combos[f"l{j}"] = labels_column(np.where(gone, marker, labels[at]))
+        combos[f"s{j}"] = labels_column(np.where(gone, neutral_text(marker),
+                                                 np.array([neutral_text(t) for t in labels], dtype=object)[at]))
+        plain[q.name], neutral[q.name] = f"c.l{j}", f"c.s{j}"
+    table.register(f"{tag}_classes", combos)
+    join = tuple_join(table, names, f"{tag}_classes", "c")
     columns = released_columns(data, table, plain, neutral)
 
     def select(exprs: dict[str, str], neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols} FROM src AS s{''.join(joins)}"
+        return f"SELECT {cols}{join}"
+
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    counted = None
+    if rows is not None:
+        weighted = tuple_join(table, names, f"{tag}_classes", "c", base=rows)
+        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
+        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
 
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
-                      order_by="ORDER BY c.gone, c.g, random()")
+                      counted_sql=counted, order_by="ORDER BY c.gone, c.g, random()")

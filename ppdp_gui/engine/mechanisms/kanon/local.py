@@ -265,8 +265,8 @@ class LocalRecoding(Mechanism):
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         return ReleaseShape(sentences=(self.summary, unit_sentence(data, params["k"])))
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        return PrivacyCost(k=self.resolve_params(**params)["k"])
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        return PrivacyCost(k=params["k"])
 
     def _run(self, data: Dataset, *, rng, k: int) -> Iterator[Progress | Release]:
         yield Progress(0.02, "coding quasi-identifiers")
@@ -300,7 +300,7 @@ class LocalRecoding(Mechanism):
         note = {"quasi_identifiers": names, "k": k, **unit_note(person), "groups": groups,
                 "recoding": "local (cheapest groups first)"}
         record = {**note, "intervals": intervals, "domains": domains, "classes before merging labels": int(len(nodes))}
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k), params={"k": k},
+        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}), params={"k": k},
                       claims=(KAnonymity(k, tuple(names), person=person),), note=note, record=record,
                       source_rows={"table": order})
 

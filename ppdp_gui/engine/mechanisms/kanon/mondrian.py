@@ -52,7 +52,7 @@ class Mondrian(Mechanism):
     large_tables = True  # strict, k only: the distinct QI tuples weighted by their counts (kanon/mondrian_sql.py)
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
-        problems = kanon_problems(data, params["k"], params["grid_width"])
+        problems = kanon_problems(data, params["k"], params["grid_width"], blanks_ok=True)  # blanks: "(missing)"
         if is_large(data) and (params["mode"] != "strict" or (params["l"] and params["l"] > 1)):
             problems.append(Problem("a table read by the large-table engine is partitioned in strict mode with k "
                                     "only (relaxed mode and l-diversity need the in-memory engine)", param="mode"))
@@ -78,8 +78,8 @@ class Mondrian(Mechanism):
         """The columns published as they are (the identifying-column check looks at these)."""
         return passed_through(data)
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        p = self.resolve_params(**params)
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        p = params
         l = p["l"] if p["l"] and p["l"] > 1 else None
         note = f"{p['diversity']} l-diversity" if l else ""
         return PrivacyCost(k=p["k"], l=l, note=note)
@@ -114,7 +114,7 @@ class Mondrian(Mechanism):
                 "groups": n_published_classes(table, names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}}
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=l, diversity=diversity),
+        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": l, "diversity": diversity}),
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
                               "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
                       source_rows={"table": order})
@@ -129,7 +129,7 @@ class Mondrian(Mechanism):
                 "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
-        return Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k, l=0, diversity="distinct"),
+        return Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": 0, "diversity": "distinct"}),
                        params={"k": k, "mode": mode, "l": 0, "diversity": "distinct", "sensitive": None,
                                "grid_width": grid_width}, claims=(KAnonymity(k, tuple(names)),), note=note,
                        record=record, records=records)

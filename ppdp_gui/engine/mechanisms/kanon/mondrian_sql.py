@@ -4,16 +4,18 @@ Strict Mondrian never separates rows with equal values, and every choice it make
 dimension, the median run, the hierarchy-aligned cut, whether both halves keep k rows) reads only counts per
 (partition, value). So partitioning the distinct QI tuples with their row counts as weights
 (`mondrian_core.partition(…, weights=)`) gives exactly the classes of the expanded table: one
-`SELECT qi…, COUNT(*) … GROUP BY qi…`, then the in-memory partitioner on that histogram. Memory grows with the
+`SELECT qi…, COUNT(*) … GROUP BY qi…` (`TableSource.histogram`, the same count the plan read), then the
+in-memory partitioner on that histogram. Memory grows with the
 number of distinct QI tuples, not with rows (Adult resampled to 10⁷ rows: about 20,000 tuples); a table whose QI
 tuples are themselves too many for memory would need the median of every partition as a SQL quantile per level,
 which is not done.
 
 What differs from the in-memory Mondrian: relaxed mode and l-diversity are not offered (both can separate rows
 with equal QI values). A categorical QI without a taxonomy gets its flat tree in the order its values first
-appear in the file, as in memory (read with one window query, `TableSource.first_seen`). The released records are a query like global recoding's
-(bigdata/output.py): the tuples' published labels through a join, other columns as they are, rows grouped by
-class and shuffled inside it.
+appear in the file, as in memory (read with one window query, `TableSource.first_seen`). The released records
+are a query like global recoding's (bigdata/output.py): the tuples' published labels (ENUMs) through one keyed
+join, other columns as they are, rows grouped by class and shuffled inside it; their recount reads the
+histogram when it holds every released column.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import SqlRecords, released_columns
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
+                                            tuple_join)
+from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
@@ -77,21 +80,27 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
     frame["g"] = labels
     for j, name in enumerate(names):
         lab = np.asarray(published[name]).astype(str)
-        frame[f"l{j}"] = lab.astype(object)
-        frame[f"s{j}"] = np.array([neutral_text(t) for t in lab], dtype=object)
+        frame[f"l{j}"] = labels_column(lab)
+        frame[f"s{j}"] = labels_column([neutral_text(t) for t in lab])
     table.register(f"{tag}_tuples", frame)
-    join = (f" JOIN {tag}_tuples AS t ON "
-            + " AND ".join(f"t.v{j} = s.{quote(n)}" for j, n in enumerate(names)))
+    join = tuple_join(table, names, f"{tag}_tuples", "t")
     plain = {n: f"t.l{j}" for j, n in enumerate(names)}
     neutral = {n: f"t.s{j}" for j, n in enumerate(names)}
     columns = released_columns(data, table, plain, neutral)
 
     def select(exprs, neutral_names: bool) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols} FROM src AS s{join}"
+        return f"SELECT {cols}{join}"
+
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    counted = None
+    if rows is not None:
+        weighted = tuple_join(table, names, f"{tag}_tuples", "t", base=rows)
+        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
+        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
 
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None,
-                      order_by="ORDER BY t.g, random()")
+                      counted_sql=counted, order_by="ORDER BY t.g, random()")
 
 
 def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:

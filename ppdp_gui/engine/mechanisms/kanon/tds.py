@@ -198,8 +198,8 @@ class TDS(Mechanism):
     def published_columns(self, data: Dataset, params: dict[str, Any]) -> list[str]:
         return passed_through(data)
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        return PrivacyCost(k=self.resolve_params(**params)["k"])
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
+        return PrivacyCost(k=params["k"])
 
     def _run(self, data: Dataset, *, rng, k: int, class_column: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
@@ -248,7 +248,7 @@ class TDS(Mechanism):
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}
         record = {**note, "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes}}
-        yield Release(mechanism=self.name, table=table, cost=self.privacy_cost(k=k),
+        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}),
                       params={"k": k, "class_column": cls, "grid_width": grid_width},
                       claims=(KAnonymity(k, tuple(qnames), person=person),), note=note, record=record,
                       apply_to=apply_to, source_rows={"table": order})

@@ -1,12 +1,31 @@
 """Compiled inner loops of KRIMP (numba): the partial cover, the candidate test, post-acceptance pruning.
 
-Why compiled: KRIMP tests every candidate (373,363 of them on chess) one after the other, each on the rows that
-contain it, and each decision depends on all the previous ones, so there is no batch for numpy to vectorise;
-a Python loop would take minutes. Each row keeps the code-table elements that are subsets of it, in cover order
-(`rowct`), with a flag per slot saying whether the cover uses it, and the items its cover leaves to singletons
-(`left`). A candidate X only changes rows that contain X, and there only from X's slot on ("coverpartial"), so
-testing it costs a few word operations per such row. Rows and itemsets are bitsets of W 64-bit words over the
-internal item ids.
+Why compiled: KRIMP tests every candidate (373,363 of them on chess) one after the other, each decision depending
+on all the previous ones, so there is no batch for numpy to vectorise; a Python loop would take minutes.
+
+How a candidate X is tested without visiting every row that contains it (no per-candidate row lists):
+- Element ids follow the cover order (length descending, equal lengths in candidate order, singletons last), so
+  "e comes before X" is simply e < X. Each row records, per attribute, which element covers its item (`own`; an
+  item left to its singleton is covered by the singleton). X of length L can be used in row r iff all X's items
+  are in r and none is covered by an element before X; X is the newest element of its length (candidates come in
+  candidate order), so "before X" is exactly "of length >= L": X fits iff every item's cover is shorter than L.
+- So each item keeps, for each length L, the bitmap of the rows where it occurs and is covered by something
+  shorter than L (`V[item, level]`, one bit per row, 64 rows a word). The rows where X fits are the AND of its
+  items' bitmaps at level L — a branch-free loop over words that compiles to SIMD — and only those rows are
+  visited; most candidates fit nowhere and cost just the AND. Where memory allows (LEVEL_BYTES) every length has
+  a level; otherwise a length uses the next level above (a superset) and each such row is checked against `own`.
+  The last level, "longer than any element", is the rows containing the item.
+- In a row where X fits, the cover changes only from X's place on ("coverpartial"). The row's slots (`rowct`: the
+  code-table elements contained in the row, in cover order, each stored as 2·id + used) give the items not
+  covered by elements before X (the singletons plus the items of the used elements after X's place); X takes its
+  items and the later elements are re-covered greedily.
+  Accepting X writes the changes back (flags, owners, the level bits that changed, singleton bits `left`) and
+  gives X a slot in every row containing it: in a row where X is blocked the slot is only appended (`npend`
+  counts such unsorted, unused slots at a row's end) and put in its place when the row is next walked.
+- Pruning Y visits only the rows where each of Y's items is covered by an element of Y's length (level L+1 and not
+  level L), and there those where `own` says Y. A pruned element is only marked dead: its slots are skipped and
+  squeezed out when a row is walked on commit or is full.
+Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
 Sizes follow the original release: with usage u_e > 0 for the k used elements, S = Σ u_e,
 L(D, CT) = Σ_e [stdlen(e) − (u_e + 1)·log2 u_e] + (S + k)·log2 S, and the tests below compare the exact change of
@@ -17,13 +36,14 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 # status codes returned by run_candidates
 DONE = 0
-GROW = 1  # a row's slot array is full: enlarge `rowct` / `used` and call again from `next`
+GROW = 1  # a row's slot array is full: enlarge `rowct` and call again from `next`
 
 
 @njit(cache=True, inline="always")
@@ -60,23 +80,17 @@ def _touch(e, d, delta, touched, nt):
 
 
 @njit(cache=True, inline="always")
-def _singletons(old, new, W, delta, touched, nt):
+def _singletons(old, new, W, s0, delta, touched, nt):
     """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
     for w in range(W):
         gone = old[w] & ~new[w]
         came = new[w] & ~old[w]
-        b = 0
         while gone:
-            if gone & ONE:
-                nt = _touch(w * 64 + b, -1, delta, touched, nt)
-            gone >>= ONE
-            b += 1
-        b = 0
+            nt = _touch(s0 + w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
+            gone &= gone - ONE
         while came:
-            if came & ONE:
-                nt = _touch(w * 64 + b, 1, delta, touched, nt)
-            came >>= ONE
-            b += 1
+            nt = _touch(s0 + w * 64 + trailing_zeros(came), 1, delta, touched, nt)
+            came &= came - ONE
     return nt
 
 
@@ -129,152 +143,290 @@ def _apply(delta, touched, nt, usage, tot):
         usage[e] = v
 
 
+# ---- the cover of one row ---------------------------------------------------------------------------------------
+# A row's slots (`rowct[r, :rowlen[r]]`) hold 2·e + used for the code-table elements e contained in the row, in
+# cover order. A pruned element is only marked `dead` (its slots are skipped, and squeezed out when a row is full).
+# Level bitmaps V[item, level, word]: an item's levels side by side, each level's words contiguous, so the AND
+# over a level is a straight (vectorised) loop over words and an owner change flips bits close together.
 @njit(cache=True, inline="always")
-def _recover(r, first, commit, rows, ebits, eip, eit, rowct, used, rowlen, left, owner, delta, touched, nt,
-             buf):
-    """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
-    the flags; with `commit` writes flags, owners and the singleton bits."""
-    W = rows.shape[1]
+def _and_rows(V, k, eit, a0, a1, out):
+    """out := the AND of level k's bitmaps of items eit[a0:a1] (branch-free: compiles to SIMD)."""
+    NW = out.shape[0]
+    v = V[eit[a0], k]
+    for wd in range(NW):
+        out[wd] = v[wd]
+    for z in range(a0 + 1, a1):
+        v = V[eit[z], k]
+        for wd in range(NW):
+            out[wd] &= v[wd]
+
+
+@njit(cache=True, inline="always")
+def _own(r, i, e, own, iattr, elen, V, lvl):
+    """Item i of row r is now covered by e: record it, and flip the row's bit in i's level bitmaps whose
+    "covered by something shorter than the level" answer changed."""
+    a = iattr[i]
+    o = own[r, a]
+    if o == e:
+        return
+    own[r, a] = e
+    lo = elen[o]
+    ln = elen[e]
+    if lo == ln:
+        return
+    wd = r >> 6
+    bit = ONE << np.uint64(r & 63)
+    for k in range(lvl.shape[0] - 1):
+        if (lo < lvl[k]) != (ln < lvl[k]):
+            V[i, k, wd] ^= bit
+
+
+@njit(cache=True, inline="always")
+def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
+    """buf := row r's items not taken by an element before slot `first`: its singletons and the items of the
+    used elements from that slot on (the cover splits a row's items among them)."""
+    W = buf.shape[0]
+    for w in range(W):
+        buf[w] = left[r, w]
     for s in range(first, rowlen[r]):
-        e = rowct[r, s]
+        v = rowct[r, s]
+        if v & 1 and not dead[v >> 1]:
+            e = v >> 1
+            for w in range(W):
+                buf[w] |= ebits[e, w]
+
+
+@njit(cache=True, inline="always")
+def _slot(r, key, rowct, rowlen):
+    """First slot of row r whose element is at or after cover position `key` (slots are in cover order)."""
+    lo = 0
+    hi = rowlen[r]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rowct[r, mid] >> 1 < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline="always")
+def _merge_pending(r, rowct, rowlen, npend):
+    """Put row r's pending slots (elements accepted while blocked in the row, appended unsorted and unused) in
+    their cover-order places: done only when the row is walked, so a blocked row costs an append."""
+    p = npend[r]
+    if p == 0:
+        return
+    n = rowlen[r]
+    for q in range(n - p, n):
+        v = rowct[r, q]
+        key = v >> 1
+        lo = 0
+        hi = q
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if rowct[r, mid] >> 1 < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        for s in range(q, lo, -1):
+            rowct[r, s] = rowct[r, s - 1]
+        rowct[r, lo] = v
+    npend[r] = 0
+
+
+@njit(cache=True, inline="always")
+def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
+             touched, nt, buf):
+    """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
+    the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits, and squeezes the dead
+    slots out of the walked part."""
+    W = ebits.shape[1]
+    out = first
+    for s in range(first, rowlen[r]):
+        v = rowct[r, s]
+        e = v >> 1
+        if dead[e]:
+            continue
         nu = _subset(ebits[e], buf, W)
         if nu:
             for w in range(W):
                 buf[w] &= ~ebits[e, w]
-        if nu != (used[r, s] == 1):
+        if nu != ((v & 1) == 1):
             nt = _touch(e, 1 if nu else -1, delta, touched, nt)
-            if commit:
-                used[r, s] = 1 if nu else 0
-        if commit and nu and owner.shape[1] > 0:
-            for z in range(eip[e], eip[e + 1]):
-                owner[r, eit[z]] = e
-    nt = _singletons(left[r], buf, W, delta, touched, nt)
+            v ^= 1
+        if commit:
+            rowct[r, out] = v
+            out += 1
+            if nu:
+                for z in range(eip[e], eip[e + 1]):
+                    _own(r, eit[z], e, own, iattr, elen, V, lvl)
+    if commit:
+        rowlen[r] = out
+    s0 = ebits.shape[0] - iattr.shape[0]  # the first singleton's element id
+    nt = _singletons(left[r], buf, W, s0, delta, touched, nt)
     if commit:
         for w in range(W):
             left[r, w] = buf[w]
-            if owner.shape[1] == 0:
-                continue
             x = buf[w]
-            b = 0
             while x:
-                if x & ONE:
-                    owner[r, w * 64 + b] = -1
-                x >>= ONE
-                b += 1
+                i = w * 64 + trailing_zeros(x)
+                _own(r, i, s0 + i, own, iattr, elen, V, lvl)
+                x &= x - ONE
     return nt
 
 
+# ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True)
-def _add(X, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
-         delta, touched, buf):
-    """Cover change when X joins the code table: only rows containing X whose items X needs are not taken by an
-    element before X (`owner`), and there only from X's slot on. Returns the number of touched elements; with
-    `commit` the rows' slots, flags, owners and singleton bits are updated too."""
-    W = rows.shape[1]
-    track = owner.shape[1] > 0
+def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
+         delta, touched, buf, fit, rest):
+    """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
+    bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
+    takes a slot in every row containing it, and the rows' flags, owners, bitmaps and singleton bits change."""
+    W = ebits.shape[1]
+    NW = fit.shape[0]
+    top = lvl.shape[0] - 1
+    kx = X
+    k = levof[elen[X]]
+    exact = lvl[k] == elen[X]
+    a0 = eip[X]
+    a1 = eip[X + 1]
     nt = 0
-    xb = ebits[X]
-    kx = ekey[X]
-    for idx in range(elo[X], ehi[X]):
-        r = pool[idx]
-        if not _subset(xb, rows[r], W):
-            continue
-        usable = True
-        if track:  # X needs items an earlier element took: nothing changes in this row
-            for z in range(eip[X], eip[X + 1]):
-                o = owner[r, eit[z]]
-                if o >= 0 and ekey[o] < kx:
-                    usable = False
-                    break
-            if not (usable or commit):
+    if commit:  # every row containing X gets a slot; where X fits it is used
+        _and_rows(V, top, eit, a0, a1, rest)
+        if exact:
+            _and_rows(V, k, eit, a0, a1, fit)
+            for wd in range(NW):
+                rest[wd] &= ~fit[wd]
+        else:
+            for wd in range(NW):
+                fit[wd] = ZERO
+    else:
+        _and_rows(V, k, eit, a0, a1, fit)
+        some = ZERO
+        for wd in range(NW):
+            some |= fit[wd]
+        if some == ZERO:  # X fits nowhere (most candidates): no scan
+            return 0
+        for wd in range(NW):
+            rest[wd] = ZERO
+    for wd in range(NW):
+        f = fit[wd]
+        g = rest[wd]
+        while f | g:
+            usable = True
+            if f:
+                r = wd * 64 + trailing_zeros(f)
+                f &= f - ONE
+            else:
+                r = wd * 64 + trailing_zeros(g)
+                g &= g - ONE
+                usable = not exact
+            if not exact:  # a level above X's length: check the owners
+                for z in range(a0, a1):
+                    i = eit[z]
+                    if own[r, iattr[i]] < kx:
+                        usable = False
+                        break
+                if not (usable or commit):
+                    continue
+            if not usable:  # commit, X blocked here: its slot waits at the end until the row is next walked
+                n = rowlen[r]
+                rowct[r, n] = 2 * X
+                rowlen[r] = n + 1
+                npend[r] += 1
                 continue
-        # X's slot, and the items left by the elements before it (a short scan: rows hold few elements)
-        n = rowlen[r]
-        for w in range(W):
-            buf[w] = rows[r, w]
-        pos = n
-        for s in range(n):
-            e = rowct[r, s]
-            if ekey[e] > kx:
-                pos = s
-                break
-            if used[r, s]:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-        if not track:
-            usable = _subset(xb, buf, W)
-        if commit:
-            for s in range(n, pos, -1):
-                rowct[r, s] = rowct[r, s - 1]
-                used[r, s] = used[r, s - 1]
-            rowct[r, pos] = X
-            used[r, pos] = 1 if usable else 0
-            rowlen[r] = n + 1
-        if not usable:
-            continue
-        for w in range(W):
-            buf[w] &= ~xb[w]
-        nt = _touch(X, 1, delta, touched, nt)
-        if commit and track:
-            for z in range(eip[X], eip[X + 1]):
-                owner[r, eit[z]] = X
-        nt = _recover(r, pos + 1 if commit else pos, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
-                      owner, delta, touched, nt, buf)
+            _merge_pending(r, rowct, rowlen, npend)
+            pos = _slot(r, kx, rowct, rowlen)
+            if commit:  # X's slot, the dead slots after it squeezed out
+                n = pos
+                for s in range(pos, rowlen[r]):
+                    v = rowct[r, s]
+                    if not dead[v >> 1]:
+                        rowct[r, n] = v
+                        n += 1
+                for s in range(n, pos, -1):
+                    rowct[r, s] = rowct[r, s - 1]
+                rowct[r, pos] = 2 * X + (1 if usable else 0)
+                rowlen[r] = n + 1
+                pos += 1
+            if not usable:
+                continue
+            _uncovered_from(r, pos, ebits, dead, rowct, rowlen, left, buf)
+            for w in range(W):
+                buf[w] &= ~ebits[X, w]
+            nt = _touch(X, 1, delta, touched, nt)
+            if commit:
+                for z in range(a0, a1):
+                    _own(r, eit[z], X, own, iattr, elen, V, lvl)
+            nt = _recover(r, pos, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
+                          delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True)
-def _remove(Y, commit, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner,
-            delta, touched, buf):
-    """Cover change when Y leaves the code table (only rows whose cover uses Y change)."""
-    W = rows.shape[1]
-    track = owner.shape[1] > 0
+def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
+            delta, touched, buf, fit, rest):
+    """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
+    where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
+    decides. With `commit` Y is marked dead (its other slots are skipped from now on)."""
+    NW = fit.shape[0]
+    L = elen[Y]
+    ky = Y
+    a0 = eip[Y]
+    a1 = eip[Y + 1]
+    _and_rows(V, levof[L + 1], eit, a0, a1, fit)  # covered by something shorter than L + 1 (or a superset)
+    lo = levof[L]
+    if lvl[lo] == L:  # and not by something shorter than L
+        for z in range(a0, a1):
+            v = V[eit[z], lo]
+            for wd in range(NW):
+                fit[wd] &= ~v[wd]
+    fa = iattr[eit[a0]]
     nt = 0
-    yb = ebits[Y]
-    first_item = eit[eip[Y]]
-    for idx in range(elo[Y], ehi[Y]):
-        r = pool[idx]
-        if not _subset(yb, rows[r], W):
-            continue
-        was_used = True
-        if track:
-            was_used = owner[r, first_item] == Y
-            if not (was_used or commit):
+    for wd in range(NW):
+        f = fit[wd]
+        while f:
+            r = wd * 64 + trailing_zeros(f)
+            f &= f - ONE
+            if own[r, fa] != Y:
                 continue
-        n = rowlen[r]
-        sy = -1
-        for w in range(W):
-            buf[w] = rows[r, w]
-        for s in range(n):
-            e = rowct[r, s]
-            if e == Y:
-                sy = s
-                break
-            if used[r, s]:
-                for w in range(W):
-                    buf[w] &= ~ebits[e, w]
-        if not track:
-            was_used = used[r, sy] == 1
-        if commit:
-            for s in range(sy, n - 1):
-                rowct[r, s] = rowct[r, s + 1]
-                used[r, s] = used[r, s + 1]
-            rowlen[r] = n - 1
-        if not was_used:
-            continue
-        nt = _touch(Y, -1, delta, touched, nt)
-        nt = _recover(r, sy if commit else sy + 1, commit, rows, ebits, eip, eit, rowct, used, rowlen, left,
-                      owner, delta, touched, nt, buf)
+            _merge_pending(r, rowct, rowlen, npend)
+            sy = _slot(r, ky, rowct, rowlen) + 1
+            _uncovered_from(r, sy - 1, ebits, dead, rowct, rowlen, left, buf)  # Y's items included
+            nt = _touch(Y, -1, delta, touched, nt)
+            nt = _recover(r, sy, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
+                          delta, touched, nt, buf)
+    if commit:
+        dead[Y] = 1
     return nt
 
 
 @njit(cache=True)
-def _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
-    W = rows.shape[1]
-    for idx in range(elo[X], ehi[X]):
-        r = pool[idx]
-        if rowlen[r] >= cap and _subset(ebits[X], rows[r], W):
-            return False
+def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
+    """Whether every row containing X has a free slot (a full row first loses its dead slots)."""
+    cap = rowct.shape[1]
+    _and_rows(V, lvl.shape[0] - 1, eit, eip[X], eip[X + 1], rest)
+    for wd in range(rest.shape[0]):
+        f = rest[wd]
+        while f:
+            r = wd * 64 + trailing_zeros(f)
+            f &= f - ONE
+            if rowlen[r] < cap:
+                continue
+            n = 0
+            kept = 0  # of the pending slots at the end
+            first_pending = rowlen[r] - npend[r]
+            for s in range(rowlen[r]):
+                if not dead[rowct[r, s] >> 1]:
+                    rowct[r, n] = rowct[r, s]
+                    n += 1
+                    if s >= first_pending:
+                        kept += 1
+            rowlen[r] = n
+            npend[r] = kept
+            if n >= cap:
+                return False
     return True
 
 
@@ -294,27 +446,27 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True)
-def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, estd, usage,
-                   rowct, used, rowlen, left, owner, ct, ctn, tot, delta, touched, mark, plist, counters):
-    """Test candidates start..stop-1 (element ids m + j) in order. Returns (status, next candidate index).
+def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
+                   estd, usage, rowct, rowlen, npend, left, ct, ctn, tot, delta, touched, mark, plist, counters):
+    """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
-    W = rows.shape[1]
-    cap = rowct.shape[1]
-    buf = np.empty(W, dtype=np.uint64)
-    state = (rows, elo, ehi, pool, ebits, ekey, eip, eit, rip, rit, rowct, used, rowlen, left, owner, delta, touched,
-             buf)
+    buf = np.empty(ebits.shape[1], dtype=np.uint64)
+    fit = np.empty(V.shape[2], dtype=np.uint64)
+    rest = np.empty(V.shape[2], dtype=np.uint64)
+    state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left, delta,
+             touched, buf, fit, rest)
     for j in range(start, stop):
-        X = m + j
+        X = xs[j]
         nt = _add(X, False, *state)
         gain = delta[X] > 0
         dL = _size_change(delta, touched, nt, usage, estd, tot) if gain else 0.0
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if not _room(X, rows, elo, ehi, pool, ebits, rowlen, cap):
+        if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
             return GROW, j
         nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)
@@ -323,7 +475,7 @@ def run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip
         n = ctn[0]
         q = n
         for i in range(n):
-            if ekey[ct[i]] > ekey[X]:
+            if ct[i] > X:
                 q = i
                 break
         for i in range(n, q, -1):
@@ -441,61 +593,40 @@ def cover_usage(rows, elems):
 
 
 @njit(cache=True)
-def candidate_rows(order, cptr, citems, rows, iptr, irows, total):
-    """Rows of every candidate, computed depth-first in `order` (lexicographic on the items, rarest first), each
-    from the rows of the longest prefix already computed (else of its rarest item): (lo, hi) into the pool.
-
-    For all frequent itemsets every prefix is a candidate, so each list is filtered from its parent's, a few
-    times the candidate's own support instead of its rarest item's."""
-    C = cptr.shape[0] - 1
-    W = rows.shape[1]
-    pool = np.empty(total, dtype=np.int32)
-    lo = np.zeros(C, dtype=np.int64)
-    hi = np.zeros(C, dtype=np.int64)
-    stack = np.zeros(64, dtype=np.int64)
-    depth = 0
-    bits = np.zeros(W, dtype=np.uint64)
-    pos = 0
-    for oi in range(C):
-        c = order[oi]
-        a, b = cptr[c], cptr[c + 1]
-        # pop what is not a prefix of c
-        while depth > 0:
-            t = stack[depth - 1]
-            ta, tb = cptr[t], cptr[t + 1]
-            if tb - ta < b - a:
-                ok = True
-                for q in range(tb - ta):
-                    if citems[ta + q] != citems[a + q]:
-                        ok = False
-                        break
-                if ok:
-                    break
-            depth -= 1
-        for w in range(W):
-            bits[w] = ZERO
-        for q in range(a, b):
-            it = citems[q]
-            bits[it // 64] |= ONE << np.uint64(it % 64)
-        start = pos
-        if depth > 0:
-            t = stack[depth - 1]
-            for idx in range(lo[t], hi[t]):
-                r = pool[idx]
-                if _subset(bits, rows[r], W):
-                    pool[pos] = r
-                    pos += 1
-        else:
-            it = citems[a]  # rarest first
-            for idx in range(iptr[it], iptr[it + 1]):
-                r = irows[idx]
-                if _subset(bits, rows[r], W):
-                    pool[pos] = r
-                    pos += 1
-        lo[c] = start
-        hi[c] = pos
-        if depth == stack.shape[0]:
-            stack = np.concatenate((stack, np.zeros(depth, dtype=np.int64)))
-        stack[depth] = c
-        depth += 1
-    return pool[:pos], lo, hi
+def element_arrays(perm, cptr, cids, std_int, m, W):
+    """The code-table elements' arrays: candidates perm[0], perm[1], … (CSR cptr / cids of internal ids) as
+    elements 0.. then the m singletons. Returns (eip, eit with each element's items rarest first — descending
+    internal id —, ebits, estd, elen)."""
+    C = perm.shape[0]
+    E = C + m
+    eip = np.zeros(E + 1, dtype=np.int64)
+    for e in range(C):
+        c = perm[e]
+        eip[e + 1] = eip[e] + cptr[c + 1] - cptr[c]
+    for i in range(m):
+        eip[C + i + 1] = eip[C + i] + 1
+    eit = np.empty(eip[E], dtype=np.int64)
+    ebits = np.zeros((E, W), dtype=np.uint64)
+    estd = np.zeros(E)
+    elen = np.ones(E, dtype=np.int16)
+    for e in range(C):
+        c = perm[e]
+        a = eip[e]
+        n = cptr[c + 1] - cptr[c]
+        elen[e] = n
+        s = 0.0
+        for q in range(n):  # insertion sort, descending: itemsets are short
+            x = cids[cptr[c] + q]
+            s += std_int[x]
+            ebits[e, x >> 6] |= ONE << np.uint64(x & 63)
+            p = a + q
+            while p > a and eit[p - 1] < x:
+                eit[p] = eit[p - 1]
+                p -= 1
+            eit[p] = x
+        estd[e] = s
+    for i in range(m):
+        eit[eip[C + i]] = i
+        ebits[C + i, i >> 6] = ONE << np.uint64(i & 63)
+        estd[C + i] = std_int[i]
+    return eip, eit, ebits, estd, elen

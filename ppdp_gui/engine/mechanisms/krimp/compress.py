@@ -24,25 +24,10 @@ import numpy as np
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.engine.mechanisms.krimp import _kernels as K
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
-from ppdp_gui.engine.mechanisms.krimp.mining import (Candidates, internal_ids, item_supports, packed_keys,
-                                                     padded, standard_order)
+from ppdp_gui.engine.mechanisms.krimp.mining import Candidates, internal_ids, item_supports, standard_order
 
 CHUNK = 20_000  # candidates per compiled call (between two progress reports)
-TRACK_SUPPORT, TRACK_ROW = 50, 12  # when to keep each row's item owners (see compress_iter)
-POOL_LIMIT = 200_000_000  # row ids kept for the candidates' own row lists (800 MB); above, rarest-item lists
-
-
-def _rarest_first(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Each itemset's internal ids in descending order (rarest item first), CSR like `ids`."""
-    mat = padded(indptr, ids, -1)
-    mat = -np.sort(-mat, axis=1)
-    return mat[mat >= 0]
-
-
-def _lexicographic(indptr: np.ndarray, seq: np.ndarray, base: int) -> np.ndarray:
-    """Order of CSR sequences (values < base), lexicographic: a prefix before its extensions."""
-    mat = padded(indptr, seq, -1) + 1
-    return np.lexsort(packed_keys(mat, base + 1)[::-1])
+LEVEL_BYTES = 256 * 2 ** 20  # memory for the level bitmaps (a bit per row, item and length); above, fewer levels
 
 
 def to_bits(indptr: np.ndarray, items: np.ndarray, W: int) -> np.ndarray:
@@ -108,10 +93,10 @@ def sizes_from_usage(usage: np.ndarray, stdlen: np.ndarray) -> tuple[float, floa
     return float((s + code).sum()), float((u * code).sum())
 
 
-def compress(table: ItemTable, cands: Candidates, *, prune: bool = True, track: bool | None = None) -> CodeTable:
-    """KRIMP on `table` with `cands` (any order: they are put in the standard order here). `track` forces the
-    per-row item owners on or off (None: where they pay; the result is the same either way)."""
-    gen = compress_iter(table, cands, prune=prune, track=track)
+def compress(table: ItemTable, cands: Candidates, *, prune: bool = True, levels: int | None = None) -> CodeTable:
+    """KRIMP on `table` with `cands` (any order: they are put in the standard order here). `levels` caps the
+    number of level bitmaps (None: as many as LEVEL_BYTES allows; the result is the same either way)."""
+    gen = compress_iter(table, cands, prune=prune, levels=levels)
     while True:
         try:
             next(gen)
@@ -119,76 +104,86 @@ def compress(table: ItemTable, cands: Candidates, *, prune: bool = True, track: 
             return stop.value
 
 
+def tid_bitmaps(indptr: np.ndarray, items: np.ndarray, m: int, n_words: int) -> np.ndarray:
+    """(m, n_words) uint64: bit r of item i's row set when row r (CSR `indptr`, `items` < m) holds item i."""
+    out = np.zeros(m * n_words, dtype=np.uint64)
+    if items.size == 0:
+        return out.reshape(m, n_words)
+    row = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    key = items * n_words + (row >> 6)
+    bit = np.left_shift(np.uint64(1), (row & 63).astype(np.uint64))
+    order = np.argsort(key, kind="stable")
+    key, bit = key[order], bit[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    out[key[starts]] = np.add.reduceat(bit, starts)  # distinct bits within a word: the sum is the union
+    return out.reshape(m, n_words)
+
+
+def level_lengths(lengths: np.ndarray, wanted: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lvl, levof): the candidate lengths that get a level bitmap — all of them if `wanted` allows, else the
+    most frequent — then a last level longer than any element; levof[L] is the first level >= L (X of length L
+    uses it: exact when it is L's own, else a superset of the rows checked one by one)."""
+    maxlen = int(lengths.max()) if lengths.size else 1
+    counts = np.bincount(lengths, minlength=maxlen + 1)
+    present = np.flatnonzero(counts[2:]) + 2
+    if wanted < present.size:
+        present = np.sort(present[np.argsort(-counts[present], kind="stable")[:max(wanted, 0)]])
+    lvl = np.append(present, maxlen + 1).astype(np.int64)
+    levof = np.searchsorted(lvl, np.arange(maxlen + 2), side="left").astype(np.int64)
+    return lvl, levof
+
+
 def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
-                  track: bool | None = None) -> Iterator[Progress]:
+                  levels: int | None = None) -> Iterator[Progress]:
     """The same as `compress`, yielding Progress between chunks of candidates (closing it stops the run); the
     CodeTable is the generator's return value."""
     supp = item_supports(table)
     internal = internal_ids(supp, table.item_numbers)
     m = table.n_items
+    n = table.n_rows
     W = max(1, (m + 63) // 64)
+    NW = max(1, (n + 63) // 64)
     order = standard_order(cands, internal)
-    cands = cands.take(order[cands.lengths[order] >= 2])
-    C = len(cands)
-    E = m + C
-    # rows and elements as bitsets over internal ids
+    order = order[cands.lengths[order] >= 2]
+    C = int(order.size)
+    E = C + m
+    # Element ids follow the cover order (length descending, then candidate order), singletons last: an element's
+    # id is its cover position, so the kernels compare ids instead of looking keys up. xs[j]: the id of the j-th
+    # candidate in candidate order; perm[e]: element e's index in `cands`.
+    cover = np.argsort(-cands.lengths[order], kind="stable")
+    perm = order[cover]
+    xs = np.empty(C, dtype=np.int64)
+    xs[cover] = np.arange(C)
+    lengths = cands.lengths[perm]
+    # rows as bitsets over internal ids, and the elements (items rarest first, bitsets, standard lengths)
     indptr, items = table.transactions()
-    rows = to_bits(indptr, internal[items], W)
-    cbits = to_bits(cands.indptr, internal[cands.items], W)
-    ebits = np.zeros((E, W), dtype=np.uint64)
-    for i in range(m):
-        ebits[internal[i], internal[i] // 64] = np.uint64(1) << np.uint64(internal[i] % 64)
-    ebits[m:] = cbits
-    lengths = cands.lengths
-    maxlen = int(lengths.max()) if C else 1
-    ekey = np.zeros(E, dtype=np.int64)
-    ekey[m:] = (maxlen - lengths) * (C + 1) + np.arange(C)
+    rit = internal[items]
+    rows = to_bits(indptr, rit, W)
     n_occ = int(supp.sum())
     std_item = np.where(supp > 0, -np.log2(np.maximum(supp, 1) / max(n_occ, 1)), 0.0)  # by ItemTable item
     std_int = np.zeros(m)
     std_int[internal] = std_item
-    estd = np.zeros(E)
-    estd[:m] = std_int
-    ids = internal[cands.items]
-    estd[m:] = np.add.reduceat(std_int[ids], cands.indptr[:-1]) if C else 0.0
-    # each internal item's rows, then each candidate's (or, above POOL_LIMIT, its rarest item's: a superset)
-    row_of = np.repeat(np.arange(table.n_rows, dtype=np.int32), np.diff(indptr))
-    irows = row_of[np.argsort(internal[items], kind="stable")]
-    iptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(internal[items], minlength=m), out=iptr[1:])
-    elo = np.zeros(E, dtype=np.int64)
-    ehi = np.zeros(E, dtype=np.int64)
-    elo[:m], ehi[:m] = iptr[:-1], iptr[1:]
-    pool = irows
-    if C:
-        rare_first = _rarest_first(cands.indptr, ids)
-        total = int(cands.support.sum())
-        if total <= POOL_LIMIT:
-            lex = _lexicographic(cands.indptr, rare_first, m)
-            cpool, lo, hi = K.candidate_rows(lex, cands.indptr, rare_first, rows, iptr, irows, total)
-            pool = np.concatenate([irows, cpool])
-            elo[m:], ehi[m:] = lo + irows.size, hi + irows.size
-        else:
-            rare = rare_first[cands.indptr[:-1]]
-            elo[m:], ehi[m:] = iptr[rare], iptr[rare + 1]
+    eip, eit, ebits, estd, elen = K.element_arrays(perm.astype(np.int64), cands.indptr.astype(np.int64),
+                                                   internal[cands.items].astype(np.int64), std_int, m, W)
+    # who covers each row's item (one item per attribute): at first its singleton
+    iattr = np.zeros(m, dtype=np.int64)
+    iattr[internal] = table.item_attr
+    own = np.where(table.codes >= 0, C + internal[np.maximum(table.codes, 0)], -1).astype(np.int32)
+    # level bitmaps: per level L and item, the rows holding the item covered by something shorter than L
+    layer = m * NW * 8
+    wanted = LEVEL_BYTES // max(layer, 1) if levels is None else levels
+    lvl, levof = level_lengths(lengths, int(wanted))
+    V = np.empty((m, lvl.size, NW), dtype=np.uint64)  # (item, level, word): see _kernels
+    V[:] = tid_bitmaps(indptr, rit, m, NW)[:, None, :]
     # state: the standard code table
     usage = np.zeros(E, dtype=np.int64)
-    usage[:m] = supp[np.argsort(internal)]
+    usage[C:] = supp[np.argsort(internal)]
     cap = 16
-    rowct = np.zeros((table.n_rows, cap), dtype=np.int32)
-    used = np.zeros((table.n_rows, cap), dtype=np.uint8)
-    rowlen = np.zeros(table.n_rows, dtype=np.int32)
+    rowct = np.zeros((n, cap), dtype=np.int32)  # 2·element + used, in cover order
+    dead = np.zeros(E, dtype=np.uint8)
+    rowlen = np.zeros(n, dtype=np.int32)
+    npend = np.zeros(n, dtype=np.int32)  # slots appended at a row's end, not yet in cover order (see _kernels)
     left = rows.copy()
-    # which element covers each item of each row (-1: a singleton), and the items of rows and elements
-    # Tracked only where it pays (it costs a cache line per row visited): candidates of high support (most of
-    # their rows are already covered by earlier elements, and are then skipped at once) or long rows; on short
-    # rows and low supports (chess, nursery) the plain scan of a row's few elements is faster.
-    if track is None:
-        track = bool(C) and (float(cands.support.mean()) >= TRACK_SUPPORT or items.size > TRACK_ROW * table.n_rows)
-    owner = -np.ones((table.n_rows, m if track else 0), dtype=np.int32)
-    rit = internal[items]
-    eip = np.concatenate([np.arange(m + 1), m + cands.indptr[1:]]).astype(np.int64)
-    eit = np.concatenate([np.arange(m), ids]).astype(np.int64)
     ct = np.zeros(C + 1, dtype=np.int32)
     ctn = np.zeros(1, dtype=np.int64)
     tot = np.array([int(usage.sum()), int((usage > 0).sum())], dtype=np.int64)
@@ -202,27 +197,23 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, m, rows, elo, ehi, pool, ebits, ekey, eip, eit, indptr,
-                                       rit, estd, usage, rowct, used, rowlen, left, owner, ct, ctn, tot, delta,
-                                       touched, mark, plist, counters)
+        status, nxt = K.run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit,
+                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, npend, left, ct, ctn, tot,
+                                       delta, touched, mark, plist, counters)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
-            used = np.concatenate([used, np.zeros_like(used)], axis=1)
         start = int(nxt)
         yield Progress(start / max(C, 1), f"compressing: {start:,} of {C:,} candidates, "
                                           f"{int(ctn[0]):,} in the code table")
     members = ct[:int(ctn[0])].astype(np.int64)
     back = np.argsort(internal)  # internal id -> ItemTable item
-    elements = []
-    for e in members:
-        j = int(e) - m
-        elements.append(tuple(int(x) for x in sorted(cands.items[cands.indptr[j]:cands.indptr[j + 1]])))
+    elements = [tuple(int(x) for x in sorted(cands.items[cands.indptr[c]:cands.indptr[c + 1]])) for c in perm[members]]
     single = np.zeros(m, dtype=np.int64)
-    single[back] = usage[:m]
-    all_usage = np.concatenate([usage[members], usage[:m]])
-    all_std = np.concatenate([estd[members], estd[:m]])
+    single[back] = usage[C:]
+    all_usage = np.concatenate([usage[members], usage[C:]])
+    all_std = np.concatenate([estd[members], estd[C:]])
     L_CT_D, L_D_CT = sizes_from_usage(all_usage, all_std)
     L_D_ST = float((supp * std_item).sum())
-    return CodeTable(elements, usage[members].copy(), cands.support[members - m].copy(), single, std_item, m,
+    return CodeTable(elements, usage[members].copy(), cands.support[perm[members]].copy(), single, std_item, m,
                      L_D_ST, L_ST, L_CT_D, L_D_CT, C + m, int(counters[0]), int(counters[1]))

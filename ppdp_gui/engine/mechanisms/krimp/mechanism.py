@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable, encode_frame
@@ -95,8 +95,7 @@ class KrimpSynthetic(Mechanism):
                                         column=name))
         return problems
 
-    def privacy_cost(self, **params: Any) -> PrivacyCost:
-        self.resolve_params(**params)
+    def cost(self, params: dict[str, Any]) -> PrivacyCost:
         return PrivacyCost()  # no ε, no k: shown as "no formal guarantee"
 
     # -- run ------------------------------------------------------------------------------------------------
@@ -167,7 +166,7 @@ class KrimpSynthetic(Mechanism):
         if figures.get(names["rare"], 0) > 0:
             warnings.append(f"{figures[names['rare']]:.2f} % of the generated rows equal an original row shared by "
                             f"fewer than {min_sup} records (a rare record reproduced): check before publishing")
-        yield Release(mechanism=self.name, table=out, cost=self.privacy_cost(), params={
+        yield Release(mechanism=self.name, table=out, cost=self.cost({}), params={
             "min_sup": min_sup, "n_records": n_records, "candidates": candidates, "laplace": laplace, "bins": bins,
             "taxonomy_level": taxonomy_level, "numbers_as": numbers_as, "prune": prune},
             claims=(), note=note, record=record, warnings=tuple(warnings))

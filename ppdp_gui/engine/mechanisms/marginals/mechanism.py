@@ -35,7 +35,8 @@ from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Releas
 from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
                                                      bound_warnings)
 from ppdp_gui.engine.mechanisms.marginals.domain import build_columns
-from ppdp_gui.engine.mechanisms.marginals.model import Clique, estimate, sample, true_table
+from ppdp_gui.engine.mechanisms.marginals.model import Clique, estimate, first_marginal, sample, true_table
+from ppdp_gui.engine.mechanisms.marginals.widen import NEVER, WHEN_NOISE_ALLOWS, WIDEN_SHARE, widen
 from ppdp_gui.engine.mechanisms.marginals.structure import SENSITIVITY, orient, pair_scores, private_tree
 from ppdp_gui.engine.noise.intervals import note_entry
 from ppdp_gui.engine.noise.sampler import exact_epsilon
@@ -95,7 +96,7 @@ class MarginalSynthesizer(DPMechanism):
     per_person = GROUP_PRIVACY  # with a person column: everything runs at ε/c per row
     cost_note = ("pure ε-DP (δ = 0): ε/10 chooses the tree of a 'tree' structure (exponential mechanism), the rest "
                  "noises the measured tables (discrete Laplace)")
-    summary = ("Synthetic records drawn from noisy tables of two or three columns at a time (MST-style): the "
+    summary = ("Synthetic records drawn from noisy tables of two to four columns at a time (MST-style): the "
                "pairs to measure are chosen at random with a tenth of ε, each table gets integer Laplace noise.")
     params = (
         ParamSpec("epsilon", "Privacy budget ε", "float", default=1.0, low=0.001, high=10.0, log_scale=True,
@@ -112,6 +113,11 @@ class MarginalSynthesizer(DPMechanism):
                   help="'tree around the class': the class with two other columns at a time (best for "
                        "prediction); 'star around the class': the class with each column; 'tree': pairs of "
                        "columns (no class needed)."),
+        ParamSpec("detail", "Tables of four columns", "choice", default=WHEN_NOISE_ALLOWS,
+                  choices=(WHEN_NOISE_ALLOWS, NEVER),
+                  help="With a tree around the class, a column's table also holds its parent's parent when the "
+                       "noise is small beside the records (read from the noisy counts already measured: no extra "
+                       "privacy cost)."),
         ParamSpec("bins", "Bins per numeric column", "int", default=20, low=2, high=1000,
                   help="Numbers are cut into this many equal ranges of their public bounds (whole numbers with "
                        "fewer values than this keep one cell per value)."),
@@ -154,7 +160,7 @@ class MarginalSynthesizer(DPMechanism):
     def describe_release(self, data: Dataset, params: dict[str, Any]) -> ReleaseShape:
         cols = tuple(c for c in synth_columns(data, params) if c in data.frame.columns)
         return ReleaseShape(columns=cols, noisy=True, sentences=(
-            "Every row is a synthetic record drawn from noisy tables of two or three columns at a time: the rows "
+            "Every row is a synthetic record drawn from noisy tables of two to four columns at a time: the rows "
             "are not the people of your table, and only combinations of the measured tables are kept faithful.",
             "Numbers are drawn uniformly inside their range of the public bounds."))
 
@@ -185,7 +191,8 @@ class MarginalSynthesizer(DPMechanism):
             if split["rounds"]:
                 scores = pair_scores(codes, sizes, others, codes[cls], sizes[cls])
                 edges = private_tree(others, scores, split["epsilon select"], rng)
-            cliques = [Clique((cls,), others[0])] + [Clique((cls, p), c) for p, c in orient(others, edges)]
+            tree = orient(others, edges)
+            cliques = [Clique((cls,), others[0])] + [Clique((cls, p), c) for p, c in tree]
         else:
             edges = []
             if split["rounds"]:
@@ -194,16 +201,27 @@ class MarginalSynthesizer(DPMechanism):
                 edges = [(names[0], names[1])]
             cliques = [Clique((p,), c) for p, c in orient(names, edges)]
         first = cls if cls else names[0]
-        measured = [q.columns for q in cliques]
-        if structure == TAN:  # the (class, column) pairs too: the priors of the three-column tables
-            measured = [(cls, c) for c in others] + measured[1:]
-        yield Progress(0.4, f"noisy counts of {len(measured)} tables")
         scale = split["noise scale"]
         noisy = {}
-        for cols in measured:  # integer noise of scale K/ε_measure; a wrong scale is planted by wrapping rng
+
+        def measure(cols):  # integer noise of scale K/ε_measure; a wrong scale is planted by wrapping rng
             table = true_table(codes, sizes, cols)
             noisy[cols] = table + rng.discrete_laplace(scale, size=table.shape)
-        del codes
+
+        yield Progress(0.4, f"noisy counts of {split['tables']} tables")
+        if structure == TAN:  # the (class, column) pairs first: the priors of the larger tables, and the total
+            for c in others:
+                measure((cls, c))
+            total = first_marginal(cls, [Clique((cls,), c) for c in others],
+                                   [noisy[(cls, c)] for c in others]).sum()
+            cliques = cliques[:1] + widen(cliques[1:], tree, sizes, float(scale), total, params["detail"])
+            measured = [(cls, c) for c in others] + [q.columns for q in cliques[1:]]
+        else:
+            measured = [q.columns for q in cliques]
+        for cols in measured:
+            if cols not in noisy:
+                measure(cols)
+        codes.clear()  # the coded rows are not needed again (the closure above keeps the dict)
         yield Progress(0.6, "fitting a consistent model")
         pairs = {c: noisy[(cls, c)] for c in others[1:]} if structure == TAN else {}  # others[0]: a clique
         model = estimate(first, cliques, [noisy[q.columns] for q in cliques], cls, float(scale), pairs)
@@ -224,6 +242,10 @@ class MarginalSynthesizer(DPMechanism):
             "noise": "discrete Laplace (two-sided geometric), integer, sampled exactly",
             "noise scale": float(scale), "noise scale (exact)": str(scale),
             "noisy total": round(model.total), "records drawn": n,
+            "four-column tables": (f"{params['detail']}: a (class, parent, child) table also holds the parent's "
+                                   f"parent when its cells × the noise scale ≤ {WIDEN_SHARE:g} × the noisy total "
+                                   "of the pair tables (post-processing of published counts, no budget)"
+                                   if structure == TAN else "none"),
             "accounting": "pure ε-DP (δ = 0), sequential composition of the selection rounds and the tables",
             **self.unit_note(data, params),
         }

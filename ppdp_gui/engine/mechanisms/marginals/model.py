@@ -9,6 +9,10 @@ Estimation (post-processing of the noisy tables only):
 - each following table (parents…, child) is made non-negative and consistent with the model built so far: every
   row (one combination of the parents) is projected, in least squares, onto the non-negative counts whose sum is
   the model's count of that combination (a Euclidean projection onto a scaled simplex, Duchi et al. 2008).
+- a (class, …, child) table is then raked (iterative proportional fitting) so that its (class, child) counts
+  match the inverse-variance combination of the measured (class, child) pair table and its own sum — the sum
+  over m cells carries m times the noise variance, so the pair table mostly decides the child's counts per
+  class, while the rows keep the model's totals of their parents.
 The model is then a tree-structured distribution whose marginals agree on every shared column by construction.
 
 Sampling: the first column from its counts, then each child given its parents' drawn cells, with uniform draws
@@ -89,52 +93,92 @@ def normalise(counts: np.ndarray) -> np.ndarray:
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1), 1.0 / counts.shape[-1])
 
 
+def marginal_of(table: np.ndarray, columns: tuple[str, ...], keep: tuple[str, ...]) -> np.ndarray:
+    """`table` (axes `columns`) summed onto the columns `keep`, in that order."""
+    drop = tuple(i for i, c in enumerate(columns) if c not in keep)
+    summed = table.sum(axis=drop) if drop else table
+    left = [c for c in columns if c in keep]
+    return np.transpose(summed, [left.index(c) for c in keep])
+
+
 def shrunk_conditional(noisy: np.ndarray, fitted: np.ndarray, scale: float,
                        prior: np.ndarray | None = None) -> np.ndarray:
-    """P(child | parents), each row pulled towards a less noisy P(child | the other parents) by how little it holds.
+    """P(child | parents), each row pulled towards a less noisy P(child | fewer parents) by how little it holds.
 
     A row whose count T is small beside the noise it carries (cells · scale) says little: its distribution is
-    blended with `prior` (P(child | class) from its own measured pair table), or else with the table summed
-    over the last parent, with weight T / (T + cells · scale) on its own. Reads only noisy counts and the public
-    scale: post-processing."""
+    blended with `prior` (broadcastable to the rows: P(child | class) from its measured pair table, or the
+    three-column conditional under a four-column table), or else with the table summed over the last parent,
+    with weight T / (T + SHRINK · cells · scale) on its own. Reads only noisy counts and the public scale:
+    post-processing."""
     own = normalise(fitted)
     if noisy.ndim < 2:
         return own
     if prior is None:
         pooled = noisy.sum(axis=-2)
-        prior = normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0)))
-    prior = np.expand_dims(prior, axis=-2)
+        prior = np.expand_dims(normalise(project_rows(pooled, np.maximum(pooled.sum(axis=-1), 0.0))), axis=-2)
     total = fitted.sum(axis=-1, keepdims=True)
     w = total / (total + SHRINK * noisy.shape[-1] * float(scale))
     return w * own + (1 - w) * prior
 
 
+RAKE_ROUNDS = 5  # rounds of iterative proportional fitting in `rake`
+
+
+def rake(fitted: np.ndarray, noisy: np.ndarray, pair: np.ndarray, base: np.ndarray, totals: np.ndarray
+         ) -> np.ndarray:
+    """`fitted` (class, …, child) adjusted so that its (class, child) counts match the better estimate of them:
+    the measured pair table and the table's own sum, weighted by the inverse of their noise variances (the sum
+    over m cells has m times the variance), made non-negative with the class's counts; iterative proportional
+    fitting between that and the rows' totals (post-processing)."""
+    axes = tuple(range(1, noisy.ndim - 1))
+    m = int(np.prod([noisy.shape[a] for a in axes]))
+    own = noisy.sum(axis=axes).astype(float)
+    target = (pair * m + own) / (m + 1.0)
+    target = project_rows(target, base)
+    shape = (target.shape[0],) + (1,) * len(axes) + (target.shape[1],)
+    out = fitted.astype(float)
+    for _ in range(RAKE_ROUNDS):
+        now = out.sum(axis=axes)
+        out = out * np.where(now > 0, target / np.where(now > 0, now, 1), 1.0).reshape(shape)
+        rows = out.sum(axis=-1, keepdims=True)
+        out = out * np.where(rows > 0, np.expand_dims(totals, -1) / np.where(rows > 0, rows, 1), 0.0)
+    return out
+
+
 def estimate(first: str, cliques: list[Clique], noisy: list[np.ndarray], class_column: str | None,
              scale: float = 0.0, pairs: dict[str, np.ndarray] | None = None) -> TreeModel:
-    """Fit the tree model; `joint[c]` holds the model's counts over (class, c) (or (c,) without a class).
+    """Fit the tree model clique by clique; `fitted[c]` holds the model's counts over c's clique's columns.
 
     `pairs`: measured (class, column) tables besides the cliques' (the star under a class tree): they count
-    towards the class's counts and are the priors of the three-column tables."""
+    towards the class's counts and are the priors of the larger tables. A four-column table (class, g, p, c)
+    is shrunk towards the three-column conditional P(c | class, p) read from its own sum over g (noise of
+    √cells(g) · scale per cell), itself shrunk towards P(c | class)."""
     pairs = pairs or {}
     extra = [Clique((class_column,), c) for c in pairs]
     base = first_marginal(first, cliques + extra, noisy + list(pairs.values()))
-    joint = {first: base}
+    fitted_of = {first: (base, (first,))}
     priors = {c: normalise(project_rows(t, base)) for c, t in pairs.items()}
     conditionals = []
     for clique, table in zip(cliques, noisy):
-        if len(clique.parents) == 2:  # (class, parent, child)
-            totals = joint[clique.parents[1]]
+        if clique.parents:
+            owner, owner_cols = fitted_of[clique.parents[-1]]
+            totals = marginal_of(owner, owner_cols, clique.parents)
         else:
-            totals = joint[clique.parents[0]] if clique.parents else np.array(base.sum())
+            totals = np.array(base.sum())
         fitted = project_rows(table, totals)
-        conditionals.append(shrunk_conditional(table, fitted, scale, priors.get(clique.child)
-                                               if len(clique.parents) == 2 else None))
-        if len(clique.parents) == 2:
-            joint[clique.child] = fitted.sum(axis=1)
-        elif clique.parents and clique.parents[0] == class_column:
-            joint[clique.child] = fitted
-        else:
-            joint[clique.child] = fitted.sum(axis=0)
+        if clique.parents and clique.parents[0] == class_column and len(clique.parents) >= 2 \
+                and clique.child in pairs:  # its (class, child) counts from the pair table too
+            fitted = rake(fitted, table, pairs[clique.child], base, totals)
+        prior = None
+        if len(clique.parents) >= 2 and clique.child in priors:
+            prior = np.expand_dims(priors[clique.child], axis=-2)
+        if len(clique.parents) == 3:  # (class, g, p, c): towards P(c | class, p) from the sum over g
+            noisy3 = table.sum(axis=1)
+            fitted3 = project_rows(noisy3, totals.sum(axis=1))
+            cond3 = shrunk_conditional(noisy3, fitted3, scale * np.sqrt(table.shape[1]), prior)
+            prior = np.expand_dims(cond3, axis=1)
+        conditionals.append(shrunk_conditional(table, fitted, scale, prior))
+        fitted_of[clique.child] = (fitted, clique.columns)
     return TreeModel(first, base, cliques, conditionals)
 
 

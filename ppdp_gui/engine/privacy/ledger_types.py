@@ -58,7 +58,7 @@ def combined_total(spent, replace_releases: int, epsilon, kind: str) -> Fraction
 
 
 class Totals:
-    """What a set of entries spent, split by neighbouring, and its sound total (records.combined_total)."""
+    """What a set of entries spent, split by neighbouring, and its sound total (ledger_types.combined_total)."""
 
     __slots__ = ("add_remove", "delta", "last", "n", "n_replace", "replace")
 
@@ -104,8 +104,9 @@ def units_note(budget) -> str:
     releases count twice: …)" with the two sums."""
     if not getattr(budget, "replace_releases", 0):
         return ""
-    return (f" {UNIT_WORDS[REPLACE]} (add/remove releases count twice: {float(budget.spent_add_remove):.4g} "
-            f"{UNIT_WORDS[ADD_REMOVE]}, {float(budget.spent_replace):.4g} {UNIT_WORDS[REPLACE]})")
+    from ppdp_gui.engine.claims import epsilon_text
+    return (f" {UNIT_WORDS[REPLACE]} (add/remove releases count twice: {epsilon_text(budget.spent_add_remove)} "
+            f"{UNIT_WORDS[ADD_REMOVE]}, {epsilon_text(budget.spent_replace)} {UNIT_WORDS[REPLACE]})")
 
 
 def exact(value, name: str = "ε") -> Fraction:
@@ -125,7 +126,9 @@ def exact(value, name: str = "ε") -> Fraction:
 
 
 def fmt(value: Fraction) -> str:
-    return f"{float(value):.6g}" if value.denominator != 1 else str(value.numerator)
+    """ε in the ledger's messages: the one spelling of every document (claims.epsilon_text)."""
+    from ppdp_gui.engine.claims import epsilon_text
+    return epsilon_text(value)
 
 
 @dataclass(frozen=True)
@@ -193,11 +196,6 @@ class DatasetSummary:
     def units(self) -> str:
         """REPLACE once the group holds a replace-one release (its total is then Σ replace + 2·Σ add/remove)."""
         return REPLACE if self.replace_releases else ADD_REMOVE
-
-    @property
-    def is_root(self) -> bool:
-        """True for the dataset whose budget group this is (its cap is the group's cap)."""
-        return not self.budget or self.budget == self.fingerprint
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
 """The release context a governance body asks about, stored in the project as its optional `context` section.
+Part of the project file, so it lives here and is read strictly with it (project.py); the governance package
+(gate, dossier, techniques, …) uses it.
 
 Who receives the release (public, a controlled recipient under a data-use agreement, or staff of the hospital),
 the agreement, the notes of a motivated-intruder test (UK ICO, Anonymisation code of practice), the date the
