@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ppdp_gui.cli_output import say as _say
-from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError
+from ppdp_gui.engine.errors import DataError, ParameterError
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.delimited import head_text, line_of_record, parse_delimited, sniff_delimiter, to_utf8
-from ppdp_gui.engine.data.guards import Limits, check_cells, check_columns, check_names
+from ppdp_gui.engine.data.guards import Limits, check_names
 from ppdp_gui.engine.data.missing import (MissingReport, check_leave_out, every_row_missing, left_out_columns,
                                           never_released)
 from ppdp_gui.engine.data.prechecks import check_parquet, read_regular

@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.data.csv_writer import write_csv
 from ppdp_gui.engine.data.leftovers import register, temporary_name, unregister
 from ppdp_gui.engine.data.schema import SourceInfo
 from ppdp_gui.engine.data.xlsx_stream import write_xlsx
@@ -72,8 +73,9 @@ def _table_writer(frame: pd.DataFrame, fmt: str, target: Path) -> Callable[[Path
                             path=str(target))
         return lambda tmp: _write_xlsx(safe, tmp)
     sep = "\t" if fmt == "tsv" else ","
-    # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too
-    return lambda tmp: safe.to_csv(tmp, sep=sep, index=False, lineterminator="\r\n", encoding="utf-8")
+    # CRLF line ends (RFC 4180) so that a value holding a bare CR is quoted too; pandas' to_csv bytes, written
+    # per distinct value (data/csv_writer.py)
+    return lambda tmp: write_csv(safe, tmp, sep=sep)
 
 
 def _refuse_infinities(frame: pd.DataFrame, target: Path) -> None:

@@ -61,7 +61,7 @@ class ExtractChanges:
         return out
 
     def markdown(self) -> str:
-        lines = [f"# What changed in the new extract (for governance only)", "",
+        lines = ["# What changed in the new extract (for governance only)", "",
                  f"- project's table: {self.old}", f"- new extract: {self.new}", ""]
         lines += ["## Columns", ""] + ([f"- added: {', '.join(self.added)}"] if self.added else []) + \
                  ([f"- gone: {', '.join(self.gone)}"] if self.gone else []) + \

@@ -117,7 +117,7 @@ def apply_safe_harbor(frame: pd.DataFrame, roles: dict | None = None, *,
                                          "written as 000", _changed(before, out[col])))
         elif kind == "dates (except year)" and "years of birth" in f.reason:
             out[col] = birth_years(before, today)
-            steps.append(Step(col, kind, f"years of birth of people older than 89 put into one category",
+            steps.append(Step(col, kind, "years of birth of people older than 89 put into one category",
                               _changed(before, out[col])))
         elif kind == "dates (except year)":
             out[col] = to_year(before)

@@ -53,9 +53,11 @@ _NA = "\x00NA"
 SKETCH_SIZE = 256
 _TEXT_KEY = "ppdp-rows-v1-key"  # public, fixed: row hashes are deterministic; secrecy comes from the ledger key
 _MASK = (1 << 64) - 1
-_C1, _C2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)  # splitmix64 finaliser
-_ROW_PRIME = np.uint64(0x9E3779B97F4A7C15)
-_NA_HASH = np.uint64(0x6A09E667F3BCC908)  # a cell that is NA: not the hash of any text
+# the constants are Python ints (numpy is not imported for them: the window's first paint defers it,
+# gui/lazy_pandas.py); uint64 arrays combine with them as uint64
+_C1, _C2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB  # splitmix64 finaliser
+_ROW_PRIME = 0x9E3779B97F4A7C15
+_NA_HASH = 0x6A09E667F3BCC908  # a cell that is NA: not the hash of any text
 
 
 def _escape(text: pd.Series) -> pd.Series:
@@ -104,7 +106,7 @@ _INF_LITERAL = r"(?i)^[+-]?(inf|infinity)$"
 # decimal reads as the same double), no trailing zero, and 1e-4 <= |x| < 1e16 (Python writes it without exponent)
 _DECIMAL = r"^-?([1-9][0-9]*\.[0-9]*[1-9]|0\.0{0,3}[1-9]([0-9]*[1-9])?)$"
 _INT_LIMIT = 10 ** 18
-_INT_SALT = np.uint64(0x3C6EF372FE94F82B)
+_INT_SALT = 0x3C6EF372FE94F82B
 _THREADED_ROWS = 100_000  # smaller tables are hashed on the calling thread only
 _BATCH_CELLS = 1 << 21  # cells of the Arrow string columns hashed together
 
@@ -248,7 +250,7 @@ def _cell_hashes(series: pd.Series) -> np.ndarray:
                 if _matches(texts, _INT).all():
                     return _int_hashes(pc.cast(texts, pa.int64()).to_numpy(zero_copy_only=False))
             encoded = pc.dictionary_encode(arr)
-            table = np.append(_hash_strings(encoded.dictionary), _NA_HASH)
+            table = np.append(_hash_strings(encoded.dictionary), np.uint64(_NA_HASH))
             codes = encoded.indices.fill_null(len(table) - 1).to_numpy(zero_copy_only=False)
             return table[codes]
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -257,7 +259,7 @@ def _cell_hashes(series: pd.Series) -> np.ndarray:
     else:
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
         table = _hash_values(uniques) if len(uniques) else np.zeros(0, np.uint64)
-    table = np.append(table, _NA_HASH)  # code -1 (NA) -> the last slot
+    table = np.append(table, np.uint64(_NA_HASH))  # code -1 (NA) -> the last slot
     return table[np.where(codes < 0, len(table) - 1, codes)]
 
 
@@ -273,7 +275,7 @@ def _string_batch_hashes(columns: list, n: int) -> np.ndarray:
     else:
         big = pa.concat_arrays([c.cast(pa.large_string()) for c in chunks])
     encoded = pc.dictionary_encode(big)
-    table = np.append(_hash_strings(encoded.dictionary), _NA_HASH)
+    table = np.append(_hash_strings(encoded.dictionary), np.uint64(_NA_HASH))
     codes = encoded.indices.fill_null(len(table) - 1).to_numpy(zero_copy_only=False)
     return table[codes].reshape(len(columns), n)
 

@@ -74,8 +74,8 @@ MIN_DISTINCT = 0.8
 #: … and its columns' distinct counts multiply to at least this many times the rows
 MIN_SPACE = 20.0
 
-_CELL_SALT = np.uint64(0xD6E8FEB86659FD93)
-_PUBLIC_SALT = np.uint64(0xA0761D6478BD642F)
+_CELL_SALT = 0xD6E8FEB86659FD93  # Python ints: uint64 arrays combine with them as uint64
+_PUBLIC_SALT = 0xA0761D6478BD642F
 _TOP = float(1 << 64)
 
 
@@ -99,7 +99,7 @@ def _canonical_cells(series: pd.Series) -> np.ndarray:
         table = _hash_values(_fold_text(pd.Series(uniques, dtype=object)).astype(object).to_numpy())
     else:
         table = np.zeros(0, np.uint64)
-    table = np.append(table, _NA_HASH)
+    table = np.append(table, np.uint64(_NA_HASH))
     return table[np.where(codes < 0, len(table) - 1, codes)]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -29,7 +29,7 @@ class IntervalBuilder(QtWidgets.QGroupBox):
         self.setAccessibleName("Build intervals for a numeric column")
         self.setToolTip("Group numbers into intervals of equal width, and those intervals into wider ones")
         self._column = ""
-        self._values = np.zeros(0)
+        self._values = ()  # no column yet (an array once one is chosen; numpy is not needed for the first paint)
         self._raw = None  # the column's values as given (a Series once a column is chosen)
         self._preview = None
         self._timer = QtCore.QTimer(self)
@@ -136,7 +136,7 @@ class IntervalBuilder(QtWidgets.QGroupBox):
         self._timer.stop()
         self._preview = None
         self.apply_button.setEnabled(False)
-        if not self._values.size:
+        if not len(self._values):
             self.summary_label.setText("No numbers to build intervals from.")
             self.preview_model.set_tree(EditTree(self._column))
             return

@@ -187,7 +187,6 @@ class TaxonomyView(StepView):
             field.setCurrentText(str(text)) if isinstance(field, QComboBox) else field.setText(str(text))
 
     def _builder_chosen(self, *_args) -> None:
-        b = builders.builder(self.builder_name())
         current = self.builder_combo.currentIndex()
         for i in range(self.builder_pages.count()):  # the box as tall as the chosen builder's fields, no more
             self.builder_pages.widget(i).setSizePolicy(QSizePolicy.Preferred if i == current else QSizePolicy.Ignored,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ppdp_gui.engine.data.domains import DomainNeed, category_set, numeric_bounds
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
-from ppdp_gui.engine.data.schema import Dataset, Role
+from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.errors import ParameterError
 
 

@@ -1,0 +1,109 @@
+"""The array reader of the sheets this app writes (data/xlsx_sheet.py, issue 32 item 4): on every kind of cell
+it reads the texts the general reader (calamine) reads; anything not in the writer's plain shape — a workbook
+from another program, a damaged byte, an extra cell — gives None, so the export reads that file with calamine;
+and the export's read-back uses it (no calamine for the app's own files)."""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_gui.engine.data import xlsx_sheet
+from ppdp_gui.engine.data.writer import neutralise_formulas
+from ppdp_gui.engine.data.xlsx_sheet import read_plain_sheet
+from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text, write_xlsx
+from tests.engine.test_export_xlsx import tricky
+
+SHEET = "xl/worksheets/sheet1.xml"
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    assert list(a.columns) == list(b.columns)
+    assert a.shape == b.shape
+    for j in range(a.shape[1]):
+        assert a.iloc[:, j].astype(object).tolist() == b.iloc[:, j].astype(object).tolist(), a.columns[j]
+
+
+def test_reads_what_calamine_reads_on_every_kind_of_cell(tmp_path):
+    frame = neutralise_formulas(tricky())
+    frame["wide"] = ["x" * 40 + str(i) for i in range(len(frame))]  # keys longer than one 64-bit word
+    frame["numbers"] = [0.1 + 0.2, -0.0, 0.0, 5e-324, 1e300, 7, 2**52 + 0.5, 1 / 3, -1e-300, 42.0, 1e16]
+    path = tmp_path / "t.xlsx"
+    write_xlsx(frame, path)
+    fast = read_plain_sheet(path)
+    assert fast is not None
+    _same(fast, read_xlsx_text(path))
+
+
+def test_reads_across_chunks_and_an_empty_table(tmp_path, monkeypatch):
+    rng = np.random.default_rng(3)  # test data only
+    frame = pd.DataFrame({"a": rng.integers(0, 50, 3000), "b": rng.choice(["x", "y,z", ""], 3000),
+                          "c": rng.normal(size=3000).round(3)})
+    path = tmp_path / "t.xlsx"
+    write_xlsx(frame, path)
+    monkeypatch.setattr(xlsx_sheet, "CHUNK_BYTES", 1000)
+    _same(read_plain_sheet(path), read_xlsx_text(path))
+    write_xlsx(frame.iloc[:0], tmp_path / "empty.xlsx")
+    empty = read_plain_sheet(tmp_path / "empty.xlsx")
+    assert empty is not None and list(empty.columns) == ["a", "b", "c"] and len(empty) == 0
+
+
+def _tampered(tmp_path, change) -> str:
+    frame = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", None], "c": [True, False, True]})
+    path = tmp_path / "t.xlsx"
+    write_xlsx(frame, path)
+    out = tmp_path / "changed.xlsx"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            dst.writestr(info.filename, change(data) if info.filename == SHEET else data)
+    return str(out)
+
+
+@pytest.mark.parametrize("change", [
+    lambda x: x.replace(b"<c><v>2</v></c>", b"<c><v>2x</v></c>"),           # not a number
+    lambda x: x.replace(b"<c><v>2</v></c>", b"<c><v>2</v></c><c/>", 1),      # one cell too many in a row
+    lambda x: x.replace(b"<c><v>2</v></c>", b"<c><v>2</v></c> ", 1),        # a stray byte between cells
+    lambda x: x.replace(b"<c><v>2</v></c>", b'<c r="A3"><v>2</v></c>', 1),   # a cell reference
+    lambda x: x.replace(b'<c t="s"><v>3</v></c>', b'<c t="s"><v>99</v></c>', 1),  # no such shared string
+    lambda x: x.replace(b'<c t="b"><v>1</v></c>', b'<c t="b"><v>2</v></c>', 1),   # not a boolean
+    lambda x: x.replace(b"</row><row>", b"<row>", 1),                        # a row not closed
+    lambda x: x.replace(b"<c/>", b"<c></c>", 1),                             # another spelling of empty
+    lambda x: x.replace(b"<c><v>3</v></c>", b"<c><v>3</v><f>1+2</f></c>", 1),  # a formula
+])
+def test_anything_else_is_left_to_the_general_reader(tmp_path, change):
+    assert read_plain_sheet(_tampered(tmp_path, lambda x: x)) is not None  # the untouched file is plain
+    assert read_plain_sheet(_tampered(tmp_path, change)) is None
+
+
+def test_a_workbook_from_another_program_is_left_to_the_general_reader(tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["a", "b"])
+    book.active.append([1, "x"])
+    book.save(tmp_path / "other.xlsx")
+    assert read_plain_sheet(tmp_path / "other.xlsx") is None
+    assert read_plain_sheet(tmp_path / "missing.xlsx") is None
+
+
+def test_the_export_reads_its_own_xlsx_without_calamine(tmp_path, monkeypatch):
+    import sys
+
+    from ppdp_gui.engine.data.writer import stage_table
+    from ppdp_gui.engine.pipeline.export import read_back
+
+    def refuse(_path):
+        raise AssertionError("the general reader was used for the app's own file")
+
+    monkeypatch.setattr(sys.modules["ppdp_gui.engine.pipeline.export"], "read_xlsx_text", refuse)
+    frame = tricky()
+    frame["real"] = frame["real"].where(np.isfinite(frame["real"]), 0.0)  # the export refuses infinities
+    staged = stage_table(frame, tmp_path / "release.xlsx")
+    try:
+        back = read_back(staged, frame.columns)
+    finally:
+        staged.discard()
+    assert len(back) == len(frame) and back["text"].tolist()[:2] == ["_x0041_", "a\rb"]
