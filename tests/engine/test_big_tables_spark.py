@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from ppdp_gui.engine.bigdata.dialect import to_spark
@@ -143,3 +144,58 @@ def test_cli_engine_spark(spark, tables, tmp_path):
     note = json.loads((tmp_path / "note.json").read_text())
     assert note["checked on the written file"] and all(c["ok"] for c in note["checked on the written file"])
     assert note["files"][0]["rows"] == 1500 == len(pd.read_csv(out))
+
+
+@pytest.fixture(scope="module")
+def tricky(spark, tmp_path_factory):
+    """A small CSV with blanks, unicode, quotes, delimiters and numbers spelled several ways, read by DuckDB and by
+    Spark (Spark's Arrow batches made tiny, so the rows cross many batches and partitions)."""
+    folder = tmp_path_factory.mktemp("tricky")
+    rows = ['id,name,note,amount']
+    cells = ['', ' ', 'Zoë', '"say ""hi"""', '"a,b"', '日本', '=1+2', '+039', '3.9e1', '0.10', 'nan', '?']
+    for i in range(60):
+        rows.append(f"{i},{cells[i % len(cells)]},{cells[(i * 5) % len(cells)]},{cells[(i * 7) % len(cells)]}")
+    path = folder / "tricky.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    duck = open_large(path, hashes=False)
+    sp = open_large(path, engine="spark", master="local[2]", hashes=False)
+    sp.table.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
+    return duck, sp
+
+
+def _collected(spark, monkeypatch) -> list:
+    """Every table `DataFrame.toArrow` brings to the driver (recorded while the real one runs)."""
+    DataFrame = type(spark.range(1))  # the session's class (pyspark's classic DataFrame)
+    seen, real = [], DataFrame.toArrow
+
+    def recording(self):
+        table = real(self)
+        seen.append(table)
+        return table
+    monkeypatch.setattr(DataFrame, "toArrow", recording)
+    return seen
+
+
+def test_row_hashes_computed_on_executors_as_duckdb(tricky, monkeypatch):
+    duck, sp = tricky
+    seen = _collected(sp.table.spark, monkeypatch)
+    hashes = sp.table.row_hashes()
+    assert hashes.dtype == np.uint64 and len(hashes) == 60
+    assert np.array_equal(np.sort(hashes), np.sort(duck.table.row_hashes()))
+    # only the 8-byte hashes reached the driver, never the rows' text
+    assert seen and all(t.schema.types == [pa.int64()] for t in seen)
+
+
+def test_copy_streams_rows_in_order_same_bytes(tricky, monkeypatch, tmp_path):
+    from ppdp_gui.engine.bigdata.columns import literal
+    from ppdp_gui.engine.bigdata.output import CRLF
+    duck, sp = tricky
+    seen = _collected(sp.table.spark, monkeypatch)
+    sql = 'SELECT * FROM src ORDER BY CAST("id" AS INTEGER) DESC'
+    options = f"FORMAT csv, HEADER true, DELIMITER ',', NEW_LINE {literal(CRLF)}"
+    for name, big in (("duck", duck), ("spark", sp)):
+        big.table.copy(sql, tmp_path / f"{name}.csv", options)
+    assert (tmp_path / "spark.csv").read_bytes() == (tmp_path / "duck.csv").read_bytes()
+    assert all(t.num_rows == 0 for t in seen)  # the rows came as a stream of batches, not one collected table
+    sp.table.copy("SELECT * FROM src WHERE false", tmp_path / "empty.parquet", "FORMAT parquet")
+    assert list(pd.read_parquet(tmp_path / "empty.parquet").columns) == ["id", "name", "note", "amount"]

@@ -22,6 +22,7 @@ to the executors, the small mapping tables of values → released labels; the ro
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,9 @@ def spark_session(master: str | None = None):
                .config("spark.sql.session.timeZone", "UTC"))
     if master.startswith("local"):  # a few cores: a few shuffle partitions
         builder = builder.config("spark.sql.shuffle.partitions", "2")
+        # the executors' Python (row hashes, streamed rows): this one, with its packages (pyspark reads it from
+        # the environment when the context starts; a cluster names its own)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -198,32 +202,64 @@ class SparkTableSource(TableSource):
         self.con.register(name, frame)
 
     def row_hashes(self) -> np.ndarray:
-        """The ledger's raw row hashes over the file's raw text, as the DuckDB engine computes them."""
+        """The ledger's raw row hashes over the file's raw text, as the DuckDB engine computes them: hashed on the
+        executors batch by batch (`batch_row_hashes`), only the 8-byte hashes reach the driver. The ledger uses
+        them as a multiset (sorted for the identity, distinct and sorted for the sketch), so their order is free."""
         from ppdp_gui.engine.bigdata.columns import quote
-        from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
         cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
         texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
         try:
-            table = self.spark.sql(to_spark(f"SELECT {texts} FROM raw_src")).toArrow()
+            frame = self.spark.sql(to_spark(f"SELECT {texts} FROM raw_src"))
+            got = frame.mapInArrow(batch_row_hashes, "h bigint").toArrow()
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None
-        return canonical_row_hashes(table) if table.num_rows else np.zeros(0, dtype=np.uint64)
+        if not got.num_rows:
+            return np.zeros(0, dtype=np.uint64)
+        return got.column("h").to_numpy().astype(np.int64).view(np.uint64)
 
     def copy(self, sql: str, path: Path, options: str) -> None:
-        """The rows of `sql`, in order, collected as Arrow and written on the driver by DuckDB's COPY."""
+        """The rows of `sql`, in order, streamed to the driver a batch at a time (`released_batches`) and written
+        there by DuckDB's COPY, which reads them as an Arrow stream: the driver holds a few batches, not the
+        released table."""
         import duckdb
+        import pyarrow as pa
 
         from ppdp_gui.engine.bigdata.columns import literal
         try:
-            rows = self.spark.sql(to_spark(sql)).toArrow()
+            frame = self.spark.sql(to_spark(sql))
+            schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None
+        rows = pa.RecordBatchReader.from_batches(schema, self.released_batches(frame, schema))
         con = duckdb.connect()
         try:
             con.register("released_rows", rows)
             con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
+        except duckdb.Error as exc:  # a Spark error raised inside the stream reaches us through DuckDB
+            raise spark_error(exc, self.path) from None
         finally:
             con.close()
+
+    def released_batches(self, frame, schema):
+        """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
+        executors (`batch_as_ipc`), and the driver fetches one partition at a time (`toLocalIterator`, the next
+        one prefetched). A sort (the written order) is split into partitions of at most a few MB
+        (`_COPY_CONF`), so no partition is the whole table."""
+        import pyarrow as pa
+        before = {k: self.spark.conf.get(k, None) for k in _COPY_CONF}
+        for k, v in _COPY_CONF.items():
+            self.spark.conf.set(k, v)
+        try:
+            for row in frame.mapInArrow(batch_as_ipc, "ipc binary").toLocalIterator(prefetchPartitions=True):
+                for batch in pa.ipc.open_stream(bytes(row[0])):
+                    yield batch if batch.schema.equals(schema) else pa.Table.from_batches([batch]).cast(
+                        schema).to_batches()[0]
+        finally:
+            for k, v in before.items():
+                if v is None:
+                    self.spark.conf.unset(k)
+                else:
+                    self.spark.conf.set(k, v)
 
     def reader(self):
         """The written file is on the driver: DuckDB reads it back there."""
@@ -233,3 +269,31 @@ class SparkTableSource(TableSource):
     def close(self) -> None:
         self.spark.sql("UNCACHE TABLE IF EXISTS src")
         self.con.close()
+
+
+#: the session's settings while the released rows are streamed: a sort's output in many range partitions,
+#: which adaptive execution merges up to a few MB each (so the driver fetches small partitions, in order)
+_COPY_CONF = {"spark.sql.shuffle.partitions": "200", "spark.sql.adaptive.advisoryPartitionSizeInBytes": "8m"}
+
+
+def batch_row_hashes(batches):
+    """On an executor: each Arrow batch of raw texts → its rows' `canonical_row_hashes` (as int64, Spark's
+    bigint). A row's hash depends on that row only, so hashing by batches gives the whole table's hashes."""
+    import pyarrow as pa
+
+    from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
+    for batch in batches:
+        hashes = canonical_row_hashes(pa.Table.from_batches([batch])) if batch.num_rows else \
+            np.zeros(0, dtype=np.uint64)
+        yield pa.RecordBatch.from_arrays([pa.array(hashes.view(np.int64))], names=["h"])
+
+
+def batch_as_ipc(batches):
+    """On an executor: each Arrow batch → one row holding it as an Arrow IPC stream (the driver reads them back
+    in order: `SparkTableSource.released_batches`)."""
+    import pyarrow as pa
+    for batch in batches:
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        yield pa.RecordBatch.from_arrays([pa.array([sink.getvalue().to_pybytes()], pa.binary())], names=["ipc"])
