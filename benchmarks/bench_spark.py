@@ -64,6 +64,26 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _peak_mib(pid: int) -> float:
+    """A live process's peak resident memory (VmHWM), in MiB (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _is_java(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/comm") as fh:
+            return fh.read().strip() == "java"
+    except OSError:
+        return False
+
+
 def child(mechanism: str, path: Path, engine: str) -> dict:
     """One release in this process through the publish path; the figures as a dict, with the CPU of the
     processes under this one (Spark's JVM, still alive here)."""
@@ -101,7 +121,9 @@ def child(mechanism: str, path: Path, engine: str) -> dict:
     return {"mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
             "export s": t3 - t2, "total s": t3 - t0, "cpu s": time.process_time() - cpu0,
             "jvm cpu s": sum(_cpu_of(p) for p in _descendants(os.getpid())),
-            "released rows": int(exported.note_doc["files"][0]["rows"])}
+            "released rows": int(exported.note_doc["files"][0]["rows"]),
+            "python peak MiB": _peak_mib(os.getpid()),  # the driver: this process and, for Spark, its JVM
+            "jvm peak MiB": max([_peak_mib(p) for p in _descendants(os.getpid()) if _is_java(p)] or [0.0])}
 
 
 def main(argv=None) -> int:
@@ -143,7 +165,8 @@ def main(argv=None) -> int:
                                            f"{(r['cpu s'] + r['jvm cpu s']) / first['cpu s']:.1f}x its CPU")
             print(f"{mech:16s} {engine:7s} {r['rows']:>11,} rows  load {r['load s']:7.1f} s  run {r['run s']:7.1f} s"
                   f"  export {r['export s']:6.1f} s  total {r['total s']:7.1f} s  CPU python {r['cpu s']:7.1f} s"
-                  f" + JVM {r['jvm cpu s']:7.1f} s  released rows {r['released rows']:,}  ({load}){ratio}",
+                  f" + JVM {r['jvm cpu s']:7.1f} s  released rows {r['released rows']:,}  peak RSS python "
+                  f"{r['python peak MiB']:.0f} MiB + JVM {r['jvm peak MiB']:.0f} MiB  ({load}){ratio}",
                   flush=True)
     return 0
 
