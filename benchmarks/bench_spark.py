@@ -1,9 +1,8 @@
 """Spark beside DuckDB on one large table: DiffGen, global recoding and strict Mondrian, one run each.
 
     python benchmarks/bench_spark.py --rows 1000000               # 10⁶ rows, Spark local[2] beside DuckDB
-    SPARK_CONF_DIR=conf python benchmarks/bench_spark.py --rows 10000000 --data-dir /tmp/big   # 10⁷ rows
-      (long on Spark; conf/spark-defaults.conf with `spark.driver.memory 6g`: the driver collects every row's raw
-      text for the ledger's row hashes, more than Spark's default 1 GB holds at 10⁷ rows)
+    python benchmarks/bench_spark.py --rows 10000000 --data-dir /tmp/big   # 10⁷ rows (long on Spark), with
+      Spark's default driver memory: the row hashes are computed on the executors and the released rows streamed
 
 Each release runs in its own process through the publish path of `ppdp run --engine …` (load, plan,
 run_release with a ledger, export with the recount on the written file), on the table

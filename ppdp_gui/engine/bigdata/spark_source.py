@@ -10,13 +10,17 @@ recoding and strict Mondrian, the released-records query and its recount. Only t
   its own (temporary views do not meet another table's), results collected to the driver (counts, a few values);
   once the kinds are decided, `src` (the cells as the reader's text) is cached by Spark (memory, spilling to
   disk) so the counting passes do not redo that text for every query;
-- *writing*: the released rows, in their written order, are collected to the driver as Arrow and written there by
-  the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes), and the written file is read back
-  and recounted by DuckDB on the driver.
+- *writing*: the released rows, in their written order, come to the driver a partition at a time as Arrow
+  batches and are streamed into the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes); the
+  written file is read back and recounted by DuckDB on the driver;
+- *the ledger's row hashes*: computed on the executors, batch by batch, by the same `canonical_row_hashes`; only
+  the 8-byte hashes come back. So the driver never holds the table (its default 1 GB is enough at 10⁷ rows).
 
 The session is `local[2]` by default; `--spark-master URL` (or $PPDP_SPARK_MASTER) names a cluster, and the usual
 Spark configuration ($SPARK_CONF_DIR/spark-defaults.conf) applies. What leaves the driver: the queries (text) and,
-to the executors, the small mapping tables of values → released labels; the rows stay where the file is.
+to the executors, the small mapping tables of values → released labels and two small Python functions (the row
+hashes, the batches' serialisation: the executors need this package's Python environment, as any PySpark code
+does; locally they use the driver's interpreter); the rows stay where the file is.
 """
 
 from __future__ import annotations
