@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from ppdp_gui.engine.bigdata import spark_source
 from ppdp_gui.engine.bigdata.dialect import to_spark
 from ppdp_gui.engine.bigdata.source import ENGINE_NOTE, open_large
 from ppdp_gui.engine.data.domains import Domain
@@ -191,6 +192,8 @@ def test_copy_streams_rows_in_order_same_bytes(tricky, monkeypatch, tmp_path):
     from ppdp_gui.engine.bigdata.output import CRLF
     duck, sp = tricky
     seen = _collected(sp.table.spark, monkeypatch)
+    monkeypatch.setattr(spark_source, "_COPY_CONF", {  # the sorted rows in 4 partitions, fetched in order
+        "spark.sql.shuffle.partitions": "4", "spark.sql.adaptive.coalescePartitions.enabled": "false"})
     sql = 'SELECT * FROM src ORDER BY CAST("id" AS INTEGER) DESC'
     options = f"FORMAT csv, HEADER true, DELIMITER ',', NEW_LINE {literal(CRLF)}"
     for name, big in (("duck", duck), ("spark", sp)):
