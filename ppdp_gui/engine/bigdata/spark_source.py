@@ -61,7 +61,10 @@ def spark_session(master: str | None = None):
     builder = (SparkSession.builder.master(master).appName("ppdp")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.sql.session.timeZone", "UTC"))
+               .config("spark.sql.session.timeZone", "UTC")
+               # a partition of released rows (a few MB) comes back in the task's reply, not through the block
+               # manager (where one was lost under memory pressure at 10⁷ rows)
+               .config("spark.task.maxDirectResultSize", "64m"))
     if master.startswith("local"):  # a few cores: a few shuffle partitions
         builder = builder.config("spark.sql.shuffle.partitions", "2")
         # the executors' Python (row hashes, streamed rows): this one, with its packages (pyspark reads it from
@@ -246,15 +249,15 @@ class SparkTableSource(TableSource):
 
     def released_batches(self, frame, schema):
         """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
-        executors (`batch_as_ipc`), and the driver fetches one partition at a time (`toLocalIterator`, the next
-        one prefetched). A sort (the written order) is split into partitions of at most a few MB
+        executors (`batch_as_ipc`), and the driver fetches one partition at a time (`toLocalIterator`; no
+        prefetch: at 10⁷ rows a prefetched partition's result was lost from the block manager). A sort (the written order) is split into partitions of at most a few MB
         (`_COPY_CONF`), so no partition is the whole table."""
         import pyarrow as pa
         before = {k: self.spark.conf.get(k, None) for k in _COPY_CONF}
         for k, v in _COPY_CONF.items():
             self.spark.conf.set(k, v)
         try:
-            for row in frame.mapInArrow(batch_as_ipc, "ipc binary").toLocalIterator(prefetchPartitions=True):
+            for row in frame.mapInArrow(batch_as_ipc, "ipc binary").toLocalIterator(prefetchPartitions=False):
                 for batch in pa.ipc.open_stream(bytes(row[0])):
                     yield batch if batch.schema.equals(schema) else pa.Table.from_batches([batch]).cast(
                         schema).to_batches()[0]
