@@ -37,6 +37,10 @@ from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, 
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
 from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
+#: the last table's FMRMR split (weak reference to the table, its key, the split): the window plans again at every
+#: change of k or ρ, and a new plan's mechanism is a new object, so the split is kept here, not on the mechanism
+_LAST_SPLIT: dict = {}
+
 AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
 
 
@@ -185,12 +189,12 @@ class Fragmentation(KAnonMechanism):
                 data.frame[[*qis, cls]].isna().any().any():
             return None
         key = (cls, tuple(qis), params["n_fragments"])
-        made = self.__dict__.get("_declared_split")
+        made = _LAST_SPLIT.get("made")
         if made is None or made[0]() is not data or made[1] != key:
             numeric = {q for q in qis if data.spec(q).kind == "numeric"}
             made = (weakref.ref(data), key, fmrmr.fragment_features(data.frame, qis, cls, params["n_fragments"],
                                                                      numeric=numeric))
-            self._declared_split = made
+            _LAST_SPLIT["made"] = made
         return made[2]
 
     def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
