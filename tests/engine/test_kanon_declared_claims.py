@@ -42,7 +42,7 @@ def test_the_family_declares_before_the_run_the_claims_its_release_carries(name,
     published = list(run_release(planned, seed=3, write_record=False))[-1]
     assert published.release.claims == declared
     assert all(a is b for a, b in zip(published.release.claims, declared))  # made once, not again after the run
-    assert published.cost.k == planned.cost.k == 5
+    assert published.cost.k == planned.cost.k == 5 and published.release.cost == planned.cost
     assert published.release.note["k"] == 5  # the note's words stay as they were
 
 

@@ -320,8 +320,7 @@ class Fragmentation(KAnonMechanism):
         note.update(unit_note(person))
         note["fragments"] = [{"table": m["table"], "quasi_identifiers": m["quasi_identifiers"],
                               "other_columns": m["other_columns"], "groups": m["n_classes"]} for m in frag_meta]
-        yield Release(mechanism=self.name, table=tables[0], cost=self.cost(
-            {"k": k, "l": l, "strategy": strategy, "rho": rho}), params={
+        yield Release(mechanism=self.name, table=tables[0], cost=self.declared_cost(data, params), params={
             "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
             "class_column": cls,
             "grid_width": grid_width}, claims=declared, note=note, record=record,

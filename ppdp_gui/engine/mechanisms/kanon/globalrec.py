@@ -383,7 +383,7 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
             out[q.name] = texts
         return out
 
-    cost = mech.cost(params)
+    cost = mech.declared_cost(data, params)
     return Release(mechanism=mech.name, table=table, cost=cost, params=dict(params, sensitive=sens),
                    claims=claims, note=note, record=record, warnings=tuple(warnings), apply_to=apply_to)
 

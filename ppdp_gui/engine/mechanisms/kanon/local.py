@@ -304,7 +304,7 @@ class LocalRecoding(KAnonMechanism):
         note = {"quasi_identifiers": names, "k": k, **unit_note(person), "groups": groups,
                 "recoding": "local (cheapest groups first)"}
         record = {**note, "intervals": intervals, "domains": domains, "classes before merging labels": int(len(nodes))}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}), params={"k": k},
+        yield Release(mechanism=self.name, table=table, cost=self.declared_cost(data, {"k": k}), params={"k": k},
                       claims=declared, note=note, record=record,
                       source_rows={"table": order})
 

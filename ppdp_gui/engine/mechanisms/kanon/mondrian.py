@@ -97,10 +97,11 @@ class Mondrian(KAnonMechanism):
     def _run(self, data: Dataset, *, rng, k: int, mode: str, l: int, diversity: str, sensitive: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
         yield Progress(0.05, "coding quasi-identifiers")
-        declared = self.declared_claims(data, {"k": k, "mode": mode, "l": l, "diversity": diversity,
-                                               "sensitive": sensitive, "grid_width": grid_width})
+        params = {"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sensitive,
+                  "grid_width": grid_width}
+        declared, cost = self.declared_claims(data, params), self.declared_cost(data, params)
         if is_large(data):
-            yield self._release_large(data, k, mode, grid_width, declared)
+            yield self._release_large(data, k, mode, grid_width, declared, cost)
             return
         qis = [code_quasi_identifier(data, name, grid_width) for name in data.quasi_identifiers]
         sens = resolve_sensitive(data, {"l": l, "sensitive": sensitive})
@@ -123,12 +124,13 @@ class Mondrian(KAnonMechanism):
                 "groups": n_published_classes(table, names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": l, "diversity": diversity}),
+        yield Release(mechanism=self.name, table=table, cost=cost,
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
                               "grid_width": grid_width}, claims=declared, note=note, record=record,
                       source_rows={"table": order})
 
-    def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float, claims: tuple) -> Release:
+    def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float, claims: tuple,
+                       cost: PrivacyCost) -> Release:
         """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""
         from ppdp_gui.engine.mechanisms.kanon.mondrian_sql import run_large
         qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
@@ -138,7 +140,7 @@ class Mondrian(KAnonMechanism):
                 "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
-        return Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": 0, "diversity": "distinct"}),
+        return Release(mechanism=self.name, table=table, cost=cost,
                        params={"k": k, "mode": mode, "l": 0, "diversity": "distinct", "sensitive": None,
                                "grid_width": grid_width}, claims=claims, note=note,
                        record=record, records=records)

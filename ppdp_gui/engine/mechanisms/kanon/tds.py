@@ -206,7 +206,8 @@ class TDS(KAnonMechanism):
 
     def _run(self, data: Dataset, *, rng, k: int, class_column: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
-        declared = self.declared_claims(data, {"k": k, "class_column": class_column, "grid_width": grid_width})
+        params = {"k": k, "class_column": class_column, "grid_width": grid_width}
+        declared = self.declared_claims(data, params)
         cls = class_column or data.class_column
         qnames = data.quasi_identifiers
         codes = [code_quasi_identifier(data, name, grid_width) for name in qnames]
@@ -252,7 +253,7 @@ class TDS(KAnonMechanism):
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}
         record = {**note, "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes}}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}),
+        yield Release(mechanism=self.name, table=table, cost=self.declared_cost(data, params),
                       params={"k": k, "class_column": cls, "grid_width": grid_width},
                       claims=declared, note=note, record=record,
                       apply_to=apply_to, source_rows={"table": order})
