@@ -76,7 +76,9 @@ def _budget_line(budget) -> str:
     from ppdp_gui.engine.privacy.ledger_types import units_note
     # units_note: empty for add/remove-only tables; else the total is for one record replaced (combined_total)
     from ppdp_gui.engine.claims import epsilon_text
-    line = f"ε spent on this table so far: {epsilon_text(budget.spent)} ({budget.spent}){units_note(budget)}"
+    shown = epsilon_text(budget.spent)
+    exact = "" if shown == str(budget.spent) else f" ({budget.spent})"  # the exact sum only when it differs
+    line = f"ε spent on this table so far: {shown}{exact}{units_note(budget)}"
     if budget.cap is not None:
         line += f"; cap {epsilon_text(budget.cap)}, remaining {epsilon_text(budget.remaining)}"
     return line

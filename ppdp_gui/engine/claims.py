@@ -38,6 +38,12 @@ def epsilon_text(value) -> str:
     return f"{float(value):.4g}"
 
 
+def k_text(k) -> str:
+    """k of a k-anonymity guarantee in the one spelling the plan, `ppdp run`, the window and a claim's words use:
+    "k = 5" (read from the declared `KAnonymity` claim, engine/mechanisms/kanon/family.py)."""
+    return f"k = {int(k)}"
+
+
 def unit_words(person: str | None, count: int | None = None) -> str:
     """What the syntactic claims count: "persons (patient_nbr)" when the table has a person column (Role.PERSON),
     else "rows". A person's rows that fall into several groups count in each of them: an attacker who knows one
@@ -65,7 +71,7 @@ class KAnonymity:
 
     def describe(self) -> str:
         return (f"{self.table}: every combination of {', '.join(self.columns)} is shared by at least {self.k} "
-                f"{unit_words(self.person, self.k)} (k-anonymity, k = {self.k})")
+                f"{unit_words(self.person, self.k)} (k-anonymity, {k_text(self.k)})")
 
     def to_json(self) -> dict:
         return {"claim": "k-anonymity", "table": self.table, "k": int(self.k), "columns": list(self.columns),

@@ -7,7 +7,7 @@ one formatter (`claims.epsilon_text`).
 
 from __future__ import annotations
 
-from ppdp_gui.engine.claims import epsilon_text
+from ppdp_gui.engine.claims import epsilon_text, k_text
 from ppdp_gui.engine.mechanisms.base import PrivacyCost
 
 
@@ -35,7 +35,7 @@ def cost_words(cost: PrivacyCost | None, person: str | None = None) -> str:
         return text
     if cost.k is not None:
         unit = "rows" if person is None else f"different persons ({person})"
-        text = f"k = {cost.k}: every published combination of the quasi-identifiers is shared by at least {cost.k} {unit}"
+        text = f"{k_text(cost.k)}: every published combination of the quasi-identifiers is shared by at least {cost.k} {unit}"
         return text + (f", each group with at least {cost.l} different sensitive values" if cost.l else "")
     return cost.describe(with_note=False)
 

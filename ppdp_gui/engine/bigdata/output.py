@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import ROWS, TableSource, literal, quote
-from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START
+from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START, neutral_text
 from ppdp_gui.engine.errors import DataError
 
 #: line ends of a written CSV / TSV, as the in-memory writer's (`writer.py`: lineterminator "\r\n")
@@ -162,3 +162,26 @@ def released_columns(data, table, plain: dict[str, str], neutral: dict[str, str]
             plain[spec.name] = col
             neutral[spec.name] = col if spec.kind == "numeric" else neutral_sql(col)
     return columns
+
+
+def joined_records(data, table: TableSource, names: list[str], tuples: str, alias: str, plain: dict[str, str],
+                   neutral: dict[str, str], tag: str, marker, order_by: str) -> "SqlRecords":
+    """The records of a release that recodes its quasi-identifiers through a small registered table `tuples`
+    (one row per combination of their texts, with the released labels): the source joined to it on one key, every
+    other column copied as read. Mondrian's tuples and global recoding's classes are such tables; the recount
+    reads the source's histogram instead of the file when one already counts every released column."""
+    join = tuple_join(table, names, tuples, alias)
+    columns = released_columns(data, table, plain, neutral)
+
+    def select(exprs: dict[str, str], neutral_names: bool) -> str:
+        cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
+        return f"SELECT {cols}{join}"
+
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    counted = None
+    if rows is not None:
+        weighted = tuple_join(table, names, tuples, alias, base=rows)
+        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
+        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
+    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
+                      counted_sql=counted, order_by=order_by)

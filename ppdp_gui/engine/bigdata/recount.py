@@ -25,7 +25,7 @@ from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
 from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
-from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
+from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness, k_text
 from ppdp_gui.engine.errors import CheckError
 
 
@@ -142,10 +142,10 @@ class Tally:
                     out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
                 elif (sizes < claim.k).any():
                     out.append(ClaimCheck(claim, False, f"{int((sizes < claim.k).sum())} group(s) have fewer than "
-                                                        f"k = {claim.k} rows (smallest {smallest})",
+                                                        f"{k_text(claim.k)} rows (smallest {smallest})",
                                           {"smallest group": float(smallest)}))
                 else:
-                    out.append(ClaimCheck(claim, True, f"every group has at least k = {claim.k} rows (smallest "
+                    out.append(ClaimCheck(claim, True, f"every group has at least {k_text(claim.k)} rows (smallest "
                                                        f"{smallest})", {"smallest group": float(smallest)}))
             elif isinstance(claim, Suppression):
                 s = counted[[c for c in marker_claims if c.columns].index(claim)][0] if claim.columns else 0

@@ -16,7 +16,7 @@ from typing import Any, Callable, ClassVar, Generator, Iterator, Literal, Mappin
 
 import pandas as pd
 
-from ppdp_gui.engine.claims import Neighbouring, Unit, dp_claim, epsilon_text
+from ppdp_gui.engine.claims import Neighbouring, Unit, dp_claim, epsilon_text, k_text
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import ParameterError
 
@@ -167,7 +167,7 @@ class PrivacyCost:
             if self.delta:
                 parts.append(f"δ = {float(self.delta):.3g}")
         if self.k is not None:
-            parts.append(f"k = {self.k}")
+            parts.append(k_text(self.k))
         if self.l:
             parts.append(f"l = {self.l}")
         if self.note and with_note:

@@ -97,6 +97,14 @@ class Plan:
         return self.mechanism.name
 
     @property
+    def claims(self) -> tuple:
+        """The guarantee the release will carry, declared before the run from the resolved parameters (the same
+        objects the release holds; its cost's k, l and ε are read from them)."""
+        if self.cost is None:
+            return ()
+        return tuple(self.mechanism.declared_claims(self.dataset, self.params))
+
+    @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.level == "error"]
 

@@ -16,6 +16,7 @@ on row counts).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -24,16 +25,21 @@ import pandas as pd
 from ppdp_gui.engine.claims import MAIN_TABLE, KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import CheckError, MechanismError
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+from ppdp_gui.engine.mechanisms.base import (ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.fragmentation import fmrmr
 from ppdp_gui.engine.mechanisms.fragmentation.anonymise import (STRATEGIES, enforce_all, enforce_diverse,
                                                                 join_violations, partition_all)
 from ppdp_gui.engine.mechanisms.fragmentation.diversity import join_shortfalls
 from ppdp_gui.engine.mechanisms.kanon import common
+from ppdp_gui.engine.mechanisms.kanon.family import KAnonMechanism
 from ppdp_gui.engine.mechanisms.kanon.common import GRID_PARAM, kanon_problems, unit_note, unit_sentence
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse
 from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
+
+#: the last table's FMRMR split (weak reference to the table, its key, the split): the window plans again at every
+#: change of k or ρ, and a new plan's mechanism is a new object, so the split is kept here, not on the mechanism
+_LAST_SPLIT: dict = {}
 
 AMBIGUOUS = "*"  # ρ-selectivity: a slot whose class is one of its group's published values, unknown which
 
@@ -83,7 +89,7 @@ def ec_level_classes(ec_sorted: np.ndarray, published: np.ndarray, values: np.nd
     return col
 
 
-class Fragmentation(Mechanism):
+class Fragmentation(KAnonMechanism):
     name = "Fragmentation"
     guarantee = "k-anonymity (per fragment)"
     summary = ("Splits the quasi-identifiers into fragments that each predict the class well, anonymises every "
@@ -174,6 +180,40 @@ class Fragmentation(Mechanism):
                                                                    p["strategy"] == "ρ-selectivity" else "")
         return PrivacyCost(k=p["k"], l=l, note=f"per fragment, joins on the class checked ({how})")
 
+    def split(self, data: Dataset, params: dict[str, Any]) -> fmrmr.Fragmentation | None:
+        """The FMRMR fragments of the quasi-identifiers (deterministic: the claims name them before the run and
+        the run publishes them), made once per table and parameters; None when `check` refuses the class or the
+        quasi-identifiers (it says why)."""
+        cls, qis = self._class(data, params), data.quasi_identifiers
+        if cls is None or cls not in data.frame.columns or cls in qis or len(qis) < params["n_fragments"] or \
+                data.frame[[*qis, cls]].isna().any().any():
+            return None
+        key = (cls, tuple(qis), params["n_fragments"])
+        made = _LAST_SPLIT.get("made")
+        if made is None or made[0]() is not data or made[1] != key:
+            numeric = {q for q in qis if data.spec(q).kind == "numeric"}
+            made = (weakref.ref(data), key, fmrmr.fragment_features(data.frame, qis, cls, params["n_fragments"],
+                                                                     numeric=numeric))
+            _LAST_SPLIT["made"] = made
+        return made[2]
+
+    def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
+        """k-anonymity (and with l ≥ 2 distinct l-diversity of the class) of every fragment on its own QIs."""
+        split = self.split(data, params)
+        if split is None:  # the plan and `run` refuse first (check)
+            raise MechanismError("Fragmentation: the class column or the quasi-identifiers cannot be split into "
+                                 "fragments; see the problems listed in the Mechanism step")
+        if split is None:
+            return ()
+        l, cls, person = params["l"], self._class(data, params), data.person_column
+        claims = []
+        for f, names in enumerate(split.fragments):
+            table = MAIN_TABLE if f == 0 else fragment_name(f)
+            claims.append(KAnonymity(params["k"], tuple(names), table=table, person=person))
+            if l and l > 1:
+                claims.append(LDiversity(l, "distinct", cls, tuple(names), table=table, person=person))
+        return tuple(claims)
+
     # -- run ------------------------------------------------------------------------------------------------
     def _run(self, data: Dataset, *, rng, k: int, l: int, strategy: str, rho: float, n_fragments: int,
              max_segments: int, class_column: str | None, grid_width: float) -> Iterator[Progress | Release]:
@@ -182,8 +222,10 @@ class Fragmentation(Mechanism):
         qis = data.quasi_identifiers
         use_l = bool(l and l > 1)
         yield Progress(0.05, "measuring mutual information")
-        numeric = {q for q in qis if data.spec(q).kind == "numeric"}
-        split = fmrmr.fragment_features(frame, qis, cls, n_fragments, numeric=numeric)
+        params = {"k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments,
+                  "max_segments": max_segments, "class_column": class_column, "grid_width": grid_width}
+        declared = self.declared_claims(data, params)
+        split = self.split(data, params)
         frags = [list(f) for f in split.fragments]
         others = [c.name for c in data.schema if c.name != cls and c.name not in qis and not c.role.never_released]
         extra = assign_other_columns(frame, frags, others)
@@ -244,13 +286,6 @@ class Fragmentation(Mechanism):
         rho_used = rho if strategy == "ρ-selectivity" and not use_l else None
         self._verify(tables, frag_meta, ecs, enforced, y, k, rho_used, l if use_l else 0,
                      None if persons is None else [persons[o] for o in orders], persons)
-        claims = []
-        for m in frag_meta:
-            claims.append(KAnonymity(k, tuple(m["quasi_identifiers"]), table=m["table"] if m["where"] != "table"
-                                     else MAIN_TABLE, person=person))
-            if use_l:
-                claims.append(LDiversity(l, "distinct", cls, tuple(m["quasi_identifiers"]),
-                                         table=m["table"] if m["where"] != "table" else MAIN_TABLE, person=person))
         per = "" if person is None else " of different persons (pairs of rows of one person count once)"
         record = {
             "quasi_identifiers": frag_meta[0]["quasi_identifiers"], "k": k, "l": l if use_l else None,
@@ -285,11 +320,10 @@ class Fragmentation(Mechanism):
         note.update(unit_note(person))
         note["fragments"] = [{"table": m["table"], "quasi_identifiers": m["quasi_identifiers"],
                               "other_columns": m["other_columns"], "groups": m["n_classes"]} for m in frag_meta]
-        yield Release(mechanism=self.name, table=tables[0], cost=self.cost(
-            {"k": k, "l": l, "strategy": strategy, "rho": rho}), params={
+        yield Release(mechanism=self.name, table=tables[0], cost=self.declared_cost(data, params), params={
             "k": k, "l": l, "strategy": strategy, "rho": rho, "n_fragments": n_fragments, "max_segments": max_segments,
             "class_column": cls,
-            "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
+            "grid_width": grid_width}, claims=declared, note=note, record=record,
             extra_tables={fragment_name(f): t for f, t in enumerate(tables) if f > 0},
             source_rows={(MAIN_TABLE if f == 0 else fragment_name(f)): o for f, o in enumerate(orders)})
 

@@ -31,8 +31,9 @@ from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.mechanisms.kanon.common import (flat_problem, passed_through, person_problems, unit_note,
                                                     unit_sentence)
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+from ppdp_gui.engine.mechanisms.base import (ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
+from ppdp_gui.engine.mechanisms.kanon.family import KAnonMechanism
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, encode, taxonomy_for
 from ppdp_gui.engine.mechanisms.kanon.models import DISTANCES, DIVERSITIES, PrivacyModels, SensitiveDistance
 from ppdp_gui.engine.mechanisms.kanon.quality import AGGREGATES, QUALITY_MODELS, Quality, aggregate, discernibility
@@ -107,9 +108,8 @@ def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> Sensitiv
                              taxonomy=spec.taxonomy)
 
 
-class GlobalRecoding(Mechanism):
+class GlobalRecoding(KAnonMechanism):
     name = "Global recoding"
-    guarantee = "k-anonymity"
     large_tables = True  # the lattice needs only the group-size histogram (kanon/globalrec_sql.py)
     summary = ("Generalises every quasi-identifier to one level of its taxonomy for all rows (e.g. age in 5-year "
                "bands) and suppresses the few rows that still stand out; the levels are the best the chosen "
@@ -212,6 +212,11 @@ class GlobalRecoding(Mechanism):
         if p["suppression"] > 0:
             parts.append(f"≤ {p['suppression']:g} % suppressed")
         return PrivacyCost(k=p["k"] if p["k"] > 1 else None, l=p["l"] if p["l"] > 1 else None, note=", ".join(parts))
+
+    def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
+        models = _models(params)
+        sens = _sensitive(data, params) if models.needs_sensitive else None
+        return tuple(_claims(data, params, models, list(data.quasi_identifiers), sens, data.person_column))
 
     # -- the run ---------------------------------------------------------------------------------------------
     def _prepare(self, data: Dataset, params: dict[str, Any]) -> tuple[Encoded, Evaluator, str | None]:
@@ -349,7 +354,7 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
     models = evaluate.models
     names = [q.name for q in enc.qis]
     n = enc.n_rows
-    claims = _claims(data, params, models, names, sens, data.person_column)
+    claims = mech.declared_claims(data, params)
     figures = node_figures(enc, evaluate, node)
     levels = dict(zip(names, node.levels))
     note = {"quasi_identifiers": names, "levels": levels, "k": models.k, **unit_note(data.person_column),
@@ -378,9 +383,9 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
             out[q.name] = texts
         return out
 
-    cost = mech.cost(params)
+    cost = mech.declared_cost(data, params)
     return Release(mechanism=mech.name, table=table, cost=cost, params=dict(params, sensitive=sens),
-                   claims=tuple(claims), note=note, record=record, warnings=tuple(warnings), apply_to=apply_to)
+                   claims=claims, note=note, record=record, warnings=tuple(warnings), apply_to=apply_to)
 
 
 def _claims(data: Dataset, params: dict[str, Any], models: PrivacyModels, names: list[str],
@@ -393,10 +398,12 @@ def _claims(data: Dataset, params: dict[str, Any], models: PrivacyModels, names:
         claims.append(LDiversity(models.l, models.diversity, sens, cols,
                                  c=models.c if models.diversity == "recursive" else None, person=person))
     if models.uses_t and sens:
-        tax = data.spec(sens).taxonomy
-        order = tuple(tax.leaf_values()) if (models.distance == "ordered" and data.spec(sens).kind != "numeric") \
-            else ()
-        hierarchy = tuple(tuple(p) for p in tax.to_paths()) if models.distance == "hierarchical" else ()
+        spec = data.spec(sens) if sens in data.frame.columns else None  # declared before `check` refuses a bad one
+        tax = None if spec is None else spec.taxonomy
+        order = tuple(tax.leaf_values()) if (tax is not None and models.distance == "ordered" and
+                                              spec.kind != "numeric") else ()
+        hierarchy = tuple(tuple(p) for p in tax.to_paths()) if tax is not None and models.distance == \
+            "hierarchical" else ()
         claims.append(TCloseness(models.t, sens, cols, models.distance, order=order, hierarchy=hierarchy,
                                  person=person))
     if models.max_risk > 0:

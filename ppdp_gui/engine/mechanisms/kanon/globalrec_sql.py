@@ -18,9 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
-                                            tuple_join)
-from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
+from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
+from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -72,19 +71,5 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
                                                  np.array([neutral_text(t) for t in labels], dtype=object)[at]))
         plain[q.name], neutral[q.name] = f"c.l{j}", f"c.s{j}"
     table.register(f"{tag}_classes", combos)
-    join = tuple_join(table, names, f"{tag}_classes", "c")
-    columns = released_columns(data, table, plain, neutral)
-
-    def select(exprs: dict[str, str], neutral_names: bool) -> str:
-        cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols}{join}"
-
-    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
-    counted = None
-    if rows is not None:
-        weighted = tuple_join(table, names, f"{tag}_classes", "c", base=rows)
-        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
-        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
-
-    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
-                      counted_sql=counted, order_by="ORDER BY c.gone, c.g, random()")
+    return joined_records(data, table, names, f"{tag}_classes", "c", plain, neutral, tag, marker,
+                          order_by="ORDER BY c.gone, c.g, random()")

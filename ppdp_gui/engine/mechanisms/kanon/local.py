@@ -32,10 +32,11 @@ import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.mechanisms.base import Mechanism, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.base import ReleaseShape
 from ppdp_gui.engine.mechanisms.kanon.common import (K_PARAM, n_published_classes, passed_through,
                                                     release_frame, unit_note, unit_sentence)
+from ppdp_gui.engine.mechanisms.kanon.family import KAnonMechanism
 from ppdp_gui.engine.mechanisms.kanon.models import distinct_per_class
 from ppdp_gui.engine.mechanisms.kanon.lattice import MAX_EXACT_NODES, Encoded, Lattice, _dense, encode
 
@@ -241,9 +242,8 @@ def publish_classes(enc: Encoded, cls: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return merged, nodes[first]
 
 
-class LocalRecoding(Mechanism):
+class LocalRecoding(KAnonMechanism):
     name = "Local recoding"
-    guarantee = "k-anonymity"
     summary = ("Every row keeps as much detail as it can: rows with common combinations stay exact, rare ones are "
                "generalised along their taxonomies only as far as needed for groups of at least k (local "
                "recoding, cheapest groups first; no row suppressed).")
@@ -268,7 +268,11 @@ class LocalRecoding(Mechanism):
     def cost(self, params: dict[str, Any]) -> PrivacyCost:
         return PrivacyCost(k=params["k"])
 
+    def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
+        return (KAnonymity(params["k"], tuple(data.quasi_identifiers), person=data.person_column),)
+
     def _run(self, data: Dataset, *, rng, k: int) -> Iterator[Progress | Release]:
+        declared = self.declared_claims(data, {"k": k})
         yield Progress(0.02, "coding quasi-identifiers")
         enc = encode(data, data.quasi_identifiers, None)
         cls = None
@@ -300,8 +304,8 @@ class LocalRecoding(Mechanism):
         note = {"quasi_identifiers": names, "k": k, **unit_note(person), "groups": groups,
                 "recoding": "local (cheapest groups first)"}
         record = {**note, "intervals": intervals, "domains": domains, "classes before merging labels": int(len(nodes))}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}), params={"k": k},
-                      claims=(KAnonymity(k, tuple(names), person=person),), note=note, record=record,
+        yield Release(mechanism=self.name, table=table, cost=self.declared_cost(data, {"k": k}), params={"k": k},
+                      claims=declared, note=note, record=record,
                       source_rows={"table": order})
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:

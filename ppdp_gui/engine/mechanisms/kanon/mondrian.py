@@ -18,19 +18,19 @@ from ppdp_gui.engine.bigdata.source import is_large
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.base import (Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release,
+from ppdp_gui.engine.mechanisms.base import (ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, kanon_problems, kanon_shape, n_published_classes,
                                                     passed_through, release_frame,
                                                     unit_note, resolve_sensitive)
 from ppdp_gui.engine.mechanisms.kanon import common
+from ppdp_gui.engine.mechanisms.kanon.family import KAnonMechanism
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import is_l_diverse, partition
 from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 
 
-class Mondrian(Mechanism):
+class Mondrian(KAnonMechanism):
     name = "Mondrian"
-    guarantee = "k-anonymity"
     summary = ("Groups similar records into boxes of at least k and publishes each box's ranges/groups, so any "
                "record matches at least k-1 others on the quasi-identifiers.")
     params = (
@@ -84,11 +84,24 @@ class Mondrian(Mechanism):
         note = f"{p['diversity']} l-diversity" if l else ""
         return PrivacyCost(k=p["k"], l=l, note=note)
 
+    def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
+        names = tuple(data.quasi_identifiers)
+        person = data.person_column
+        l = params["l"]
+        sens = resolve_sensitive(data, params)
+        claims = [KAnonymity(params["k"], names, person=person)]
+        if l and l > 1 and sens:
+            claims.append(LDiversity(l, params["diversity"], sens, names, person=person))
+        return tuple(claims)
+
     def _run(self, data: Dataset, *, rng, k: int, mode: str, l: int, diversity: str, sensitive: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
         yield Progress(0.05, "coding quasi-identifiers")
+        params = {"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sensitive,
+                  "grid_width": grid_width}
+        declared, cost = self.declared_claims(data, params), self.declared_cost(data, params)
         if is_large(data):
-            yield self._release_large(data, k, mode, grid_width)
+            yield self._release_large(data, k, mode, grid_width, declared, cost)
             return
         qis = [code_quasi_identifier(data, name, grid_width) for name in data.quasi_identifiers]
         sens = resolve_sensitive(data, {"l": l, "sensitive": sensitive})
@@ -105,21 +118,19 @@ class Mondrian(Mechanism):
         order = perm[np.argsort(labels[perm], kind="stable")]
         table = release_frame(data, published, order)
         names = [q.name for q in qis]
-        claims = [KAnonymity(k, tuple(names), person=person)]
-        if use_l:
-            claims.append(LDiversity(l, diversity, sens, tuple(names), person=person))
         note = {"quasi_identifiers": names, "k": k, **unit_note(person), "l": l if use_l else None,
                 "sensitive": sens if use_l else None, "diversity": diversity if use_l else None, "mode": mode,
                 "generalisation": {q.name: q.how for q in qis},
                 "groups": n_published_classes(table, names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": l, "diversity": diversity}),
+        yield Release(mechanism=self.name, table=table, cost=cost,
                       params={"k": k, "mode": mode, "l": l, "diversity": diversity, "sensitive": sens,
-                              "grid_width": grid_width}, claims=tuple(claims), note=note, record=record,
+                              "grid_width": grid_width}, claims=declared, note=note, record=record,
                       source_rows={"table": order})
 
-    def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float) -> Release:
+    def _release_large(self, data: Dataset, k: int, mode: str, grid_width: float, claims: tuple,
+                       cost: PrivacyCost) -> Release:
         """Strict Mondrian on the weighted QI tuples of a large table; the rows are a SQL query."""
         from ppdp_gui.engine.mechanisms.kanon.mondrian_sql import run_large
         qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
@@ -129,9 +140,9 @@ class Mondrian(Mechanism):
                 "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}
-        return Release(mechanism=self.name, table=table, cost=self.cost({"k": k, "l": 0, "diversity": "distinct"}),
+        return Release(mechanism=self.name, table=table, cost=cost,
                        params={"k": k, "mode": mode, "l": 0, "diversity": "distinct", "sensitive": None,
-                               "grid_width": grid_width}, claims=(KAnonymity(k, tuple(names)),), note=note,
+                               "grid_width": grid_width}, claims=claims, note=note,
                        record=record, records=records)
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:

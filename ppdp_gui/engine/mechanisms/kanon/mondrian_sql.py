@@ -25,9 +25,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.output import (SqlRecords, counted_rows, labels_column, released_columns,
-                                            tuple_join)
-from ppdp_gui.engine.bigdata.source import ROWS, quote, typed_values
+from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
+from ppdp_gui.engine.bigdata.source import quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
@@ -83,24 +82,10 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
         frame[f"l{j}"] = labels_column(lab)
         frame[f"s{j}"] = labels_column([neutral_text(t) for t in lab])
     table.register(f"{tag}_tuples", frame)
-    join = tuple_join(table, names, f"{tag}_tuples", "t")
     plain = {n: f"t.l{j}" for j, n in enumerate(names)}
     neutral = {n: f"t.s{j}" for j, n in enumerate(names)}
-    columns = released_columns(data, table, plain, neutral)
-
-    def select(exprs, neutral_names: bool) -> str:
-        cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols}{join}"
-
-    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
-    counted = None
-    if rows is not None:
-        weighted = tuple_join(table, names, f"{tag}_tuples", "t", base=rows)
-        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
-        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
-
-    return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=None,
-                      counted_sql=counted, order_by="ORDER BY t.g, random()")
+    return joined_records(data, table, names, f"{tag}_tuples", "t", plain, neutral, tag, None,
+                          order_by="ORDER BY t.g, random()")
 
 
 def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:

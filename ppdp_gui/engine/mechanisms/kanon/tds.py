@@ -21,11 +21,12 @@ import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity
 from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.base import Mechanism, ParamSpec, PrivacyCost, Problem, Progress, Release
+from ppdp_gui.engine.mechanisms.base import ParamSpec, PrivacyCost, Problem, Progress, Release
 from ppdp_gui.engine.mechanisms.kanon.common import (GRID_PARAM, K_PARAM, count_units, kanon_problems, kanon_shape,
                                                     n_published_classes, passed_through,
                                                     release_frame, unit_note)
 from ppdp_gui.engine.mechanisms.kanon import common
+from ppdp_gui.engine.mechanisms.kanon.family import KAnonMechanism
 from ppdp_gui.engine.data.qi_coding import QICode, code_quasi_identifier
 from ppdp_gui.engine.taxonomy.order import natural_key
 
@@ -168,9 +169,8 @@ def _regroup(columns: list[_Column]) -> np.ndarray:
     return np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
-class TDS(Mechanism):
+class TDS(KAnonMechanism):
     name = "TDS"
-    guarantee = "k-anonymity"
     summary = ("Top-down specialisation: starts fully generalised and refines the quasi-identifiers that best "
                "predict the class while every group keeps at least k rows (one cut per column).")
     params = (
@@ -201,8 +201,13 @@ class TDS(Mechanism):
     def cost(self, params: dict[str, Any]) -> PrivacyCost:
         return PrivacyCost(k=params["k"])
 
+    def claims_for(self, data: Dataset, params: dict[str, Any]) -> tuple:
+        return (KAnonymity(params["k"], tuple(data.quasi_identifiers), person=data.person_column),)
+
     def _run(self, data: Dataset, *, rng, k: int, class_column: str | None,
              grid_width: float) -> Iterator[Progress | Release]:
+        params = {"k": k, "class_column": class_column, "grid_width": grid_width}
+        declared = self.declared_claims(data, params)
         cls = class_column or data.class_column
         qnames = data.quasi_identifiers
         codes = [code_quasi_identifier(data, name, grid_width) for name in qnames]
@@ -248,9 +253,9 @@ class TDS(Mechanism):
                 "specialisations": steps, "class_column": cls, "cut": cut,
                 "generalisation": {c.name: c.how for c in codes}}
         record = {**note, "intervals": intervals, "domains": {c.name: list(c.domain) for c in codes}}
-        yield Release(mechanism=self.name, table=table, cost=self.cost({"k": k}),
+        yield Release(mechanism=self.name, table=table, cost=self.declared_cost(data, params),
                       params={"k": k, "class_column": cls, "grid_width": grid_width},
-                      claims=(KAnonymity(k, tuple(qnames), person=person),), note=note, record=record,
+                      claims=declared, note=note, record=record,
                       apply_to=apply_to, source_rows={"table": order})
 
     def measures(self, release: Release, train: Dataset, test: Dataset | None) -> dict[str, float]:
