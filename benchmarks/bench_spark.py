@@ -2,7 +2,7 @@
 
     python benchmarks/bench_spark.py --rows 1000000               # 10⁶ rows, Spark local[2] beside DuckDB
     python benchmarks/bench_spark.py --rows 10000000 --data-dir /tmp/big   # 10⁷ rows (long on Spark), with
-      Spark's default driver memory: the row hashes are computed on the executors and the released rows streamed
+      SPARK_CONF_DIR with `spark.driver.memory 6g`: the row hashes no longer need it, the export still does
 
 Each release runs in its own process through the publish path of `ppdp run --engine …` (load, plan,
 run_release with a ledger, export with the recount on the written file), on the table
