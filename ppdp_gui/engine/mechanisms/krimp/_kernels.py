@@ -199,8 +199,13 @@ def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
 @njit(cache=True, inline="always")
 def _slot(r, key, rowct, rowlen):
     """First slot of row r whose element is at or after cover position `key` (slots are in cover order)."""
+    return _first_at(r, key, rowct, rowlen[r])
+
+
+@njit(cache=True, inline="always")
+def _first_at(r, key, rowct, hi):
+    """Binary search among row r's first `hi` slots (in cover order) for the first at or after `key`."""
     lo = 0
-    hi = rowlen[r]
     while lo < hi:
         mid = (lo + hi) >> 1
         if rowct[r, mid] >> 1 < key:
@@ -220,15 +225,7 @@ def _merge_pending(r, rowct, rowlen, npend):
     n = rowlen[r]
     for q in range(n - p, n):
         v = rowct[r, q]
-        key = v >> 1
-        lo = 0
-        hi = q
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if rowct[r, mid] >> 1 < key:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = _first_at(r, v >> 1, rowct, q)
         for s in range(q, lo, -1):
             rowct[r, s] = rowct[r, s - 1]
         rowct[r, lo] = v
