@@ -27,9 +27,8 @@ How a candidate X is tested without visiting every row that contains it (no per-
   squeezed out when a row is walked on commit or is full.
 Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
-Sizes follow the original release: with usage u_e > 0 for the k used elements, S = Σ u_e,
-L(D, CT) = Σ_e [stdlen(e) − (u_e + 1)·log2 u_e] + (S + k)·log2 S, and the tests below compare the exact change of
-that sum (a candidate is kept iff it shrinks, an element pruned iff removing it does not grow it).
+Sizes follow the original release (`_sizes`: L(D, CT) and its exact change): a candidate is kept iff it shrinks
+the encoded size, an element pruned iff removing it does not grow it.
 """
 
 from __future__ import annotations
@@ -38,26 +37,11 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-ONE = np.uint64(1)
-ZERO = np.uint64(0)
+from ppdp_gui.engine.mechanisms.krimp._sizes import ONE, ZERO, _apply, _clear, _singletons, _size_change, _touch
 
 # status codes returned by run_candidates
 DONE = 0
 GROW = 1  # a row's slot array is full: enlarge `rowct` and call again from `next`
-
-
-@njit(cache=True, inline="always")
-def _g(u, std):
-    if u <= 0:
-        return 0.0
-    return std - (u + 1.0) * np.log2(u)
-
-
-@njit(cache=True, inline="always")
-def _f(S, k):
-    if S <= 0:
-        return 0.0
-    return (S + k) * np.log2(S)
 
 
 @njit(cache=True, inline="always")
@@ -66,81 +50,6 @@ def _subset(a, b, W):
         if a[w] & ~b[w]:
             return False
     return True
-
-
-@njit(cache=True, inline="always")
-def _touch(e, d, delta, touched, nt):
-    """Add d to e's usage change; `touched` lists each changed element once (touched[-1 - e] marks it)."""
-    if touched[touched.shape[0] - 1 - e] == 0:
-        touched[touched.shape[0] - 1 - e] = 1
-        touched[nt] = e
-        nt += 1
-    delta[e] += d
-    return nt
-
-
-@njit(cache=True, inline="always")
-def _singletons(old, new, W, s0, delta, touched, nt):
-    """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
-    for w in range(W):
-        gone = old[w] & ~new[w]
-        came = new[w] & ~old[w]
-        while gone:
-            nt = _touch(s0 + w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
-            gone &= gone - ONE
-        while came:
-            nt = _touch(s0 + w * 64 + trailing_zeros(came), 1, delta, touched, nt)
-            came &= came - ONE
-    return nt
-
-
-@njit(cache=True)
-def _clear(delta, touched, nt):
-    for i in range(nt):
-        e = touched[i]
-        delta[e] = 0
-        touched[touched.shape[0] - 1 - e] = 0
-
-
-@njit(cache=True)
-def _size_change(delta, touched, nt, usage, estd, tot):
-    """Exact change of L(D, CT) for the usage changes in `delta` (tot = [S, k])."""
-    dL = 0.0
-    dS = 0
-    dk = 0
-    for i in range(nt):
-        e = touched[i]
-        d = delta[e]
-        if d == 0:
-            continue
-        u = usage[e]
-        v = u + d
-        dL += _g(v, estd[e]) - _g(u, estd[e])
-        dS += d
-        if u == 0 and v > 0:
-            dk += 1
-        elif u > 0 and v == 0:
-            dk -= 1
-    S = tot[0]
-    k = tot[1]
-    return dL + _f(S + dS, k + dk) - _f(S, k)
-
-
-@njit(cache=True)
-def _apply(delta, touched, nt, usage, tot):
-    for i in range(nt):
-        e = touched[i]
-        d = delta[e]
-        if d == 0:
-            continue
-        u = usage[e]
-        v = u + d
-        tot[0] += d
-        if u == 0 and v > 0:
-            tot[1] += 1
-        elif u > 0 and v == 0:
-            tot[1] -= 1
-        usage[e] = v
 
 
 # ---- the cover of one row ---------------------------------------------------------------------------------------
@@ -544,21 +453,6 @@ def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, de
                 _clear(delta, touched, ntr)
             i += 1
     return DONE, stop
-
-
-@njit(cache=True)
-def total_size(usage, estd):
-    """L(D, CT) from scratch: Σ over used elements of stdlen − (u+1)·log2 u, plus (S + k)·log2 S."""
-    S = 0
-    k = 0
-    L = 0.0
-    for e in range(usage.shape[0]):
-        u = usage[e]
-        if u > 0:
-            S += u
-            k += 1
-            L += _g(u, estd[e])
-    return L + _f(S, k)
 
 
 @njit(cache=True)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ppdp_gui.engine.mechanisms.base import Progress
 from ppdp_gui.engine.mechanisms.krimp import _kernels as K
+from ppdp_gui.engine.mechanisms.krimp._sizes import total_size
 from ppdp_gui.engine.mechanisms.krimp.encoding import ItemTable
 from ppdp_gui.engine.mechanisms.krimp.mining import Candidates, internal_ids, item_supports, standard_order
 
@@ -192,7 +193,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     mark = np.zeros(E, dtype=np.uint8)
     plist = np.zeros(C + 1, dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
-    L_ST = float(K.total_size(usage, estd))
+    L_ST = float(total_size(usage, estd))
     start = 0
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
