@@ -54,6 +54,14 @@ class SqlRecords:
     #: the same query over the rows already counted (the source's histogram of every released column, each
     #: distinct row once with its count in ROWS), when the source holds one: the recount then reads it, not the file
     counted_sql: str | None = None
+    #: the table's person column (never written) and, for the recounts, what lines a row up with its person:
+    #: `person_sql` the rows with their person's hash (bigdata/persons.py) as PERSON, `from_sql` the FROM of the
+    #: query, `written_exprs` each released column as written (CSV: neutralised) for the alignment check
+    person: str | None = None
+    person_sql: str | None = None
+    person_hash: str | None = None
+    from_sql: str = ""
+    written_exprs: dict = field(default_factory=dict)
     _tally: tuple | None = field(default=None, repr=False, compare=False)
 
     def select(self, neutral: bool = False, ordered: bool = False) -> str:
@@ -69,14 +77,42 @@ class SqlRecords:
         """One GROUP BY over the query by the claims' and the QI columns, with the rows' hash sums (cached: asked
         again without claims, or with the same ones, it is not read again). Over `counted_sql` when there is
         one: the same labels, joins and casts on each distinct source row, weighted by its rows."""
+        from ppdp_gui.engine.bigdata.persons import PERSON
         from ppdp_gui.engine.bigdata.recount import tally
         claims = list(claims or [])
         if self._tally is None or (claims and claims != self._tally[0]):
             counted = self.counted_sql is not None
-            self._tally = (claims, tally(self.source.con, f"({self.counted_sql if counted else self.plain_sql})",
-                                         claims, extra=self.qis, hash_columns=self.columns, as_text=self.qis,
-                                         weight=quote(ROWS) if counted else None))
+            rows = self.counted_sql if counted else (self.person_sql or self.plain_sql)
+            self._tally = (claims, tally(self.source.con, f"({rows})", claims, extra=self.qis,
+                                         hash_columns=self.columns, as_text=self.qis,
+                                         weight=quote(ROWS) if counted else None, person=self.person,
+                                         person_hash=quote(PERSON) if self.person else None))
         return self._tally[1]
+
+    def tally_written(self, con, relation: str, claims, name=None):
+        """The claims' counts on the written file read back (`relation`, on `con`). With a person column the
+        file's i-th row is given the person of the i-th row of the written order (the query sorted as `copy_to`
+        sorted it, whose ties are rows equal in every column and person: bigdata/persons.py), and every column
+        is compared with what was written there, so a file out of line fails the per-person claims."""
+        from ppdp_gui.engine.bigdata.recount import tally
+        if self.person is None:
+            return tally(con, relation, claims, name=name)
+        if con is not self.source.con:  # the file is read elsewhere than the query runs (Spark)
+            return tally(con, relation, claims, name=name, person=self.person)
+        from ppdp_gui.engine.bigdata.persons import PERSON
+        neutral = name is not None
+        exprs = [self.written_exprs[c][1 if neutral else 0] for c in self.columns]
+        q = (f"SELECT {self.person_hash} AS {quote(PERSON)}, "
+             + "".join(f"{e} AS a{i}, " for i, e in enumerate(exprs))
+             + f"row_number() OVER ({self.order_by}) AS ppdp_pos__{self.from_sql}")
+        same = " AND ".join(f"COALESCE(CAST(f.{quote(name(c) if neutral else c)} AS VARCHAR), '') = "
+                            f"COALESCE(CAST(q.a{i} AS VARCHAR), '')" for i, c in enumerate(self.columns)) or "TRUE"
+        joined = (f"(SELECT f.*, q.{quote(PERSON)}, (q.ppdp_pos__ IS NOT NULL AND {same}) AS ppdp_aligned__ "
+                  f"FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM {relation}) AS f "
+                  f"LEFT JOIN ({q}) AS q ON q.ppdp_pos__ = f.ppdp_pos__)")
+        with self.source.file_order():
+            return tally(con, joined, claims, name=name, person=self.person, person_hash=quote(PERSON),
+                         aligned="ppdp_aligned__")
 
     @property
     def n_rows(self) -> int:
@@ -87,6 +123,31 @@ class SqlRecords:
         if not self.qis:
             return np.array([self.n_rows], dtype=np.int64)
         return self.tally().group_sizes(list(self.qis), self.marker)
+
+    def person_risk(self, threshold: float = 0.1):
+        """`metrics.person_risk.unit_risk` in SQL (custodian figures): a patient's risk is one over the distinct
+        persons of the most exposed group their kept rows fall in; suppressed rows are no group (unless every row
+        is). Two GROUP BYs over the rows with their persons."""
+        from ppdp_gui.engine.bigdata.persons import PERSON
+        from ppdp_gui.engine.metrics.person_risk import UnitRisk
+        t = self.tally()
+        g = f"hash({', '.join(f'CAST({quote(q)} AS VARCHAR)' for q in self.qis)})" if self.qis else "0"
+        where = ""
+        if self.marker is not None and self.qis:
+            eq = t.marked(t.frame, list(self.qis), self.marker)[0]
+            if int(t.frame["n"][eq].sum()) < t.total:
+                where = " WHERE NOT (" + " AND ".join(f"COALESCE(CAST({quote(q)} AS VARCHAR) = {literal(self.marker)}, "
+                                                      "FALSE)" for q in self.qis) + ")"
+        pairs = f"SELECT DISTINCT {g} AS g, {quote(PERSON)} AS p FROM ({self.person_sql}) AS r{where}"
+        sql = (f"WITH pairs AS ({pairs}), sizes AS (SELECT g, COUNT(*) AS n FROM pairs GROUP BY g), "
+               "per AS (SELECT pairs.p, MAX(1.0 / sizes.n) AS r FROM pairs JOIN sizes ON sizes.g = pairs.g "
+               "GROUP BY pairs.p) "
+               f"SELECT COUNT(*), (SELECT COUNT(*) FROM sizes), MAX(r), AVG(r), "
+               f"AVG(CASE WHEN r > {float(threshold)!r} THEN 1.0 ELSE 0.0 END) FROM per")
+        units, classes, highest, average, at_risk = self.source.run(sql)[0]
+        if not units:
+            return UnitRisk(0, 0, 0.0, 0.0, 0.0, threshold)
+        return UnitRisk(int(units), int(classes), float(highest), float(average), float(at_risk), threshold)
 
     def digest(self) -> str:
         """An order-independent digest: the row count and the sum of DuckDB's row hashes (as HUGEINT)."""
@@ -172,16 +233,28 @@ def joined_records(data, table: TableSource, names: list[str], tuples: str, alia
     reads the source's histogram instead of the file when one already counts every released column."""
     join = tuple_join(table, names, tuples, alias)
     columns = released_columns(data, table, plain, neutral)
+    person = data.person_column  # the checker's own reading of persons: never the mechanism's
+    hashed = None
+    if person is not None:
+        from ppdp_gui.engine.bigdata.persons import PERSON, person_hash_sql
+        hashed = person_hash_sql(table, person, "s")
+        # a written order that is the same on every reading: ties are rows equal in every column and person
+        shown = ", ".join(plain[c] for c in columns)
+        order_by = order_by.replace("random()", f"hash({shown}), {shown}, {hashed}")
 
-    def select(exprs: dict[str, str], neutral_names: bool) -> str:
+    def select(exprs: dict[str, str], neutral_names: bool, extra: str = "") -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols}{join}"
+        return f"SELECT {cols}{extra}{join}"
 
-    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
+    rows = counted_rows(table, columns + ([person] if person else []), f"{tag}_rows")  # the recount reads them
     counted = None
     if rows is not None:
         weighted = tuple_join(table, names, tuples, alias, base=rows)
         cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
-        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
+        extra = f", {hashed} AS {quote(PERSON)}" if person else ""
+        counted = f"SELECT {cols}{extra}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
-                      counted_sql=counted, order_by=order_by)
+                      counted_sql=counted, order_by=order_by, person=person,
+                      person_sql=select(plain, False, f", {hashed} AS {quote(PERSON)}") if person else None,
+                      person_hash=hashed, from_sql=join,
+                      written_exprs={c: (plain[c], neutral[c]) for c in columns})

@@ -25,7 +25,7 @@ from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
 from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
-from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness, k_text
+from ppdp_gui.engine.claims import PER_PERSON, RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness, k_text
 from ppdp_gui.engine.errors import CheckError
 
 
@@ -46,13 +46,20 @@ def recount(con, relation: str, claims: Iterable, *, name: Callable[[str], str] 
 
 def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | None = None,
           extra: Iterable[str] = (), hash_columns: Iterable[str] | None = None, as_text: Iterable[str] = (),
-          weight: str | None = None) -> "Tally":
+          weight: str | None = None, person: str | None = None, person_hash: str | None = None,
+          aligned: str | None = None) -> "Tally":
     """One `GROUP BY` over `relation`: the rows per combination (as text) of every column a recountable claim
     reads, plus `extra` columns (released names, passed through `name` like the claims'); with `hash_columns`,
     also the per-combination sum of DuckDB's row hashes (the records' digest; the columns `as_text` hashed as
     their text, so a label held as an ENUM hashes as the same VARCHAR). Every claim is then recounted
     from this small result, so the relation is read once, however many claims there are. With `weight`, each
-    row of the relation stands for that many rows (a histogram)."""
+    row of the relation stands for that many rows (a histogram).
+
+    Persons: `person` names the table's person column and `person_hash` the relation's column holding each row's
+    person (bigdata/persons.py); the same pass then also counts distinct persons per combination, and a claim
+    grouping on fewer columns asks one more `COUNT(DISTINCT …) GROUP BY` of its own (`Tally.persons`). `aligned`:
+    a boolean column, false where a row's person could not be lined up (the written file: `SqlRecords.written`);
+    any such row fails every per-person claim."""
     import duckdb
     name = name or (lambda t: t)
     claims = [c for c in claims if isinstance(c, RECOUNTED)]
@@ -70,83 +77,156 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
         hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
         times = f" * {weight}" if weight else ""
         select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS h")
-    sql = f"SELECT {', '.join(select)} FROM {relation} AS r"
-    sql += f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
-    try:
-        got = con.execute(sql).df()
-    except duckdb.Error as exc:
-        raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
+    if person_hash is not None:
+        select.append(f"COUNT(DISTINCT {person_hash}) AS p")
+    if aligned is not None:
+        select.append(f"SUM(CASE WHEN {aligned} THEN 0 ELSE 1 END) AS bad")
+    group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
+
+    def read(sql: str) -> pd.DataFrame:
+        try:
+            return con.execute(sql).df()
+        except duckdb.Error as exc:
+            raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
+
+    got = read(f"SELECT {', '.join(select)} FROM {relation} AS r{group}")
     got = got[got["n"].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
     hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
     frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
     frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame
-    return Tally(frame, int(frame["n"].sum()), name, hash_sum)
+    counter = None
+    if person_hash is not None:
+        def counter(columns: list[str]) -> pd.DataFrame:
+            """Distinct persons per combination of `columns` (released names), one pass."""
+            if set(columns) == set(cols):
+                return frame[list(columns) + ["p"]].rename(columns={"p": "n"})
+            k = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(columns)]
+            by = f" GROUP BY {', '.join(str(i + 1) for i in range(len(k)))}" if k else ""
+            out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS n'])} FROM {relation} AS r{by}")
+            out = out[out["n"].fillna(0) > 0].reset_index(drop=True)
+            out = out.rename(columns={f"k{i}": c for i, c in enumerate(columns)})
+            return out.astype({c: object for c in columns}).where(out.notna(), None) if columns else out
+    bad = int(got["bad"].sum()) if aligned is not None and len(got) else 0
+    return Tally(frame, int(frame["n"].sum()), name, hash_sum, person=person, count_persons=counter,
+                 misaligned=bad)
 
 
 @dataclass
 class Tally:
     """Rows per combination of the claims' columns (text; None for a missing cell), read in one pass."""
 
-    frame: pd.DataFrame  # the columns by released name, and n (rows); h when hashed
+    frame: pd.DataFrame  # the columns by released name, and n (rows); h when hashed; p (persons) with persons
     total: int
     name: Callable[[str], str]
     hash_sum: int | None = None
+    #: the table's person column (None: it has none, one row is one unit)
+    person: str | None = None
+    #: distinct persons per combination of some columns (None: the rows' persons are not known here)
+    count_persons: Callable[[list[str]], pd.DataFrame] | None = None
+    #: rows whose person could not be lined up (the written file read back against the query)
+    misaligned: int = 0
 
-    def marked(self, columns: list[str], marker: str) -> tuple[np.ndarray, np.ndarray]:
+    def __post_init__(self) -> None:
+        self._persons: dict[tuple, pd.DataFrame] = {}
+
+    def persons(self, columns: list[str]) -> pd.DataFrame:
+        """Distinct persons per combination of `columns` (a frame of the columns and n), counted once."""
+        key = tuple(columns)
+        if key not in self._persons:
+            self._persons[key] = self.count_persons(list(columns))
+        return self._persons[key]
+
+    @staticmethod
+    def marked(frame: pd.DataFrame, columns: list[str], marker: str) -> tuple[np.ndarray, np.ndarray]:
         """Per combination, as SQL's `col = marker AND …`: (true, false); both false where it is NULL."""
-        eq = np.ones(len(self.frame), dtype=bool)
-        differs = np.zeros(len(self.frame), dtype=bool)
+        eq = np.ones(len(frame), dtype=bool)
+        differs = np.zeros(len(frame), dtype=bool)
         for c in columns:
-            v = self.frame[c]
+            v = frame[c]
             present = v.notna().to_numpy()
             same = (v == marker).to_numpy(dtype=bool) & present
             eq &= same
             differs |= present & ~same
         return eq, differs
 
-    def sizes(self, columns: list[str], rows: np.ndarray | None = None) -> pd.DataFrame:
-        """Rows per group of `columns` (among `rows`): a frame of the columns and n."""
-        f = self.frame if rows is None else self.frame[rows]
+    @staticmethod
+    def sizes(frame: pd.DataFrame, columns: list[str], rows: np.ndarray | None = None) -> pd.DataFrame:
+        """Units (the frame's n) per group of `columns` (among `rows`): a frame of the columns and n."""
+        f = frame if rows is None else frame[rows]
         if not columns:
             return pd.DataFrame({"n": [int(f["n"].sum())]}) if len(f) else pd.DataFrame({"n": []})
         return f.groupby(columns, dropna=False, sort=False)["n"].sum().reset_index()
 
     def group_sizes(self, qis: list[str], marker: str | None) -> np.ndarray:
-        """`SqlRecords.group_sizes`: rows per released group, the rows with the marker in every QI left out."""
-        rows = None if marker is None else ~self.marked(qis, marker)[0]
-        return self.sizes(qis, rows)["n"].to_numpy(dtype=np.int64)
+        """`SqlRecords.group_sizes`: units per released group (persons when the table has a person column and
+        they are known, else rows), the rows with the marker in every QI left out."""
+        frame = self.persons(list(qis)) if self.person is not None and self.count_persons is not None \
+            else self.frame
+        rows = None if marker is None else ~self.marked(frame, qis, marker)[0]
+        return self.sizes(frame, qis, rows)["n"].to_numpy(dtype=np.int64)
+
+    def _person_problem(self, claim) -> str | None:
+        """Why a claim cannot be recounted in the unit it states (None: it can), as engine.checks says it."""
+        if not isinstance(claim, PER_PERSON):
+            return None
+        stated = getattr(claim, "person", None)
+        if self.person is None:
+            return None if stated is None else (f"the claim counts persons ({stated}) but the table has no person "
+                                                "column to recount them with")
+        if stated != self.person:
+            if stated is None:
+                return (f"the release counts rows, but the table has a person column ({self.person}): several rows "
+                        "of one person could make up a group, so the promise does not hold for persons")
+            return f"the claim counts persons by {stated!r}, but the table's person column is {self.person!r}"
+        if self.count_persons is None:
+            return f"the person ids ({self.person}) of the released rows are not known, so persons cannot be recounted"
+        if self.misaligned:
+            return (f"the person ids ({self.person}) of {self.misaligned:,} written rows could not be lined up with "
+                    "the rows of the release, so persons cannot be recounted")
+        return None
 
     def checks(self, claims: Iterable) -> list[ClaimCheck]:
         name = self.name
         claims = [c for c in claims if isinstance(c, RECOUNTED)]
         marker_claims = [c for c in claims if isinstance(c, Suppression)]
         total = self.total
-        marks = [self.marked([name(x) for x in c.columns], name(c.marker)) for c in marker_claims if c.columns]
+        marks = [self.marked(self.frame, [name(x) for x in c.columns], name(c.marker))
+                 for c in marker_claims if c.columns]
         counted = [(int(self.frame["n"][eq].sum()), differs) for eq, differs in marks]
         # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
-        keep = np.ones(len(self.frame), dtype=bool)
-        for n_marked, differs in counted:
-            if n_marked < total:
-                keep &= differs
+        applied = [([name(x) for x in c.columns], name(c.marker)) for c, (n_marked, _) in
+                   zip([c for c in marker_claims if c.columns], counted) if n_marked < total]
+
+        def kept(frame: pd.DataFrame) -> np.ndarray:
+            keep = np.ones(len(frame), dtype=bool)
+            for columns, marker in applied:
+                keep &= self.marked(frame, columns, marker)[1]
+            return keep
+
         out = []
         for claim in claims:
-            if getattr(claim, "person", None) is not None:  # the large-table engine refuses a person column
-                out.append(ClaimCheck(claim, False, f"persons ({claim.person}) cannot be recounted by the "
-                                                    "large-table engine: it counts rows"))
+            problem = self._person_problem(claim)
+            if problem:
+                out.append(ClaimCheck(claim, False, problem))
                 continue
+            per_person = isinstance(claim, PER_PERSON) and getattr(claim, "person", None) is not None
             cols = [name(c) for c in getattr(claim, "columns", ())]
+            unit = f"persons ({claim.person})" if per_person else "rows"
             if isinstance(claim, KAnonymity):
-                sizes = self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)
+                frame = self.persons(cols) if per_person else self.frame
+                sizes = self.sizes(frame, cols, kept(frame))["n"].to_numpy(dtype=np.int64)
                 smallest = int(sizes.min()) if sizes.size else 0
+                figures = {"smallest group": float(smallest)}
+                if per_person:
+                    figures["smallest group (persons)"] = float(smallest)
                 if sizes.size == 0:
                     out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
                 elif (sizes < claim.k).any():
                     out.append(ClaimCheck(claim, False, f"{int((sizes < claim.k).sum())} group(s) have fewer than "
-                                                        f"{k_text(claim.k)} rows (smallest {smallest})",
-                                          {"smallest group": float(smallest)}))
+                                                        f"{k_text(claim.k)} {unit} (smallest {smallest})", figures))
                 else:
-                    out.append(ClaimCheck(claim, True, f"every group has at least {k_text(claim.k)} rows (smallest "
-                                                       f"{smallest})", {"smallest group": float(smallest)}))
+                    out.append(ClaimCheck(claim, True, f"every group has at least {k_text(claim.k)} {unit} "
+                                                       f"(smallest {smallest})", figures))
             elif isinstance(claim, Suppression):
                 s = counted[[c for c in marker_claims if c.columns].index(claim)][0] if claim.columns else 0
                 if total and s == total:
@@ -159,40 +239,48 @@ class Tally:
                     out.append(ClaimCheck(claim, True, f"{s:,} of {total:,} rows suppressed (at most "
                                                        f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
             elif isinstance(claim, LDiversity) and claim.kind in ("distinct", "entropy", "recursive"):
-                got = self._grouped(cols, keep, name(claim.column))
+                s_col = name(claim.column)
+                frame = self.persons(cols + [s_col]) if per_person else self.frame
+                got = self._grouped(frame, cols, kept(frame), s_col)
                 counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
                                    index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
                                                                    names=["g", "s"]))
                 sizes = counts.groupby(level="g").sum().to_numpy()
-                res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
+                res = check_counts(sizes, 1, counts, sensitive=s_col, l=int(claim.l),
                                    diversity=claim.kind, c=claim.c)
                 out.append(diversity_check(claim, res))
             elif isinstance(claim, TCloseness):
-                out.append(self._closeness(claim, cols, keep))
+                out.append(self._closeness(claim, cols, kept, per_person))
             elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
-                out.append(risk_check(claim, self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)))
+                frame = self.persons(cols) if per_person else self.frame
+                out.append(risk_check(claim, self.sizes(frame, cols, kept(frame))["n"].to_numpy(dtype=np.int64)))
             else:
                 out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
         return out
 
-    def _grouped(self, cols: list[str], keep: np.ndarray, sensitive: str) -> pd.DataFrame:
-        """Rows per (group, sensitive value) among the kept rows: columns g (group number), s and n."""
-        got = self.sizes(cols + [sensitive], keep).rename(columns={sensitive: "s"})
+    def _grouped(self, frame: pd.DataFrame, cols: list[str], keep: np.ndarray, sensitive: str) -> pd.DataFrame:
+        """Units per (group, sensitive value) among the kept rows: columns g (group number), s and n."""
+        got = self.sizes(frame, cols + [sensitive], keep).rename(columns={sensitive: "s"})
         got["g"] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
         return got
 
-    def _closeness(self, claim: TCloseness, cols: list[str], keep: np.ndarray) -> ClaimCheck:
-        """t-closeness from the rows per (group, sensitive value, kept or suppressed): `checks.closeness` with
-        each entry weighted by its rows (the whole distribution counts every row, the groups only the kept)."""
+    def _closeness(self, claim: TCloseness, cols: list[str], kept, per_person: bool) -> ClaimCheck:
+        """t-closeness from the units per (group, sensitive value, kept or suppressed): `checks.closeness` with
+        each entry weighted by its units (the whole distribution counts every row, the groups only the kept).
+        Per person: the groups count each (group, person, value) once and the whole table each (person, value)
+        once, as engine.checks does on persons."""
         s = self.name(claim.column)
-        f = self.frame.assign(kept__=keep)
+        frame = self.persons(cols + [s]) if per_person else self.frame
+        f = frame.assign(kept__=kept(frame))
         got = f.groupby(cols + [s, "kept__"], dropna=False, sort=False)["n"].sum().reset_index()
+        whole = None
+        if per_person:  # the whole distribution: each (person, value) once, suppressed rows too
+            every = self.persons([s])
+            whole = (every[s].to_numpy(dtype=object), every["n"].to_numpy(dtype=float))
         group = (got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got)
                  else np.zeros(len(got), dtype=np.int64))
         table = pd.DataFrame({s: got[s].to_numpy(dtype=object)})
         dist, reason = closeness(table, group, s, claim.distance, name=self.name, order=claim.order,
                                  hierarchy=claim.hierarchy, keep=got["kept__"].to_numpy(dtype=bool),
-                                 weights=got["n"].to_numpy(dtype=float))
+                                 weights=got["n"].to_numpy(dtype=float), whole=whole)
         return closeness_check(claim, dist, reason)
-
-

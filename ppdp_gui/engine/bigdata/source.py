@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -356,17 +357,24 @@ class TableSource:
         self.register(name, got.rename(columns={"n": ROWS}))
         return name, quote(ROWS)
 
+    @contextmanager
+    def file_order(self):
+        """Queries inside see `row_number() OVER ()` in file order (DuckDB's insertion order kept; it is off
+        otherwise, so the counting passes may reorder freely)."""
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            yield
+        finally:
+            self.run("SET preserve_insertion_order = false", fetch="")
+
     def first_seen(self, column: str) -> pd.Series:
         """A column's distinct values in the order they first appear among the kept rows, as the reader's frame
         would give them (`pd.unique`). File order: `row_number() OVER ()` with insertion order kept for this
         one query (the window holds the column and a position per row; DuckDB spills it past its limit)."""
         c = quote(column)
-        self.run("SET preserve_insertion_order = true", fetch="")
-        try:
+        with self.file_order():
             got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
                              f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
-        finally:
-            self.run("SET preserve_insertion_order = false", fetch="")
         return got["v"].astype(str)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:

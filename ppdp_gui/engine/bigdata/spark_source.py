@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +197,11 @@ class SparkTableSource(TableSource):
             raise
         except Exception as exc:  # noqa: BLE001 - Spark's errors (a malformed line, a value not a number)
             raise spark_error(exc, self.path) from None
+
+    @contextmanager
+    def file_order(self):
+        """Nothing to set: `row_number() OVER ()` is ordered by Spark's row ids (bigdata/dialect.py)."""
+        yield
 
     def first_seen(self, column: str) -> pd.Series:
         """As `TableSource.first_seen`: the window's file order is Spark's row ids (bigdata/dialect.py)."""

@@ -79,12 +79,14 @@ def emd_hierarchical(p: np.ndarray, q: np.ndarray, values: Sequence[str],
 def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str, *,
               name: Callable[[str], str], order: Sequence[str] = (),
               hierarchy: Sequence[Sequence[str]] = (), keep: np.ndarray | None = None,
-              weights: np.ndarray | None = None, persons: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+              weights: np.ndarray | None = None, persons: np.ndarray | None = None,
+              whole: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, str]:
     """EMD of every group (rows with `keep`, grouped by `group`) from the whole table's distribution of `column`
     (all rows). Returns (distances, "") or (empty, reason it cannot be recounted). `weights`: each row of `table`
     stands for that many rows (a large table's rows counted by a GROUP BY, bigdata/recount.py). `persons` (the
     person id of every row): each (person, value) counts once in the whole table, each (group, person, value)
-    once in its group."""
+    once in its group. `whole` (values, weights): the whole table's distribution counted apart (a large table's
+    distinct (person, value) pairs: bigdata/recount.py) instead of from the rows."""
     text = table[column].astype(str).to_numpy()
     if distance == "ordered":
         if order:
@@ -110,7 +112,13 @@ def closeness(table: pd.DataFrame, group: np.ndarray, column: str, distance: str
         stray = sorted(set(text[codes.isna().to_numpy()]))[:3]
         return np.zeros(0), f"{column!r} holds values outside the declared domain: {stray}"
     codes = codes.to_numpy(dtype=np.int64)
-    if persons is not None:
+    if whole is not None:
+        at = pd.Series(np.asarray(whole[0]).astype(str)).map(index)
+        if at.isna().any():
+            return np.zeros(0), f"{column!r} holds values outside the declared domain"
+        whole = np.bincount(at.to_numpy(dtype=np.int64), weights=np.asarray(whole[1], dtype=float),
+                            minlength=len(domain)).astype(float)
+    elif persons is not None:
         persons = np.asarray(persons)
         first = ~pd.DataFrame({"p": persons, "v": codes}).duplicated().to_numpy()
         whole = np.bincount(codes[first], minlength=len(domain)).astype(float)

@@ -211,10 +211,10 @@ def export(published: Published, path, *, note_path=None, record_path=None, ledg
             mine = [c for c in published.claims if getattr(c, "table", None) == name]
             neutral = None if st.fmt == "parquet" else neutral_text
             if big is not None and name == "table":
-                from ppdp_gui.engine.bigdata.recount import file_relation, tally
+                from ppdp_gui.engine.bigdata.recount import file_relation
                 relation = file_relation(st.tmp, st.fmt)
                 con = big.source.reader()  # DuckDB on the machine that wrote the file (either engine)
-                read = tally(con, relation, mine, name=neutral)  # one pass: the rows and every claim's counts
+                read = big.tally_written(con, relation, mine, name=neutral)  # one pass: rows, claims, persons
                 if read.total != _rows(published, name):
                     raise CheckError(f"{st.target.name}: {read.total:,} rows were read back, "
                                      f"{_rows(published, name):,} were written")

@@ -156,11 +156,15 @@ def _figures(plan: Plan, release: Release, notes: list[str], person_ids: dict | 
     sizes = None
     try:
         sizes = class_sizes(release, person_ids)
-        out.update(group_figures(sizes, persons=bool(person_ids)))
+        big = release.records if release.records is not None and release.records.person is not None else None
+        out.update(group_figures(sizes, persons=bool(person_ids) or big is not None))
         found = release_groups(release, person_ids) if person_ids else None
         if found is not None and found[1] is not None and found[0].size:  # each patient once (the dossier's)
             from ppdp_gui.engine.metrics.person_risk import unit_risk, unit_risk_figures
             out.update(unit_risk_figures(unit_risk(found[0], found[1], 0.1)))
+        elif big is not None and sizes is not None and sizes.size:  # a large table's rows: the same, in SQL
+            from ppdp_gui.engine.metrics.person_risk import unit_risk_figures
+            out.update(unit_risk_figures(big.person_risk(0.1)))
     except Exception as exc:  # noqa: BLE001 - as above
         notes.append(f"Risk figures could not be computed ({type(exc).__name__}: {exc}); the release itself is "
                      "complete and checked.")

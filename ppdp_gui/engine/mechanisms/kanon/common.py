@@ -83,19 +83,14 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
 
 
 def person_problems(data: Dataset, k: int) -> list[Problem]:
-    """Checks of the person column shared by the k-anonymity mechanisms: one at most, enough persons for k, and
-    not with the large-table engine (which counts rows in SQL)."""
+    """Checks of the person column shared by the k-anonymity mechanisms: one at most, and enough persons for k
+    (either engine: a large table's persons are counted in SQL, bigdata/persons.py)."""
     persons = data.names_with_role(Role.PERSON)
     if len(persons) > 1:
         from ppdp_gui.engine.data.roles import person_columns_problem
         return [Problem(person_columns_problem(persons), column=persons[1])]
     if not persons:
         return []
-    from ppdp_gui.engine.bigdata.source import is_large
-    if is_large(data):
-        return [Problem(f"{persons[0]!r} is the person column, but the large-table engine counts rows, not "
-                        "persons: run without --engine duckdb (in memory), or give the column another role if "
-                        "each person has one row", column=persons[0])]
     count = n_persons(data)
     if count is not None and count < k:
         return [Problem(f"the table holds {count} persons ({persons[0]}), fewer than k = {k}", param="k")]
@@ -169,6 +164,12 @@ def person_codes(data: Dataset) -> np.ndarray | None:
     return pd.factorize(data.frame[name], use_na_sentinel=False)[0].astype(np.int64)
 
 
+def large_person(data: Dataset) -> str | None:
+    """The person column a large table's k-anonymity passes group by (kanon/globalrec_sql.py, mondrian_sql.py):
+    the one place the large-table path reads persons, as `person_codes` is in memory."""
+    return data.person_column
+
+
 def count_units(group: np.ndarray, persons: np.ndarray | None, minlength: int = 0) -> np.ndarray:
     """Per group id: its rows, or with `persons` its distinct persons (the unit k counts)."""
     group = np.asarray(group, dtype=np.int64)
@@ -184,7 +185,11 @@ def unit_note(person: str | None) -> dict:
 
 
 def n_persons(data: Dataset) -> int | None:
-    """Distinct persons of the table (None without a person column)."""
+    """Distinct persons of the table (None without a person column; a large table's counted in SQL)."""
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data) and data.person_column is not None:
+        from ppdp_gui.engine.bigdata.persons import n_persons as counted
+        return counted(data.table, data.person_column)
     codes = person_codes(data)
     return None if codes is None else (int(codes.max()) + 1 if codes.size else 0)
 

@@ -25,11 +25,18 @@ from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonom
 
 
 def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
-    """`lattice.encode` by a SQL GROUP BY: tuples sorted by leaf positions (then sensitive code)."""
+    """`lattice.encode` by a SQL GROUP BY: tuples sorted by leaf positions (then sensitive code, then person).
+    With a person column the person is one more key (as `Encoded` keys its tuples in memory), so the search
+    counts distinct persons per class exactly as in memory."""
+    from ppdp_gui.engine.mechanisms.kanon import common
     qis = [qi_levels(name, taxonomy_for(data, name)) for name in names]
     keys = {f"q{j}": quote(n) for j, n in enumerate(names)}
     if sensitive:
         keys["s"] = quote(sensitive)
+    person = common.large_person(data)
+    if person is not None:
+        from ppdp_gui.engine.bigdata.persons import person_sql
+        keys["p"] = person_sql(data.table, person, "src")
     got = data.table.group_counts(keys)
     pos = []
     for j, (name, lev) in enumerate(zip(names, qis)):
@@ -40,10 +47,13 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
         typed = typed_values(data, sensitive, got["s"].astype(str)).astype(str)
         s_codes, uniq = pd.factorize(typed, sort=True)
         s_codes, n_s, values = s_codes.astype(np.int64), len(uniq), [str(v) for v in uniq]
-    order = np.lexsort(([] if s_codes is None else [s_codes]) + pos[::-1]) if len(got) else np.zeros(0, int)
+    p_codes = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
+    order = np.lexsort(([] if p_codes is None else [p_codes]) + ([] if s_codes is None else [s_codes])
+                       + pos[::-1]) if len(got) else np.zeros(0, int)
     leaf = np.column_stack([p[order] for p in pos]) if pos else np.zeros((len(got), 0), dtype=np.int32)
     enc = Encoded.from_counts(qis, leaf, got["n"].to_numpy(dtype=np.int64)[order],
-                              None if s_codes is None else s_codes[order], n_s)
+                              None if s_codes is None else s_codes[order], n_s,
+                              persons=None if p_codes is None else p_codes[order])
     enc.sensitive_values = values
     enc.qi_texts = [got[f"q{j}"].astype(str).to_numpy()[order] for j in range(len(names))]  # for the records
     return enc

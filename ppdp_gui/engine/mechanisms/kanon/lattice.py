@@ -169,9 +169,10 @@ class Encoded:
 
     @classmethod
     def from_counts(cls, qis: list[QILevels], leaf: np.ndarray, count: np.ndarray, sensitive: np.ndarray | None,
-                    n_sensitive: int, cache_entries: int = 256) -> "Encoded":
+                    n_sensitive: int, cache_entries: int = 256, persons: np.ndarray | None = None) -> "Encoded":
         """The distinct tuples already counted (by a SQL GROUP BY over a table larger than memory:
-        kanon/globalrec_sql.py); there is no per-row map back (`row_tuple` is None)."""
+        kanon/globalrec_sql.py); there is no per-row map back (`row_tuple` is None). `persons`: the person of
+        every tuple (the GROUP BY then has the person among its keys, as `Encoded`'s tuples do)."""
         self = cls.__new__(cls)
         self.qis, self.d = qis, len(qis)
         self.leaf = np.asarray(leaf, dtype=np.int32).reshape(len(count), len(qis))
@@ -179,7 +180,7 @@ class Encoded:
         self.count = np.asarray(count, dtype=np.int64)
         self.n_rows = int(self.count.sum())
         self.row_tuple = None
-        self.person = None
+        self.person = None if persons is None else np.asarray(persons, dtype=np.int64)
         self.sensitive = None if sensitive is None else np.asarray(sensitive, dtype=np.int64)
         self.n_sensitive = n_sensitive
         self._finish(cache_entries)

@@ -136,7 +136,8 @@ class Mondrian(KAnonMechanism):
         qis, published, intervals, sizes, records, figures = run_large(data, k, grid_width)
         names = [q.name for q in qis]
         table = pd.DataFrame({c: pd.Series([], dtype=object) for c in records.columns})
-        note = {"quasi_identifiers": names, "k": k, "l": None, "sensitive": None, "diversity": None,
+        note = {"quasi_identifiers": names, "k": k, **unit_note(data.person_column), "l": None, "sensitive": None,
+                "diversity": None,
                 "mode": mode, "generalisation": {q.name: q.how for q in qis}, "groups": n_published_classes(pd.DataFrame(published), names)}
         record = {**note, "n_partitions": int(sizes.size), "intervals": intervals,
                   "domains": {q.name: list(q.domain) for q in qis}, "figures": figures}

@@ -279,6 +279,9 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     expanded table, tuple by tuple.
 
     `persons` (one id per row): every class holds the rows of at least k distinct persons (module docstring).
+    With `weights` too (strict mode), each row of X is one (QI tuple, person) pair standing for that person's rows
+    with those values: the cuts read rows (the weights) and the split test distinct persons (the pairs), as on the
+    expanded table (kanon/mondrian_sql.py with a person column).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
@@ -302,8 +305,6 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
         raise ValueError(f"the table has {total} rows, fewer than k = {k}")
     use_p = persons is not None
     if use_p:
-        if weights is not None:
-            raise ValueError("weighted rows cannot be counted per person")
         p_codes = pd.factorize(np.asarray(persons), use_na_sentinel=False)[0].astype(np.int64)
         if p_codes.size != n:
             raise ValueError("person column length differs from X")

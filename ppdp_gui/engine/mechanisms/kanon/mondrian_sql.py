@@ -34,9 +34,16 @@ from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 from ppdp_gui.engine.taxonomy import Taxonomy
 
 
-def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarray]:
-    """The distinct QI tuples as a small typed Dataset (sorted by their text), their texts and row counts."""
-    got = data.table.group_counts({f"q{j}": quote(n) for j, n in enumerate(names)})
+def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarray, np.ndarray | None]:
+    """The distinct QI tuples as a small typed Dataset (sorted by their text), their texts, row counts and, with a
+    person column, persons: then one tuple per (QI values, person), the person of each (else None)."""
+    from ppdp_gui.engine.mechanisms.kanon import common
+    keys = {f"q{j}": quote(n) for j, n in enumerate(names)}
+    person = common.large_person(data)
+    if person is not None:
+        from ppdp_gui.engine.bigdata.persons import person_sql
+        keys["p"] = person_sql(data.table, person, "src")
+    got = data.table.group_counts(keys)
     got = got.sort_values([f"q{j}" for j in range(len(names))], kind="stable").reset_index(drop=True)
     texts = [got[f"q{j}"].astype(str).to_numpy() for j in range(len(names))]
     cols = {}
@@ -45,7 +52,8 @@ def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarra
         cols[name] = typed_values(data, name, pd.Series(uniq)).to_numpy()[inverse.ravel()]
     schema = tuple(_flat_in_file_order(data, data.spec(n)) for n in names)
     small = Dataset(frame=pd.DataFrame(cols, columns=names), schema=schema)
-    return small, texts, got["n"].to_numpy(dtype=np.int64)
+    persons = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
+    return small, texts, got["n"].to_numpy(dtype=np.int64), persons
 
 
 def _flat_in_file_order(data, spec):
@@ -61,14 +69,18 @@ def _flat_in_file_order(data, spec):
 def run_large(data, k: int, grid_width: float):
     """(QICodes, published labels per tuple, intervals, group sizes, SqlRecords, figures) of strict Mondrian."""
     names = list(data.quasi_identifiers)
-    small, texts, weight = tuples(data, names)
+    small, texts, weight, persons = tuples(data, names)
     qis = [code_quasi_identifier(small, name, grid_width) for name in names]
     labels = partition(np.column_stack([q.codes for q in qis]), k, mode="strict",
-                       hierarchies=[q.hierarchy for q in qis], weights=weight)
+                       hierarchies=[q.hierarchy for q in qis], weights=weight, persons=persons)
     published, intervals, _ = publish_groups(qis, labels)
     sizes = np.bincount(labels, weights=weight).astype(np.int64)
-    records = _records(data, names, texts, labels, published)
-    figures = _figures(published, intervals, {q.name: list(q.domain) for q in qis}, weight, names, k)
+    # the records join one row per QI tuple: a tuple's (person) repeats share its class and labels
+    first = ~pd.DataFrame({f"q{j}": t for j, t in enumerate(texts)}).duplicated().to_numpy() \
+        if persons is not None else np.ones(len(labels), dtype=bool)
+    records = _records(data, names, [t[first] for t in texts], labels[first],
+                       {n: np.asarray(published[n])[first] for n in names})
+    figures = _figures(published, intervals, {q.name: list(q.domain) for q in qis}, weight, names, k, persons)
     return qis, published, intervals, sizes, records, figures
 
 
@@ -88,13 +100,18 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
                           order_by="ORDER BY t.g, random()")
 
 
-def _figures(published, intervals, domains, weight, names, k) -> dict[str, float]:
-    """kanon_measures' figures from the weighted tuples (the rows are never in memory)."""
+def _figures(published, intervals, domains, weight, names, k, persons=None) -> dict[str, float]:
+    """kanon_measures' figures from the weighted tuples (the rows are never in memory); with `persons` a class's
+    size is its distinct persons, as in memory."""
     from ppdp_gui.engine.metrics.information_loss import average_class_size, cell_loss, discernibility
     n = float(weight.sum())
     per = [float((cell_loss(pd.Series(published[q]), intervals[q], domains[q]) * weight).sum() / n) for q in names]
     key = pd.DataFrame({q: np.asarray(published[q]).astype(str) for q in names})
     group = key.groupby(names, sort=False).ngroup().to_numpy()
     sizes = np.bincount(group, weights=weight).astype(np.int64)
+    units = sizes  # C_avg in what k counts (persons), discernibility in rows: as kanon_measures in memory
+    if persons is not None:
+        from ppdp_gui.engine.mechanisms.kanon.common import count_units
+        units = count_units(group, persons)
     return {"NCP %": 100.0 * float(np.mean(per)) if per else 0.0,
-            "C_avg": average_class_size(sizes, k), "discernibility": discernibility(sizes)}
+            "C_avg": average_class_size(units, k), "discernibility": discernibility(sizes)}

@@ -1,0 +1,84 @@
+"""The person column (Role.PERSON) on a large table: whose row each row is, in SQL.
+
+The in-memory path reads persons as `pd.factorize(frame[person], use_na_sentinel=False)`: equal values (as the
+reader types them) are one person, every missing id together one person. Here the same value is
+`person_sql` — the column as the reader holds it (`TableSource.value_sql`: a number column as a number, so '7' and
+'7.0' are one person as in memory; text as it is) — and GROUP BY puts every NULL in one group, as factorize does.
+A recount counts `COUNT(DISTINCT person_hash)`: DuckDB's 64-bit hash of that value, NULL included (a collision
+would merge two persons: the side on which fewer persons are counted, never more).
+
+`bound_rows` keeps at most c rows per person for a DP mechanism (contribution.py) with the in-memory rule: one
+uniform key per row from the release's noise source, drawn in file order; per person the c rows with the smallest
+keys (ties by file order), so the same seed keeps the same rows on either engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ppdp_gui.engine.bigdata.columns import quote
+
+#: the person's hash in a relation that carries it for a recount (never written)
+PERSON = "ppdp_person__"
+
+
+def person_sql(table, column: str, alias: str = "s") -> str:
+    """The person column as the reader holds it (the in-memory person codes group by this value)."""
+    return table.value_sql(column, alias)
+
+
+def person_hash_sql(table, column: str, alias: str = "s") -> str:
+    """A 64-bit hash of the person's value (NULL, a missing id, hashes to one value: one person)."""
+    return f"hash({person_sql(table, column, alias)})"
+
+
+def n_persons(table, column: str) -> int:
+    """Distinct persons of the table (every missing id together one person, as in memory)."""
+    got = table.run(f"SELECT COUNT(*) FROM (SELECT {person_sql(table, column, 's')} AS p FROM src AS s "
+                    "GROUP BY 1) AS g")
+    return int(got[0][0])
+
+
+@dataclass(frozen=True)
+class BoundRows:
+    """At most c rows per person of a large table: `relation` (SQL over `src` in file order: read it inside
+    `TableSource.file_order`), `n_kept` its rows."""
+
+    relation: str
+    n_kept: int
+
+
+def bound_rows(table, column: str, max_rows: int, keys: np.ndarray, tag: str) -> BoundRows:
+    """The rows `contribution.bound_contribution` keeps, in SQL: `keys` (one uniform per row of `src`, in file
+    order, drawn by the caller from the release's noise source) registered as a table; per person the rows with the
+    `max_rows` smallest keys (ties: the earlier row), as the in-memory `lexsort((key, person))`."""
+    name = f"{tag}_keys"
+    table.register(name, pa.table({"pos": pa.array(np.arange(1, keys.size + 1, dtype=np.int64)),
+                                   "key": pa.array(np.asarray(keys, dtype=np.float64))}))
+    person = person_sql(table, column, "s")
+    relation = (f"(SELECT * EXCLUDE (ppdp_pos__, ppdp_rank__) FROM (SELECT s.*, row_number() OVER (PARTITION BY "
+                f"{person} ORDER BY k.key, s.ppdp_pos__) AS ppdp_rank__ FROM (SELECT *, row_number() OVER () AS "
+                f"ppdp_pos__ FROM src) AS s JOIN {name} AS k ON k.pos = s.ppdp_pos__) AS ranked "
+                f"WHERE ppdp_rank__ <= {int(max_rows)})")
+    with table.file_order():
+        n_kept = int(table.scalar(f"SELECT COUNT(*) FROM {relation} AS b"))
+    return BoundRows(relation, n_kept)
+
+
+def counted_bound(table, bound: BoundRows, columns: list[str], name: str) -> tuple[str, str | None]:
+    """(relation, weight column) of the bounded rows counted per combination of `columns` (as
+    `TableSource.counted` over `src`): one GROUP BY in file order, registered as `name`."""
+    from ppdp_gui.engine.bigdata.source import HISTOGRAM_ROWS, ROWS
+    keys = ", ".join(quote(c) for c in columns)
+    with table.file_order():
+        got = table.query(f"SELECT {keys}, COUNT(*) AS {quote(ROWS)} FROM {bound.relation} AS b GROUP BY {keys} "
+                          f"LIMIT {HISTOGRAM_ROWS + 1}")
+    if len(got) > HISTOGRAM_ROWS:  # too many to hold: the passes read the bounded rows (in file order)
+        return bound.relation, None
+    got[ROWS] = got[ROWS].astype(np.int64)
+    table.register(name, pd.DataFrame(got))
+    return name, quote(ROWS)
