@@ -299,17 +299,23 @@ def test_a_recipe_keeps_the_person_role(tmp_path):
     assert read_recipe(tmp_path / "p.ppdp.json").roles["patient_nbr"] == Role.PERSON
 
 
-def test_the_large_table_engine_refuses_a_person_column(tmp_path, capsys):
+def test_the_large_table_engine_counts_persons(tmp_path, capsys):
+    """`--engine duckdb` with a person column: every class holds k patients, recounted on the written file, and
+    the release note says what k counts (tests/engine/test_big_tables_persons.py compares with memory)."""
+    import json
+
     from ppdp_gui.cli import main
     src = tmp_path / "encounters.parquet"
     hospital().to_parquet(src)
     for mechanism in ("Mondrian", "Global recoding"):
-        code = main(["run", mechanism, "-i", str(src), "--engine", "duckdb", "-o", str(tmp_path / "o.parquet"),
+        out, note = tmp_path / f"{mechanism}.parquet", tmp_path / f"{mechanism}.json"
+        code = main(["run", mechanism, "-i", str(src), "--engine", "duckdb", "-o", str(out), "--report", str(note),
                      "--role", "patient_nbr=person", "--param", "k=5", "--build-taxonomy", "age=intervals",
                      "--ledger", str(tmp_path / "l.db")])
         err = capsys.readouterr().err
-        assert code != 0 and "large-table engine counts rows, not persons" in err, err
-        assert not (tmp_path / "o.parquet").exists()
+        assert code == 0 and out.exists(), err
+        assert json.loads(note.read_text())["details"]["k counts"] == "persons (patient_nbr)"
+        assert "patient_nbr" not in pd.read_parquet(out).columns
 
 
 # ---- risk per person -----------------------------------------------------------------------------------------------
@@ -340,14 +346,14 @@ def test_compare_risk_counts_persons_before_and_after():
     assert by_rows.release.person is None and by_rows.release.rows == len(flat.frame)
 
 
-def test_the_sql_recount_refuses_per_person_claims():
+def test_the_sql_recount_refuses_per_person_claims_it_cannot_recount():
     import duckdb
 
     from ppdp_gui.engine.bigdata.recount import recount
     con = duckdb.connect()
     con.execute("CREATE TABLE t AS SELECT * FROM (VALUES ('a'), ('a')) AS v(q)")
-    (check,) = recount(con, "t", [KAnonymity(2, ("q",), person="patient_nbr")])
-    assert not check.ok and "counts rows" in check.message
+    (check,) = recount(con, "t", [KAnonymity(2, ("q",), person="patient_nbr")])  # no person ids to count with
+    assert not check.ok and "no person column to recount them with" in check.message
     (check,) = recount(con, "t", [KAnonymity(2, ("q",))])
     assert check.ok
 

@@ -62,6 +62,15 @@ class Bounded:
     data: Dataset
     kept: np.ndarray | None
     left_out: int
+    #: a large table's kept rows: their SQL relation (bigdata/persons.py `BoundRows`); `kept` is then None
+    rows: Any = None
+
+    @property
+    def n_kept(self) -> int | None:
+        """Rows kept by the bound (None: no bound, every row)."""
+        if self.rows is not None:
+            return int(self.rows.n_kept)
+        return None if self.kept is None else int(len(self.kept))
 
 
 def unit_of(data: Dataset | None, params: dict[str, Any]) -> Unit:
@@ -81,6 +90,14 @@ def bound_contribution(data: Dataset, unit: Unit, rng) -> Bounded:
     key); a row is kept when fewer than c rows of its person come before it."""
     if unit.person_column is None:
         return Bounded(data, None, 0)
+    from ppdp_gui.engine.bigdata.source import is_large
+    if is_large(data):  # the same draws and the same rule, in SQL: the rows stay in the file
+        from ppdp_gui.engine.bigdata.persons import bound_rows
+        n = data.n_rows
+        rows = bound_rows(data.table, unit.person_column, unit.max_rows, rng.uniform(0.0, 1.0, size=n),
+                          f"bound{id(data) & 0xFFFFFF:x}")
+        rng.permutation(rows.n_kept)  # drawn as in memory (the kept rows' order), so the noise after is the same
+        return Bounded(data, None, int(n - rows.n_kept), rows)
     frame = data.frame
     n = len(frame)
     codes, _ = pd.factorize(frame[unit.person_column], use_na_sentinel=False)
@@ -98,17 +115,17 @@ def bound_contribution(data: Dataset, unit: Unit, rng) -> Bounded:
 
 def bound_record(bounded: Bounded) -> dict[str, Any]:
     """What the custodian record says about the bound (counts from the records: never for the note)."""
-    if bounded.kept is None:
+    if bounded.n_kept is None:
         return {}
     return {"rows left out by the bound per person": bounded.left_out,
-            "rows used": int(len(bounded.kept))}
+            "rows used": bounded.n_kept}
 
 
 def bound_warnings(bounded: Bounded, unit: Unit) -> tuple[str, ...]:
     """The custodian's warning about the rows the bound left out (a count from the records: never for the note)."""
-    if bounded.kept is None or not bounded.left_out:
+    if bounded.n_kept is None or not bounded.left_out:
         return ()
-    total = bounded.left_out + len(bounded.kept)
+    total = bounded.left_out + bounded.n_kept
     rows = "1 row" if unit.max_rows == 1 else f"{unit.max_rows} rows"
     verb = "was" if unit.max_rows == 1 else "were"
     return (f"At most {rows} of each {unit.noun} ({unit.person_column}) {verb} used, drawn at random: "
@@ -175,7 +192,8 @@ class DPMechanism(Mechanism):
 
     def contribution_problems(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
         """A bound the mechanism cannot honour: a replace-one mechanism publishes its number of rows, which with
-        c > 1 would tell how many rows each patient has; the large-table engine does not bound rows per person."""
+        c > 1 would tell how many rows each patient has. (The large-table engine bounds rows per person in SQL,
+        bigdata/persons.py, with the in-memory rule.)"""
         c = int(params.get(MAX_ROWS_PARAM) or 1)
         person = data.person_column
         if person is None:
@@ -189,11 +207,6 @@ class DPMechanism(Mechanism):
                 f"{self.name} publishes one row per record, so its number of rows is public; with up to {c} rows "
                 "per patient that number would tell how many rows patients have. Set Rows per patient (c) to 1.",
                 param=MAX_ROWS_PARAM))
-        from ppdp_gui.engine.bigdata.source import is_large
-        if is_large(data):
-            problems.append(Problem(f"the large-table engine does not yet keep at most c rows per patient "
-                                    f"({person}); open the table without it, or unmark the Person column (the "
-                                    "release is then private per row only)", column=person))
         return problems
 
     def bounded(self, data: Dataset, params: dict[str, Any], rng) -> tuple[Bounded, Unit]:

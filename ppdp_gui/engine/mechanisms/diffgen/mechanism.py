@@ -23,6 +23,7 @@ charged. Without a person column c plays no part and ε is per row.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterator
@@ -338,9 +339,10 @@ class DiffGen(DPMechanism):
         large = is_large(data)
         y = None if large else class_codes(frame[plan.class_column], plan.classes)
         attrs = []
-        if large:  # the first counting pass as SQL GROUP BYs (mechanisms/diffgen/sql.py)
+        if large:  # the first counting pass as SQL GROUP BYs (mechanisms/diffgen/sql.py), over the bounded rows
             from ppdp_gui.engine.mechanisms.diffgen.sql import build_attrs
-            attrs = build_attrs(data, plan)
+            with data.table.file_order() if bounded.rows is not None else nullcontext():
+                attrs = build_attrs(data, plan, bounded.rows)
         for col in ([] if large else plan.columns):
             if col in plan.bounds:
                 attrs.append(NumericAttr.build(col, numeric_values(frame[col]), *plan.bounds[col], y, k,
@@ -354,7 +356,8 @@ class DiffGen(DPMechanism):
             from ppdp_gui.engine.mechanisms.diffgen.sql import leaf_class_counts
             shape = tuple(len(a.labels()) for a in attrs)
             n_cells = int(np.prod(shape, dtype=np.int64))
-            true = leaf_class_counts(data, plan, attrs, shape)
+            with data.table.file_order() if bounded.rows is not None else nullcontext():
+                true = leaf_class_counts(data, plan, attrs, shape, bounded.rows)
             idx, counts = add_count_noise(true, epsilon=eps, rng=rng)
             del true
         else:

@@ -43,16 +43,21 @@ def _grid(plan, col: str) -> Grid:
     return Grid.make(lo, hi, plan.steps[col], col in plan.integer)
 
 
-def counted(data, plan) -> tuple[str, str | None]:
+def counted(data, plan, bound=None) -> tuple[str, str | None]:
     """The rows per combination of the plan's columns and the class (`TableSource.counted`): both passes below
-    and the plan's checks read that histogram, counted once, rather than the file once per column."""
-    return data.table.counted(list(dict.fromkeys([*plan.columns, plan.class_column])), "diffgen_counts")
+    and the plan's checks read that histogram, counted once, rather than the file once per column. `bound`: at
+    most c rows per person (bigdata/persons.py `BoundRows`): the histogram of those rows only."""
+    columns = list(dict.fromkeys([*plan.columns, plan.class_column]))
+    if bound is not None:
+        from ppdp_gui.engine.bigdata.persons import counted_bound
+        return counted_bound(data.table, bound, columns, "diffgen_bound_counts")
+    return data.table.counted(columns, "diffgen_counts")
 
 
-def build_attrs(data, plan) -> list:
+def build_attrs(data, plan, bound=None) -> list:
     """The attributes of `plan.columns` with their marginals counted in SQL (pass 1)."""
     table, k, cls = data.table, len(plan.classes), quote(plan.class_column)
-    base, weight = counted(data, plan)
+    base, weight = counted(data, plan, bound)
     attrs = []
     for col in plan.columns:
         if col in plan.bounds:
@@ -81,11 +86,11 @@ def build_attrs(data, plan) -> list:
     return attrs
 
 
-def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.ndarray:
+def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...], bound=None) -> np.ndarray:
     """The true count of every leaf partition × class, flat (cell·K + class), zeros included (pass 2)."""
     table, k = data.table, len(plan.classes)
     numeric = {a.column: a.grid for a in attrs if isinstance(a, NumericAttr)}
-    base, weight = counted(data, plan)
+    base, weight = counted(data, plan, bound)
     rel = cells_relation(numeric, [c for c in [plan.class_column, *plan.columns] if c not in numeric]
                          + ([ROWS] if weight else []), relation=base)
     keys, joins = {}, []
@@ -106,8 +111,9 @@ def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.nda
     pos = [got[f"p{i}"].to_numpy(dtype=np.int64) for i in range(len(attrs))]
     cell = np.ravel_multi_index(pos, shape).astype(np.int64) if pos else np.zeros(len(got), dtype=np.int64)
     true = np.bincount(cell * k + y, weights=got["n"].to_numpy(), minlength=n_cells * k).astype(np.int64)
-    if int(true.sum()) != data.n_rows:
-        raise ParameterError(f"the SQL counts cover {int(true.sum()):,} of {data.n_rows:,} rows: a value is "
+    n_rows = data.n_rows if bound is None else bound.n_kept
+    if int(true.sum()) != n_rows:
+        raise ParameterError(f"the SQL counts cover {int(true.sum()):,} of {n_rows:,} rows: a value is "
                              "missing from a mapping (is every value in its taxonomy?)")
     return true
 
