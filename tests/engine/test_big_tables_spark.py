@@ -202,3 +202,39 @@ def test_copy_streams_rows_in_order_same_bytes(tricky, monkeypatch, tmp_path):
     assert all(t.num_rows == 0 for t in seen)  # the rows came as a stream of batches, not one collected table
     sp.table.copy("SELECT * FROM src WHERE false", tmp_path / "empty.parquet", "FORMAT parquet")
     assert list(pd.read_parquet(tmp_path / "empty.parquet").columns) == ["id", "name", "note", "amount"]
+
+
+# ---- the person column (several rows per patient) ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hospital(spark, tmp_path_factory):
+    """The hospital-shaped table of tests/engine/test_big_tables_persons.py (Adult rows, ~3 per patient), read in
+    memory and by Spark."""
+    from tests.engine.test_big_tables_persons import ROLES
+    folder = tmp_path_factory.mktemp("spark_persons")
+    frame = pd.read_csv(sample_table(), dtype=str, keep_default_na=False).head(900)
+    ids = pd.Series((np.random.default_rng(7).integers(0, 300, len(frame)) * 7 + 100_003).astype(str))
+    ids.iloc[[3, 50]] = ""
+    frame.insert(0, "patient_nbr", ids.to_numpy())
+    frame.to_csv(folder / "hospital.csv", index=False)
+    return (read_table(folder / "hospital.csv", roles=ROLES),
+            open_large(folder / "hospital.csv", engine="spark", master="local[2]", hashes=False, roles=ROLES))
+
+
+def test_persons_counted_on_spark_as_in_memory(hospital, tmp_path):
+    """k counts persons on Spark as in memory (global recoding, strict Mondrian: the same claims, figures and
+    written rows, the recount on the written file in persons), and DiffGen keeps the same c rows per patient."""
+    from tests.engine.test_big_tables_persons import prepared
+    memory, sp = hospital
+    for mechanism, params in (("Global recoding", {"k": 4, "suppression": 4.0}), ("Mondrian", {"k": 6})):
+        m, s = (publish(prepared(d), mechanism, params) for d in (memory, sp))
+        assert s.release.note == m.release.note and s.release.note["k counts"] == "persons (patient_nbr)"
+        assert s.figures == pytest.approx(m.figures)
+        out = tmp_path / f"{mechanism}.csv"
+        exported = export(s, out)
+        assert all(c.ok for c in exported.checks) and "persons (patient_nbr)" in exported.checks[0].message
+        pd.testing.assert_frame_equal(sorted_frame(pd.read_csv(out, dtype=str, keep_default_na=False)),
+                                      sorted_frame(m.table))
+    params = {"epsilon": 1.0, "h": 6, "max_rows_per_person": 2}
+    m, s = (publish(prepared(d, numeric_age=True), "DiffGen", params) for d in (memory, sp))
+    pd.testing.assert_frame_equal(m.table, s.table)
+    assert m.release.record["rows used"] == s.release.record["rows used"] < 900

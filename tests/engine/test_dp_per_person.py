@@ -254,8 +254,9 @@ def test_the_window_says_whom_epsilon_protects_before_and_after():
     assert any(line.startswith("ε protects each patient (pid)") for line in published_sentences(published))
 
 
-def test_the_large_table_engine_refuses_a_person_column_for_dp(tmp_path):
-    """It cannot bound rows per person yet: refused, naming the column, rather than released per row."""
+@pytest.mark.parametrize("c", [1, 3])
+def test_the_large_table_engine_bounds_rows_per_person(tmp_path, c):
+    """It keeps at most c rows per person in SQL, drawn as in memory: the same seed, the same DiffGen release."""
     from ppdp_gui.engine.bigdata.source import open_large
     frame = ward_table().frame.astype(str)
     frame.to_parquet(tmp_path / "wards.parquet", index=False)
@@ -263,6 +264,10 @@ def test_the_large_table_engine_refuses_a_person_column_for_dp(tmp_path):
     for spec in ward_table().schema:
         data = data.with_column(spec.name, role=spec.role, domain=spec.domain)
     data = data.with_column("age", kind="numeric") if data.spec("age").kind != "numeric" else data
-    planned = plan(data, "DiffGen", params_for("DiffGen", 1))
-    assert any("large-table engine does not yet keep at most c rows per patient (pid)" in p.message
-               for p in planned.errors)
+    large = plan(data.confirm_guesses(), "DiffGen", params_for("DiffGen", c))
+    assert not large.errors, [e.message for e in large.errors]
+    got = list(run_release(large, seed=5))[-1]
+    memory = list(run_release(plan(ward_table(), "DiffGen", params_for("DiffGen", c)), seed=5))[-1]
+    pd.testing.assert_frame_equal(got.table, memory.table)
+    assert got.release.record["rows used"] == memory.release.record["rows used"]
+    assert got.claims[0].unit == memory.claims[0].unit and got.claims[0].unit.max_rows == c

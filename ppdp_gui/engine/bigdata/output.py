@@ -18,6 +18,7 @@ hashes); the sha256 of the written file is in the release note's file list as fo
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,20 +98,29 @@ class SqlRecords:
         from ppdp_gui.engine.bigdata.recount import tally
         if self.person is None:
             return tally(con, relation, claims, name=name)
-        if con is not self.source.con:  # the file is read elsewhere than the query runs (Spark)
-            return tally(con, relation, claims, name=name, person=self.person)
         from ppdp_gui.engine.bigdata.persons import PERSON
         neutral = name is not None
-        exprs = [self.written_exprs[c][1 if neutral else 0] for c in self.columns]
-        q = (f"SELECT {self.person_hash} AS {quote(PERSON)}, "
-             + "".join(f"{e} AS a{i}, " for i, e in enumerate(exprs))
-             + f"row_number() OVER ({self.order_by}) AS ppdp_pos__{self.from_sql}")
+        if con is self.source.con:  # the query runs again, sorted as it was written
+            exprs = [self.written_exprs[c][1 if neutral else 0] for c in self.columns]
+            q = (f"SELECT {self.person_hash} AS {quote(PERSON)}, "
+                 + "".join(f"{e} AS a{i}, " for i, e in enumerate(exprs))
+                 + f"row_number() OVER ({self.order_by}) AS ppdp_pos__{self.from_sql}")
+        else:  # Spark: the written rows and their persons were kept on the reading connection at the copy
+            from ppdp_gui.engine.bigdata.spark_source import WRITTEN
+            try:
+                con.execute(f"SELECT 1 FROM {WRITTEN} LIMIT 0")
+            except Exception:  # noqa: BLE001 - no such table: the persons were not kept
+                return tally(con, relation, claims, name=name, person=self.person)
+            q = (f"SELECT {quote(PERSON)}, "
+                 + "".join(f"{quote(name(c) if neutral else c)} AS a{i}, " for i, c in enumerate(self.columns))
+                 + f"ppdp_pos__ FROM {WRITTEN}")
         same = " AND ".join(f"COALESCE(CAST(f.{quote(name(c) if neutral else c)} AS VARCHAR), '') = "
                             f"COALESCE(CAST(q.a{i} AS VARCHAR), '')" for i, c in enumerate(self.columns)) or "TRUE"
         joined = (f"(SELECT f.*, q.{quote(PERSON)}, (q.ppdp_pos__ IS NOT NULL AND {same}) AS ppdp_aligned__ "
                   f"FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM {relation}) AS f "
                   f"LEFT JOIN ({q}) AS q ON q.ppdp_pos__ = f.ppdp_pos__)")
-        with self.source.file_order():
+        order = self.source.file_order() if con is self.source.con else nullcontext()  # a new DuckDB keeps order
+        with order:
             return tally(con, joined, claims, name=name, person=self.person, person_hash=quote(PERSON),
                          aligned="ppdp_aligned__")
 
@@ -140,10 +150,11 @@ class SqlRecords:
                                                       "FALSE)" for q in self.qis) + ")"
         pairs = f"SELECT DISTINCT {g} AS g, {quote(PERSON)} AS p FROM ({self.person_sql}) AS r{where}"
         sql = (f"WITH pairs AS ({pairs}), sizes AS (SELECT g, COUNT(*) AS n FROM pairs GROUP BY g), "
-               "per AS (SELECT pairs.p, MAX(1.0 / sizes.n) AS r FROM pairs JOIN sizes ON sizes.g = pairs.g "
+               "per AS (SELECT pairs.p, MAX(CAST(1 AS DOUBLE) / sizes.n) AS r FROM pairs JOIN sizes ON sizes.g = pairs.g "
                "GROUP BY pairs.p) "
                f"SELECT COUNT(*), (SELECT COUNT(*) FROM sizes), MAX(r), AVG(r), "
-               f"AVG(CASE WHEN r > {float(threshold)!r} THEN 1.0 ELSE 0.0 END) FROM per")
+               f"AVG(CASE WHEN r > CAST('{float(threshold)!r}' AS DOUBLE) THEN CAST(1 AS DOUBLE) "
+               "ELSE CAST(0 AS DOUBLE) END) FROM per")
         units, classes, highest, average, at_risk = self.source.run(sql)[0]
         if not units:
             return UnitRisk(0, 0, 0.0, 0.0, 0.0, threshold)
@@ -164,6 +175,13 @@ class SqlRecords:
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))
+        if self.person is not None and getattr(self.source, "recount_elsewhere", False):
+            # the file is recounted by another connection: the persons of the written rows go there with them
+            from ppdp_gui.engine.bigdata.persons import PERSON
+            sql = self.select(fmt != "parquet", ordered=True).replace(
+                self.from_sql, f", {self.person_hash} AS {quote(PERSON)}{self.from_sql}", 1)
+            self.source.copy(sql, path, options, keep=PERSON)
+            return
         self.source.copy(self.select(fmt != 'parquet', ordered=True), path, options)
 
 

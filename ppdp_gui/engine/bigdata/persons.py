@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ppdp_gui.engine.bigdata.columns import quote
 
@@ -32,8 +31,10 @@ def person_sql(table, column: str, alias: str = "s") -> str:
 
 
 def person_hash_sql(table, column: str, alias: str = "s") -> str:
-    """A 64-bit hash of the person's value (NULL, a missing id, hashes to one value: one person)."""
-    return f"hash({person_sql(table, column, alias)})"
+    """A 64-bit hash of the person's value (NULL, a missing id, hashes to one value: one person): DuckDB's
+    `hash`; on Spark `xxhash64` (its `hash` has 32 bits, whose collisions would merge persons more often)."""
+    fn = "xxhash64" if getattr(table, "engine", "DuckDB") == "Spark" else "hash"
+    return f"{fn}({person_sql(table, column, alias)})"
 
 
 def n_persons(table, column: str) -> int:
@@ -57,13 +58,13 @@ def bound_rows(table, column: str, max_rows: int, keys: np.ndarray, tag: str) ->
     order, drawn by the caller from the release's noise source) registered as a table; per person the rows with the
     `max_rows` smallest keys (ties: the earlier row), as the in-memory `lexsort((key, person))`."""
     name = f"{tag}_keys"
-    table.register(name, pa.table({"pos": pa.array(np.arange(1, keys.size + 1, dtype=np.int64)),
-                                   "key": pa.array(np.asarray(keys, dtype=np.float64))}))
+    table.register(name, pd.DataFrame({"pos": np.arange(1, keys.size + 1, dtype=np.int64),
+                                       "key": np.asarray(keys, dtype=np.float64)}))
     person = person_sql(table, column, "s")
-    relation = (f"(SELECT * EXCLUDE (ppdp_pos__, ppdp_rank__) FROM (SELECT s.*, row_number() OVER (PARTITION BY "
-                f"{person} ORDER BY k.key, s.ppdp_pos__) AS ppdp_rank__ FROM (SELECT *, row_number() OVER () AS "
-                f"ppdp_pos__ FROM src) AS s JOIN {name} AS k ON k.pos = s.ppdp_pos__) AS ranked "
-                f"WHERE ppdp_rank__ <= {int(max_rows)})")
+    shown = ", ".join(quote(c) for c in table.columns)
+    relation = (f"(SELECT {shown} FROM (SELECT s.*, row_number() OVER (PARTITION BY {person} ORDER BY k.key, "
+                f"s.ppdp_pos__) AS ppdp_rank__ FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM src) AS s "
+                f"JOIN {name} AS k ON k.pos = s.ppdp_pos__) AS ranked WHERE ppdp_rank__ <= {int(max_rows)})")
     with table.file_order():
         n_kept = int(table.scalar(f"SELECT COUNT(*) FROM {relation} AS b"))
     return BoundRows(relation, n_kept)

@@ -38,6 +38,8 @@ from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_r
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
+#: the driver's DuckDB table of the written rows' positions and persons (`SparkTableSource.copy` with `keep`)
+WRITTEN = "ppdp_written"
 #: the master used when none is named: two local cores (a cluster: --spark-master or $PPDP_SPARK_MASTER)
 DEFAULT_MASTER = "local[2]"
 
@@ -137,6 +139,8 @@ class SparkTableSource(TableSource):
     """`TableSource` on Spark (see the module docstring); every view and query is the DuckDB engine's."""
 
     engine = "Spark"
+    #: the written file is read back by another connection (DuckDB on the driver) than the one that ran the query
+    recount_elsewhere = True
 
     def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None, roles=None,
                  master: str | None = None):
@@ -230,28 +234,43 @@ class SparkTableSource(TableSource):
             return np.zeros(0, dtype=np.uint64)
         return got.column("h").to_numpy().astype(np.int64).view(np.uint64)
 
-    def copy(self, sql: str, path: Path, options: str) -> None:
+    def copy(self, sql: str, path: Path, options: str, keep: str | None = None) -> None:
         """The rows of `sql`, in order, streamed to the driver a batch at a time (`released_batches`) and written
         there by DuckDB's COPY, which reads them as an Arrow stream: the driver holds a few batches, not the
-        released table."""
+        released table. `keep`: a column of `sql` that is not written but kept, with each row's written position,
+        in a DuckDB table (`WRITTEN`, spilling to disk) of the connection `reader` then gives: the persons of the
+        written rows, for the recount on the file (bigdata/output.py `SqlRecords.tally_written`)."""
         import duckdb
         import pyarrow as pa
 
-        from ppdp_gui.engine.bigdata.columns import literal
+        from ppdp_gui.engine.bigdata.columns import literal, quote
         try:
             frame = self.spark.sql(to_spark(sql))
             schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None
         rows = pa.RecordBatchReader.from_batches(schema, self.released_batches(frame, schema))
-        con = duckdb.connect()
+        import tempfile
+
+        from ppdp_gui.engine.bigdata.source import MEMORY_LIMIT
+        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": tempfile.gettempdir()})
         try:
             con.register("released_rows", rows)
-            con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
+            if keep is None:
+                con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
+            else:  # in insertion order: the stream's, which is the written order
+                con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS ppdp_pos__, * "
+                            "FROM released_rows")
+                shown = ", ".join(quote(f.name) for f in schema if f.name != keep)
+                con.execute(f"COPY (SELECT {shown} FROM {WRITTEN} ORDER BY ppdp_pos__) TO {literal(str(path))} "
+                            f"({options})")
         except duckdb.Error as exc:  # a Spark error raised inside the stream reaches us through DuckDB
-            raise spark_error(exc, self.path) from None
-        finally:
             con.close()
+            raise spark_error(exc, self.path) from None
+        if keep is None:
+            con.close()
+        else:
+            self._written = con
 
     def released_batches(self, frame, schema):
         """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
@@ -275,9 +294,11 @@ class SparkTableSource(TableSource):
                     self.spark.conf.set(k, v)
 
     def reader(self):
-        """The written file is on the driver: DuckDB reads it back there."""
+        """The written file is on the driver: DuckDB reads it back there (on the connection that keeps the written
+        rows' persons, after a `copy` with `keep`)."""
         import duckdb
-        return duckdb.connect()
+        written, self._written = getattr(self, "_written", None), None
+        return written if written is not None else duckdb.connect()
 
     def close(self) -> None:
         self.spark.sql("UNCACHE TABLE IF EXISTS src")
