@@ -3,6 +3,7 @@
     python benchmarks/bench_big_tables.py                 # 10,000,000 rows (about 1-2 minutes per mechanism)
     python benchmarks/bench_big_tables.py --rows 1000000  # a quick run
     python benchmarks/bench_big_tables.py --rows 1000000 --engine duckdb --engine spark  # Spark beside DuckDB
+    python benchmarks/bench_big_tables.py --rows 1000000 --persons  # with a person column, beside without
 
 The table is generated (never committed) into a temporary folder, or --data-dir: ARX's Adult subset from
 /work/shared/data/adult (30,162 rows, the bundled hierarchies cover every value) sampled with replacement by
@@ -16,7 +17,10 @@ CPU of each step (load: reading passes and the ledger's row hashes; run: the cou
 of its claims and the digest; export: writing the file and reading it back), the ratio to the floor of the whole
 path and of the run, and "goal met" / "not met" for the 5x and the 2 GB goals. With `--engine spark` (local[2], or
 $PPDP_SPARK_MASTER) each line has its wall-clock ratio to DuckDB's beside it; Spark's CPU and memory are its
-JVM's, not in the figures printed for the Python process.
+JVM's, not in the figures printed for the Python process. With `--persons` the table also has a synthetic patient
+number (`patient_nbr`, about 3 rows per patient, drawn at random), marked Person: each mechanism runs on it (k counts
+patients; DiffGen keeps at most c = 3 rows per patient at ε/3 per row) right after the same run without it, and
+the line gives the ratio of the two.
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = Path(os.environ.get("PPDP_SHARED_DATA", "/work/shared/data")) / "adult" / "hierarchies" / "arx" / "adult.csv.gz"
 
 
-def generate(path: Path, rows: int, seed: int = 0) -> float:
-    """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds."""
+def generate(path: Path, rows: int, seed: int = 0, persons: bool = False) -> float:
+    """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds. `persons`: a first
+    column `patient_nbr`, one of rows/3 patient numbers drawn at random per row (about 3 rows per patient)."""
     import duckdb
     start = time.perf_counter()
     con = duckdb.connect(config={"memory_limit": "1GB", "preserve_insertion_order": False})
@@ -44,8 +49,9 @@ def generate(path: Path, rows: int, seed: int = 0) -> float:
                 f"read_csv('{ADULT}', delim=';', header=true, all_varchar=true)")
     n = con.execute("SELECT COUNT(*) FROM base").fetchall()[0][0]
     con.execute(f"SELECT setseed({(seed % 1000) / 1000})")
-    con.execute(f"COPY (SELECT b.* EXCLUDE (i) FROM (SELECT CAST(floor(random() * {n}) AS BIGINT) AS j "
-                f"FROM range({rows})) AS r JOIN base AS b ON b.i = r.j) TO '{path}' (FORMAT parquet)")
+    patient = f"CAST(floor(random() * {max(1, rows // 3)}) AS BIGINT) + 100000 AS patient_nbr, " if persons else ""
+    con.execute(f"COPY (SELECT r.* EXCLUDE (j), b.* EXCLUDE (i) FROM (SELECT {patient}CAST(floor(random() * {n}) "
+                f"AS BIGINT) AS j FROM range({rows})) AS r JOIN base AS b ON b.i = r.j) TO '{path}' (FORMAT parquet)")
     con.close()
     return time.perf_counter() - start
 
@@ -60,11 +66,13 @@ def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -
     from ppdp_gui.engine.privacy.ledger import Ledger
 
     t0, cpu0 = time.perf_counter(), time.process_time()
-    recipe = Recipe(source=str(path), bundled="adult")
+    from ppdp_gui.engine.data.schema import Role
+    persons = path.stem.endswith("_persons")
+    recipe = Recipe(source=str(path), bundled="adult", roles={"patient_nbr": Role.PERSON} if persons else {})
     if mechanism == "DiffGen":
         recipe.domains = {"age": Domain(low=0, high=100, integer=True),
                           "salary-class": Domain(categories=("<=50K", ">50K"))}
-        params = {"epsilon": 1.0, "h": 10}
+        params = {"epsilon": 1.0, "h": 10, **({"max_rows_per_person": 3} if persons else {})}
     elif mechanism == "Mondrian":
         params = {"k": 10}  # strict, every QI along its bundled hierarchy
     else:
@@ -138,6 +146,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", help="where to write the generated table (default: a temporary folder)")
     ap.add_argument("--mechanism", action="append", choices=["DiffGen", "Global recoding", "Mondrian"])
     ap.add_argument("--engine", action="append", choices=["duckdb", "spark"])
+    ap.add_argument("--persons", action="store_true",
+                    help="also run each mechanism on the same rows with a patient number marked Person")
     ap.add_argument("--child", nargs=3, metavar=("MECHANISM", "PARQUET", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -146,15 +156,17 @@ def main(argv=None) -> int:
         return 0
     folder = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="ppdp-big-"))
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"adult_{args.rows}.parquet"
-    if not path.exists():
-        secs = generate(path, args.rows)
-        print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
+    paths = [folder / f"adult_{args.rows}.parquet"] + ([folder / f"adult_{args.rows}_persons.parquet"]
+                                                        if args.persons else [])
+    for path in paths:
+        if not path.exists():
+            secs = generate(path, args.rows, persons=path.stem.endswith("_persons"))
+            print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for mech in args.mechanism or ["DiffGen", "Global recoding", "Mondrian"]:
         first = None
-        for engine in args.engine or ["duckdb"]:
+        for engine, path in [(e, p) for e in args.engine or ["duckdb"] for p in paths]:
             proc = subprocess.run([sys.executable, __file__, "--child", mech, str(path), engine], env=env,
                                   capture_output=True, text=True)
             if proc.returncode:
@@ -162,11 +174,15 @@ def main(argv=None) -> int:
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             first = first or r
-            ratio = "" if r is first else f"  {r['total s'] / first['total s']:.2f}x {first['engine']}'s total"
-            print(f"{mech:16s} {engine:7s} {r['rows']:>12,} rows  load {r['load s']:6.1f} s  run {r['run s']:6.1f} s  "
+            unit = "persons" if path.stem.endswith("_persons") else "rows"
+            than = f"{first['engine']}/rows" if args.persons else first["engine"]
+            ratio = "" if r is first else (f"  {r['total s'] / first['total s']:.2f}x {than}'s total, "
+                                           f"{r['cpu s'] / max(first['cpu s'], 1e-9):.2f}x its CPU")
+            engine = f"{engine}/{unit}" if args.persons else engine
+            print(f"{mech:16s} {engine:14s} {r['rows']:>12,} rows  load {r['load s']:6.1f} s  run {r['run s']:6.1f} s  "
                   f"export {r['export s']:6.1f} s  total {r['total s']:6.1f} s  {r['rows/s']:>10,.0f} rows/s  "
                   f"peak {r['peak MiB']:7.0f} MiB  released rows {r['released rows']:,}{ratio}")
-            if engine == "duckdb":
+            if engine.startswith("duckdb"):
                 print(report_line(r))
             for c in r["checks"]:
                 print(f"{'':16s} check on the written file: {c}")

@@ -51,8 +51,11 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
     order = np.lexsort(([] if p_codes is None else [p_codes]) + ([] if s_codes is None else [s_codes])
                        + pos[::-1]) if len(got) else np.zeros(0, int)
     leaf = np.column_stack([p[order] for p in pos]) if pos else np.zeros((len(got), 0), dtype=np.int32)
+    # a node's class ids are cached (8 bytes a tuple each): with persons there can be about as many tuples as rows,
+    # so the cache is held to about 256 MB rather than to 256 entries
+    entries = int(max(16, min(256, (256 << 20) // max(1, 8 * len(got)))))
     enc = Encoded.from_counts(qis, leaf, got["n"].to_numpy(dtype=np.int64)[order],
-                              None if s_codes is None else s_codes[order], n_s,
+                              None if s_codes is None else s_codes[order], n_s, cache_entries=entries,
                               persons=None if p_codes is None else p_codes[order])
     enc.sensitive_values = values
     enc.qi_texts = [got[f"q{j}"].astype(str).to_numpy()[order] for j in range(len(names))]  # for the records
