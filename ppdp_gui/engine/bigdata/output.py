@@ -146,12 +146,12 @@ class SqlRecords:
         if self.marker is not None and self.qis:
             eq = t.marked(t.frame, list(self.qis), self.marker)[0]
             if int(t.frame["n"][eq].sum()) < t.total:
-                where = " WHERE NOT (" + " AND ".join(f"COALESCE(CAST({quote(q)} AS VARCHAR) = {literal(self.marker)}, "
-                                                      "FALSE)" for q in self.qis) + ")"
+                where = " WHERE NOT (" + " AND ".join(
+                    f"COALESCE(CAST({quote(q)} AS VARCHAR) = {literal(self.marker)}, FALSE)" for q in self.qis) + ")"
         pairs = f"SELECT DISTINCT {g} AS g, {quote(PERSON)} AS p FROM ({self.person_sql}) AS r{where}"
         sql = (f"WITH pairs AS ({pairs}), sizes AS (SELECT g, COUNT(*) AS n FROM pairs GROUP BY g), "
-               "per AS (SELECT pairs.p, MAX(CAST(1 AS DOUBLE) / sizes.n) AS r FROM pairs JOIN sizes ON sizes.g = pairs.g "
-               "GROUP BY pairs.p) "
+               "per AS (SELECT pairs.p, MAX(CAST(1 AS DOUBLE) / sizes.n) AS r FROM pairs "
+               "JOIN sizes ON sizes.g = pairs.g GROUP BY pairs.p) "
                f"SELECT COUNT(*), (SELECT COUNT(*) FROM sizes), MAX(r), AVG(r), "
                f"AVG(CASE WHEN r > CAST('{float(threshold)!r}' AS DOUBLE) THEN CAST(1 AS DOUBLE) "
                "ELSE CAST(0 AS DOUBLE) END) FROM per")

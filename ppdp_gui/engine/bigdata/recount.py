@@ -25,7 +25,8 @@ from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
 from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
-from ppdp_gui.engine.claims import PER_PERSON, RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness, k_text
+from ppdp_gui.engine.claims import (PER_PERSON, RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness,
+                                    k_text)
 from ppdp_gui.engine.errors import CheckError
 
 
@@ -94,21 +95,19 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
     frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
     frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame
-    counter = None
-    if person_hash is not None:
-        def counter(columns: list[str]) -> pd.DataFrame:
-            """Distinct persons per combination of `columns` (released names), one pass."""
-            if set(columns) == set(cols):
-                return frame[list(columns) + ["p"]].rename(columns={"p": "n"})
-            k = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(columns)]
-            by = f" GROUP BY {', '.join(str(i + 1) for i in range(len(k)))}" if k else ""
-            out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS n'])} FROM {relation} AS r{by}")
-            out = out[out["n"].fillna(0) > 0].reset_index(drop=True)
-            out = out.rename(columns={f"k{i}": c for i, c in enumerate(columns)})
-            return out.astype({c: object for c in columns}).where(out.notna(), None) if columns else out
+    def counter(columns: list[str]) -> pd.DataFrame:
+        """Distinct persons per combination of `columns` (released names), one pass."""
+        if set(columns) == set(cols):
+            return frame[list(columns) + ["p"]].rename(columns={"p": "n"})
+        k = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(columns)]
+        by = f" GROUP BY {', '.join(str(i + 1) for i in range(len(k)))}" if k else ""
+        out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS n'])} FROM {relation} AS r{by}")
+        out = out[out["n"].fillna(0) > 0].reset_index(drop=True)
+        out = out.rename(columns={f"k{i}": c for i, c in enumerate(columns)})
+        return out.astype({c: object for c in columns}).where(out.notna(), None) if columns else out
     bad = int(got["bad"].sum()) if aligned is not None and len(got) else 0
-    return Tally(frame, int(frame["n"].sum()), name, hash_sum, person=person, count_persons=counter,
-                 misaligned=bad)
+    return Tally(frame, int(frame["n"].sum()), name, hash_sum, person=person,
+                 count_persons=counter if person_hash is not None else None, misaligned=bad)
 
 
 @dataclass
