@@ -13,6 +13,12 @@ For CSV, text the writer would neutralise (a leading = + - @ tab or CR that does
 the same apostrophe here: in the mapping tables for generalised labels, by a SQL CASE for the columns passed
 through. Output hash: an order-independent digest of the rows (their row count and the sum of DuckDB's row
 hashes); the sha256 of the written file is in the release note's file list as for any release.
+
+With a person column (never written) the rows are written grouped by class and then in an order that depends only
+on the released values and the person (a hash of the values, the values, the person's hash), not at random: its
+only ties are rows equal in every column and person, so the recount on the file can give each written row its
+person by position (`SqlRecords.tally_written`). The order says nothing the rows do not: within a class it follows
+a hash of what is written, and among identical written rows nothing can be seen.
 """
 
 from __future__ import annotations

@@ -10,6 +10,13 @@ one GROUP BY, then `checks.anonymity.check_counts`, the in-memory checker's own 
 GROUP BY with the suppressed flag, then `checks.closeness.closeness` with the counts as weights) and risk bounds
 (the group sizes, then `checks.claims.risk_check`) are recounted here; any other claim on a large table fails the
 check (and the mechanisms do not offer them for large tables).
+
+Persons: when the table has a person column every k, l, t and risk claim is recounted in distinct persons, as
+engine.checks does in memory — `COUNT(DISTINCT person)` per group (per group and value for l and t, per value for
+the whole distribution of t), the person being the checker's own reading of the source's column
+(bigdata/persons.py), never the mechanism's. A claim that counts rows on such a table fails, as in memory. On the
+written file the persons come by position from the written order (`SqlRecords.tally_written`); a row that does
+not line up fails every per-person claim.
 """
 
 from __future__ import annotations
