@@ -38,15 +38,21 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
         from ppdp_gui.engine.bigdata.persons import person_sql
         keys["p"] = person_sql(data.table, person, "src")
     got = data.table.group_counts(keys)
-    pos = []
+    # each column's few distinct texts are typed and placed once (with persons there are about as many tuples as
+    # rows: a hash factorisation, not a sort of every text)
+    pos, text_codes, text_values = [], [], []
     for j, (name, lev) in enumerate(zip(names, qis)):
-        texts, inverse = np.unique(got[f"q{j}"].astype(str).to_numpy(), return_inverse=True)
-        pos.append(lev.index.positions(typed_values(data, name, pd.Series(texts)))[inverse.ravel()])
+        codes, texts = pd.factorize(got[f"q{j}"].astype(str), use_na_sentinel=False)
+        texts = np.asarray(texts, dtype=object).astype(str)
+        pos.append(lev.index.positions(typed_values(data, name, pd.Series(texts)))[codes])
+        text_codes.append(codes.astype(np.int64))
+        text_values.append(texts)
     s_codes, n_s, values = None, 0, []
     if sensitive:
-        typed = typed_values(data, sensitive, got["s"].astype(str)).astype(str)
+        raw, texts = pd.factorize(got["s"].astype(str), use_na_sentinel=False)
+        typed = typed_values(data, sensitive, pd.Series(np.asarray(texts, dtype=object))).astype(str)
         s_codes, uniq = pd.factorize(typed, sort=True)
-        s_codes, n_s, values = s_codes.astype(np.int64), len(uniq), [str(v) for v in uniq]
+        s_codes, n_s, values = s_codes.astype(np.int64)[raw], len(uniq), [str(v) for v in uniq]
     p_codes = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
     order = np.lexsort(([] if p_codes is None else [p_codes]) + ([] if s_codes is None else [s_codes])
                        + pos[::-1]) if len(got) else np.zeros(0, int)
@@ -58,7 +64,7 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
                               None if s_codes is None else s_codes[order], n_s, cache_entries=entries,
                               persons=None if p_codes is None else p_codes[order])
     enc.sensitive_values = values
-    enc.qi_texts = [got[f"q{j}"].astype(str).to_numpy()[order] for j in range(len(names))]  # for the records
+    enc.qi_texts = [(c[order], v) for c, v in zip(text_codes, text_values)]  # for the records: (code, texts)
     return enc
 
 
@@ -69,15 +75,18 @@ def records(data, enc: Encoded, node, marker: str) -> SqlRecords:
     # the classes: one row per distinct QI combination (its values as text), its class id and suppressed flag
     cls_of_tuple = node.cls
     gone_of_tuple = node.verdict.suppressed[cls_of_tuple]
-    combos = pd.DataFrame({f"v{j}": enc.qi_texts[j] for j in range(len(names))})
-    combos["g"], combos["gone"] = cls_of_tuple, gone_of_tuple
-    combos = combos.drop_duplicates([f"v{j}" for j in range(len(names))]).reset_index(drop=True)
+    key = np.zeros(enc.n_tuples, dtype=np.int64)
+    for codes, texts in enc.qi_texts:  # one row per distinct combination of texts (tuples repeat it per person)
+        key = pd.factorize(key * max(1, len(texts)) + codes)[0].astype(np.int64)
+    first = np.flatnonzero(~pd.Series(key).duplicated().to_numpy())
+    combos = pd.DataFrame({f"v{j}": texts[codes[first]] for j, (codes, texts) in enumerate(enc.qi_texts)})
+    combos["g"], combos["gone"] = cls_of_tuple[first], gone_of_tuple[first]
     plain, neutral = {}, {}
     for j, (q, lev) in enumerate(zip(enc.qis, node.levels)):
-        texts = np.unique(enc.qi_texts[j])
+        codes, texts = enc.qi_texts[j]
         pos = q.index.positions(typed_values(data, q.name, pd.Series(texts)))
         labels = np.asarray(q.labels[lev], dtype=object)[q.code_of_leaf[lev][pos]].astype(str)
-        at = np.searchsorted(texts.astype(str), combos[f"v{j}"].to_numpy(dtype=str))  # each combination's label
+        at = codes[first]  # each combination's label
         gone = combos["gone"].to_numpy(dtype=bool)  # a suppressed combination shows the marker
         combos[f"l{j}"] = labels_column(np.where(gone, marker, labels[at]))
         combos[f"s{j}"] = labels_column(np.where(gone, neutral_text(marker),
