@@ -34,9 +34,11 @@ from ppdp_gui.engine.data.qi_coding import code_quasi_identifier, publish_groups
 from ppdp_gui.engine.taxonomy import Taxonomy
 
 
-def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarray, np.ndarray | None]:
-    """The distinct QI tuples as a small typed Dataset (sorted by their text), their texts, row counts and, with a
-    person column, persons: then one tuple per (QI values, person), the person of each (else None)."""
+def tuples(data, names: list[str]):
+    """(the distinct QI tuples as a small typed Dataset sorted by their text, their texts, rows per pair, the
+    person of each pair or None, the tuple of each pair). Without a person column a pair is a tuple; with one it
+    is a (QI tuple, person) and there can be about as many as rows, so each column's texts are factorised once
+    (not sorted) and the tuples read from integer keys."""
     from ppdp_gui.engine.mechanisms.kanon import common
     keys = {f"q{j}": quote(n) for j, n in enumerate(names)}
     person = common.large_person(data)
@@ -44,16 +46,30 @@ def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarra
         from ppdp_gui.engine.bigdata.persons import person_sql
         keys["p"] = person_sql(data.table, person, "src")
     got = data.table.group_counts(keys)
-    got = got.sort_values([f"q{j}" for j in range(len(names))], kind="stable").reset_index(drop=True)
-    texts = [got[f"q{j}"].astype(str).to_numpy() for j in range(len(names))]
+    codes, values = [], []
+    key = np.zeros(len(got), dtype=np.int64)
+    for j in range(len(names)):
+        c, u = pd.factorize(got[f"q{j}"].astype(str), use_na_sentinel=False)
+        u = np.asarray(u, dtype=object).astype(str)
+        rank = np.empty(len(u), dtype=np.int64)
+        rank[np.argsort(u, kind="stable")] = np.arange(len(u))  # codes in the texts' sorted order
+        codes.append(rank[c])
+        values.append(np.sort(u))
+        key = pd.factorize(key * max(1, len(u)) + rank[c])[0].astype(np.int64)
+    tid = key  # dense tuple ids of the pairs
+    first = np.flatnonzero(~pd.Series(tid).duplicated().to_numpy())
+    order = np.lexsort([codes[j][first] for j in range(len(names))][::-1]) if names else np.arange(len(first))
+    renumber = np.empty(len(first), dtype=np.int64)
+    renumber[order] = np.arange(len(first))  # tuples sorted by their texts, as before persons
+    tid, first = renumber[tid], first[order]
+    texts = [values[j][codes[j][first]] for j in range(len(names))]
     cols = {}
-    for name, t in zip(names, texts):
-        uniq, inverse = np.unique(t, return_inverse=True)
-        cols[name] = typed_values(data, name, pd.Series(uniq)).to_numpy()[inverse.ravel()]
+    for j, name in enumerate(names):
+        cols[name] = typed_values(data, name, pd.Series(values[j])).to_numpy()[codes[j][first]]
     schema = tuple(_flat_in_file_order(data, data.spec(n)) for n in names)
     small = Dataset(frame=pd.DataFrame(cols, columns=names), schema=schema)
     persons = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
-    return small, texts, got["n"].to_numpy(dtype=np.int64), persons
+    return small, texts, got["n"].to_numpy(dtype=np.int64), persons, tid
 
 
 def _flat_in_file_order(data, spec):
@@ -69,18 +85,22 @@ def _flat_in_file_order(data, spec):
 def run_large(data, k: int, grid_width: float):
     """(QICodes, published labels per tuple, intervals, group sizes, SqlRecords, figures) of strict Mondrian."""
     names = list(data.quasi_identifiers)
-    small, texts, weight, persons = tuples(data, names)
+    small, texts, weight, persons, tid = tuples(data, names)
     qis = [code_quasi_identifier(small, name, grid_width) for name in names]
-    labels = partition(np.column_stack([q.codes for q in qis]), k, mode="strict",
-                       hierarchies=[q.hierarchy for q in qis], weights=weight, persons=persons)
+    codes = np.column_stack([q.codes for q in qis])
+    rows = np.bincount(tid, weights=weight, minlength=len(small.frame)).astype(np.int64)  # rows per QI tuple
+    if persons is None:
+        labels = partition(codes, k, mode="strict", hierarchies=[q.hierarchy for q in qis], weights=rows)
+    else:  # one weighted row per (tuple, person): strict cuts keep a tuple whole, so its pairs share a class
+        by_pair = partition(codes[tid], k, mode="strict", hierarchies=[q.hierarchy for q in qis], weights=weight,
+                            persons=persons)
+        labels = np.empty(len(small.frame), dtype=np.int64)
+        labels[tid] = by_pair
     published, intervals, _ = publish_groups(qis, labels)
-    sizes = np.bincount(labels, weights=weight).astype(np.int64)
-    # the records join one row per QI tuple: a tuple's (person) repeats share its class and labels
-    first = ~pd.DataFrame({f"q{j}": t for j, t in enumerate(texts)}).duplicated().to_numpy() \
-        if persons is not None else np.ones(len(labels), dtype=bool)
-    records = _records(data, names, [t[first] for t in texts], labels[first],
-                       {n: np.asarray(published[n])[first] for n in names})
-    figures = _figures(published, intervals, {q.name: list(q.domain) for q in qis}, weight, names, k, persons)
+    sizes = np.bincount(labels, weights=rows).astype(np.int64)
+    records = _records(data, names, texts, labels, published)
+    figures = _figures(published, intervals, {q.name: list(q.domain) for q in qis}, rows, names, k,
+                       None if persons is None else (tid, persons))
     return qis, published, intervals, sizes, records, figures
 
 
@@ -101,8 +121,8 @@ def _records(data, names, texts, labels, published) -> SqlRecords:
 
 
 def _figures(published, intervals, domains, weight, names, k, persons=None) -> dict[str, float]:
-    """kanon_measures' figures from the weighted tuples (the rows are never in memory); with `persons` a class's
-    size is its distinct persons, as in memory."""
+    """kanon_measures' figures from the weighted tuples (the rows are never in memory); with `persons` (the tuple
+    and the person of every (tuple, person) pair) C_avg counts a class's distinct persons, as in memory."""
     from ppdp_gui.engine.metrics.information_loss import average_class_size, cell_loss, discernibility
     n = float(weight.sum())
     per = [float((cell_loss(pd.Series(published[q]), intervals[q], domains[q]) * weight).sum() / n) for q in names]
@@ -112,6 +132,6 @@ def _figures(published, intervals, domains, weight, names, k, persons=None) -> d
     units = sizes  # C_avg in what k counts (persons), discernibility in rows: as kanon_measures in memory
     if persons is not None:
         from ppdp_gui.engine.mechanisms.kanon.common import count_units
-        units = count_units(group, persons)
+        units = count_units(group[persons[0]], persons[1])
     return {"NCP %": 100.0 * float(np.mean(per)) if per else 0.0,
             "C_avg": average_class_size(units, k), "discernibility": discernibility(sizes)}
