@@ -113,10 +113,10 @@ def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, div
         ids = pd.factorize(key)[0].astype(np.int64)
         first = ~pd.DataFrame({"k": ids, "p": persons}).duplicated().to_numpy()
         key = key[first]
+    if diversity == "distinct":  # distinct keys only: a hash lookup, not a sort
+        return np.bincount(pd.unique(key) // n_sens, minlength=n_groups).astype(float)
     uk, counts = np.unique(key, return_counts=True)
     g = uk // n_sens
-    if diversity == "distinct":
-        return np.bincount(g, minlength=n_groups).astype(float)
     sizes = np.bincount(g, weights=counts, minlength=n_groups)
     p = counts / sizes[g]
     h = np.bincount(g, weights=-p * np.log(p), minlength=n_groups)
