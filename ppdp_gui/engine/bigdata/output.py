@@ -145,13 +145,14 @@ class SqlRecords:
         persons of the most exposed group their kept rows fall in; suppressed rows are no group (unless every row
         is). Two GROUP BYs over the rows with their persons."""
         from ppdp_gui.engine.bigdata.persons import PERSON
+        from ppdp_gui.engine.bigdata.recount import N
         from ppdp_gui.engine.metrics.person_risk import UnitRisk
         t = self.tally()
         g = f"hash({', '.join(f'CAST({quote(q)} AS VARCHAR)' for q in self.qis)})" if self.qis else "0"
         where = ""
         if self.marker is not None and self.qis:
             eq = t.marked(t.frame, list(self.qis), self.marker)[0]
-            if int(t.frame["n"][eq].sum()) < t.total:
+            if int(t.frame[N][eq].sum()) < t.total:
                 where = " WHERE NOT (" + " AND ".join(
                     f"COALESCE(CAST({quote(q)} AS VARCHAR) = {literal(self.marker)}, FALSE)" for q in self.qis) + ")"
         pairs = f"SELECT DISTINCT {g} AS g, {quote(PERSON)} AS p FROM ({self.person_sql}) AS r{where}"

@@ -37,6 +37,10 @@ from ppdp_gui.engine.claims import (PER_PERSON, RECOUNTED, KAnonymity, LDiversit
 from ppdp_gui.engine.errors import CheckError
 
 
+#: the tally's own columns, named so that no released column can take their place (a column may be called n or h)
+N, H, P, BAD, G, S, KEPT = "ppdp_n__", "ppdp_h__", "ppdp_p__", "ppdp_bad__", "ppdp_g__", "ppdp_s__", "ppdp_kept__"
+
+
 def file_relation(path: Path, fmt: str) -> str:
     """The written file as a relation of text columns."""
     if fmt == "parquet":
@@ -79,16 +83,16 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     wanted += [name(x) for x in extra]
     cols = list(dict.fromkeys(wanted))
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
-    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS n" if weight else "COUNT(*) AS n"]
+    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS {N}" if weight else f"COUNT(*) AS {N}"]
     if hash_columns is not None:
         text = set(as_text)
         hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
         times = f" * {weight}" if weight else ""
-        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS h")
+        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS {H}")
     if person_hash is not None:
-        select.append(f"COUNT(DISTINCT {person_hash}) AS p")
+        select.append(f"COUNT(DISTINCT {person_hash}) AS {P}")
     if aligned is not None:
-        select.append(f"SUM(CASE WHEN {aligned} THEN 0 ELSE 1 END) AS bad")
+        select.append(f"SUM(CASE WHEN {aligned} THEN 0 ELSE 1 END) AS {BAD}")
     group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
 
     def read(sql: str) -> pd.DataFrame:
@@ -98,22 +102,22 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
             raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
 
     got = read(f"SELECT {', '.join(select)} FROM {relation} AS r{group}")
-    got = got[got["n"].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
-    hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
+    got = got[got[N].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
+    hash_sum = sum(int(v) for v in got[H]) if hash_columns is not None else None  # a loop over groups
     frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
     frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame
     def counter(columns: list[str]) -> pd.DataFrame:
         """Distinct persons per combination of `columns` (released names), one pass."""
         if set(columns) == set(cols):
-            return frame[list(columns) + ["p"]].rename(columns={"p": "n"})
+            return frame[list(columns) + [P]].rename(columns={P: N})
         k = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(columns)]
         by = f" GROUP BY {', '.join(str(i + 1) for i in range(len(k)))}" if k else ""
-        out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS n'])} FROM {relation} AS r{by}")
-        out = out[out["n"].fillna(0) > 0].reset_index(drop=True)
+        out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS {N}'])} FROM {relation} AS r{by}")
+        out = out[out[N].fillna(0) > 0].reset_index(drop=True)
         out = out.rename(columns={f"k{i}": c for i, c in enumerate(columns)})
         return out.astype({c: object for c in columns}).where(out.notna(), None) if columns else out
-    bad = int(got["bad"].sum()) if aligned is not None and len(got) else 0
-    return Tally(frame, int(frame["n"].sum()), name, hash_sum, person=person,
+    bad = int(got[BAD].sum()) if aligned is not None and len(got) else 0
+    return Tally(frame, int(frame[N].sum()), name, hash_sum, person=person,
                  count_persons=counter if person_hash is not None else None, misaligned=bad)
 
 
@@ -160,8 +164,8 @@ class Tally:
         """Units (the frame's n) per group of `columns` (among `rows`): a frame of the columns and n."""
         f = frame if rows is None else frame[rows]
         if not columns:
-            return pd.DataFrame({"n": [int(f["n"].sum())]}) if len(f) else pd.DataFrame({"n": []})
-        return f.groupby(columns, dropna=False, sort=False)["n"].sum().reset_index()
+            return pd.DataFrame({N: [int(f[N].sum())]}) if len(f) else pd.DataFrame({N: []})
+        return f.groupby(columns, dropna=False, sort=False)[N].sum().reset_index()
 
     def group_sizes(self, qis: list[str], marker: str | None) -> np.ndarray:
         """`SqlRecords.group_sizes`: units per released group (persons when the table has a person column and
@@ -169,7 +173,7 @@ class Tally:
         frame = self.persons(list(qis)) if self.person is not None and self.count_persons is not None \
             else self.frame
         rows = None if marker is None else ~self.marked(frame, qis, marker)[0]
-        return self.sizes(frame, qis, rows)["n"].to_numpy(dtype=np.int64)
+        return self.sizes(frame, qis, rows)[N].to_numpy(dtype=np.int64)
 
     def _person_problem(self, claim) -> str | None:
         """Why a claim cannot be recounted in the unit it states (None: it can), as engine.checks says it."""
@@ -198,7 +202,7 @@ class Tally:
         total = self.total
         marks = [self.marked(self.frame, [name(x) for x in c.columns], name(c.marker))
                  for c in marker_claims if c.columns]
-        counted = [(int(self.frame["n"][eq].sum()), differs) for eq, differs in marks]
+        counted = [(int(self.frame[N][eq].sum()), differs) for eq, differs in marks]
         # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
         applied = [([name(x) for x in c.columns], name(c.marker)) for c, (n_marked, _) in
                    zip([c for c in marker_claims if c.columns], counted) if n_marked < total]
@@ -220,7 +224,7 @@ class Tally:
             unit = f"persons ({claim.person})" if per_person else "rows"
             if isinstance(claim, KAnonymity):
                 frame = self.persons(cols) if per_person else self.frame
-                sizes = self.sizes(frame, cols, kept(frame))["n"].to_numpy(dtype=np.int64)
+                sizes = self.sizes(frame, cols, kept(frame))[N].to_numpy(dtype=np.int64)
                 smallest = int(sizes.min()) if sizes.size else 0
                 figures = {"smallest group": float(smallest)}
                 if per_person:
@@ -248,8 +252,8 @@ class Tally:
                 s_col = name(claim.column)
                 frame = self.persons(cols + [s_col]) if per_person else self.frame
                 got = self._grouped(frame, cols, kept(frame), s_col)
-                counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
-                                   index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
+                counts = pd.Series(got[N].to_numpy(dtype=np.int64),
+                                   index=pd.MultiIndex.from_arrays([got[G].to_numpy(), got[S].to_numpy()],
                                                                    names=["g", "s"]))
                 sizes = counts.groupby(level="g").sum().to_numpy()
                 res = check_counts(sizes, 1, counts, sensitive=s_col, l=int(claim.l),
@@ -259,15 +263,15 @@ class Tally:
                 out.append(self._closeness(claim, cols, kept, per_person))
             elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
                 frame = self.persons(cols) if per_person else self.frame
-                out.append(risk_check(claim, self.sizes(frame, cols, kept(frame))["n"].to_numpy(dtype=np.int64)))
+                out.append(risk_check(claim, self.sizes(frame, cols, kept(frame))[N].to_numpy(dtype=np.int64)))
             else:
                 out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
         return out
 
     def _grouped(self, frame: pd.DataFrame, cols: list[str], keep: np.ndarray, sensitive: str) -> pd.DataFrame:
-        """Units per (group, sensitive value) among the kept rows: columns g (group number), s and n."""
-        got = self.sizes(frame, cols + [sensitive], keep).rename(columns={sensitive: "s"})
-        got["g"] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
+        """Units per (group, sensitive value) among the kept rows: columns G (group number), S and N."""
+        got = self.sizes(frame, cols + [sensitive], keep).rename(columns={sensitive: S})
+        got[G] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
         return got
 
     def _closeness(self, claim: TCloseness, cols: list[str], kept, per_person: bool) -> ClaimCheck:
@@ -277,16 +281,16 @@ class Tally:
         once, as engine.checks does on persons."""
         s = self.name(claim.column)
         frame = self.persons(cols + [s]) if per_person else self.frame
-        f = frame.assign(kept__=kept(frame))
-        got = f.groupby(cols + [s, "kept__"], dropna=False, sort=False)["n"].sum().reset_index()
+        f = frame.assign(**{KEPT: kept(frame)})
+        got = f.groupby(cols + [s, KEPT], dropna=False, sort=False)[N].sum().reset_index()
         whole = None
         if per_person:  # the whole distribution: each (person, value) once, suppressed rows too
             every = self.persons([s])
-            whole = (every[s].to_numpy(dtype=object), every["n"].to_numpy(dtype=float))
+            whole = (every[s].to_numpy(dtype=object), every[N].to_numpy(dtype=float))
         group = (got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got)
                  else np.zeros(len(got), dtype=np.int64))
         table = pd.DataFrame({s: got[s].to_numpy(dtype=object)})
         dist, reason = closeness(table, group, s, claim.distance, name=self.name, order=claim.order,
-                                 hierarchy=claim.hierarchy, keep=got["kept__"].to_numpy(dtype=bool),
-                                 weights=got["n"].to_numpy(dtype=float), whole=whole)
+                                 hierarchy=claim.hierarchy, keep=got[KEPT].to_numpy(dtype=bool),
+                                 weights=got[N].to_numpy(dtype=float), whole=whole)
         return closeness_check(claim, dist, reason)
