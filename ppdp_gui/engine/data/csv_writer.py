@@ -85,8 +85,8 @@ def _integers(values: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     if len(values):
         lo, hi = int(values.min()), int(values.max())
         if hi - lo < SMALL_RANGE:
-            codes = values if lo == 0 and hi < 2 ** 63 else values - values.dtype.type(lo)
             wide = np.uint64 if values.dtype.kind == "u" else np.int64
+            codes = values if lo == 0 else values.astype(wide) - wide(lo)  # widened: no wrap-around
             return codes.astype(np.intp, copy=False), _int_texts(np.arange(hi - lo + 1, dtype=wide) + wide(lo))
     codes, uniques = pd.factorize(values)
     return codes, _int_texts(uniques)
