@@ -26,16 +26,16 @@ def pandas_bytes(frame: pd.DataFrame, sep: str = ",") -> bytes:
     return buf.getvalue()
 
 
-def ours(frame: pd.DataFrame, sep: str = ",", chunk_bytes: int | None = None) -> bytes:
-    before = csv_rows.CHUNK_BYTES
+def ours(frame: pd.DataFrame, sep: str = ",", chunk_bytes: int | None = None, merge: bool = True) -> bytes:
+    before = csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS
     try:
-        if chunk_bytes is not None:
-            csv_rows.CHUNK_BYTES = chunk_bytes
+        csv_rows.CHUNK_BYTES = chunk_bytes or before[0]
+        csv_rows.MOST_PAIRS = before[1] if merge else 0
         with tempfile.TemporaryDirectory() as tmp:
             csv_writer.write_csv(frame, Path(tmp) / "t.csv", sep=sep)
             return (Path(tmp) / "t.csv").read_bytes()
     finally:
-        csv_rows.CHUNK_BYTES = before
+        csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS = before
 
 
 TEXT = st.lists(st.sampled_from(list('ab ,;"\r\n\t\'=-é✓日\U0001f600') + ["xyz0123456789"]), max_size=8).map("".join)
@@ -81,26 +81,28 @@ def frames(draw):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(frame=frames(), sep=st.sampled_from([",", "\t"]), chunk=st.sampled_from([None, 1, 40]))
-def test_same_bytes_as_pandas_on_random_tables(frame, sep, chunk):
-    expected = pandas_bytes(frame, sep)
-    assert ours(frame, sep, chunk) == expected
+@given(frame=frames(), sep=st.sampled_from([",", "\t"]), chunk=st.sampled_from([None, 1, 40]), merge=st.booleans())
+def test_same_bytes_as_pandas_on_random_tables(frame, sep, chunk, merge):
+    """`merge`: neighbouring columns merged into one cell where they fit (the default), or every column apart."""
+    assert ours(frame, sep, chunk, merge) == pandas_bytes(frame, sep)
 
 
-def lines(codes: list[list[int]], texts: list[list[str]], chunk_bytes: int = 1 << 20) -> bytes:
-    cells = csv_rows.column_cells([pa.array(t, pa.string()) for t in texts], ",", "\r\n")
-    before = csv_rows.CHUNK_BYTES
-    csv_rows.CHUNK_BYTES = chunk_bytes
+def lines(codes: list[list[int]], texts: list[list[str]], chunk_bytes: int = 1 << 20, merge: bool = True) -> bytes:
+    before = csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS
+    csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS = chunk_bytes, before[1] if merge else 0
     try:
-        return b"".join(bytes(part) for part in csv_rows.byte_lines([np.array(c) for c in codes], cells))
+        placed = csv_rows.line_cells([np.array(c) for c in codes], [pa.array(t, pa.string()) for t in texts],
+                                     ",", "\r\n")
+        return b"".join(bytes(part) for part in csv_rows.byte_lines(*placed))
     finally:
-        csv_rows.CHUNK_BYTES = before
+        csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS = before
 
 
 def test_rows_shorter_than_one_window():
     """'1,\r\n' is 4 bytes: two rows fall in one 8-byte window, so they are placed in interleaved passes."""
     codes = [[0, 1, -1, 0, 0], [-1, -1, 0, -1, -1]]
-    assert lines(codes, [["1", "22"], ["3"]]) == b"1,\r\n22,\r\n,3\r\n1,\r\n1,\r\n"
+    for merge in (True, False):
+        assert lines(codes, [["1", "22"], ["3"]], merge=merge) == b"1,\r\n22,\r\n,3\r\n1,\r\n1,\r\n"
 
 
 def test_wide_cells_beside_short_ones_and_at_the_row_end():
@@ -119,4 +121,5 @@ def test_the_first_bytes_of_a_row_survive_the_row_before():
     codes = [[0, 1] * 50, [1, 0] * 50, [0, 0] * 50, [1, 1] * 50]
     texts = [["7", "é"], ["a", "bb"], ["", ""], ["q", "\"\""]]
     expected = "".join(f"{a},{b},,{d}\r\n" for a, b, d in [("7", "bb", '""""""'), ("é", "a", '""""""')] * 50)
+    assert lines(codes, texts, merge=False) == expected.encode()
     assert lines(codes, texts) == expected.encode()

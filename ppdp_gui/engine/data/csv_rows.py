@@ -26,6 +26,8 @@ from numpy.lib.stride_tricks import as_strided
 
 WORD = 8
 CHUNK_BYTES = 1 << 20  # about this many bytes of lines per buffer written
+MOST_PAIRS = 1 << 12  # neighbouring columns are merged into one cell while they have at most this many pairs
+_NOTHING = pa.scalar("", pa.large_string())
 
 
 @dataclasses.dataclass
@@ -38,7 +40,45 @@ class Cells:
     start: list[np.ndarray]  # start[0] is all zeros: the first window is the cell's start
 
 
-def column_cells(texts: list[pa.Array], sep: str, eol: str) -> list[Cells]:
+def line_cells(codes: list[np.ndarray], texts: list[pa.Array], sep: str,
+               eol: str) -> tuple[list[np.ndarray], list[Cells]]:
+    """The codes and cells to place, one pair per column or per run of neighbouring columns merged into one cell
+    (`_merged`). `codes[j]` is each row's code in column j (-1: missing), `texts[j]` the text of each code."""
+    cells = _cell_texts(texts, sep, eol)
+    placed_codes, placed = [codes[0]], [cells[0]]
+    for k, cell in zip(codes[1:], cells[1:]):
+        merged = _merged(placed_codes[-1], placed[-1], k, cell)
+        if merged is None:
+            placed_codes.append(k)
+            placed.append(cell)
+        else:
+            placed_codes[-1], placed[-1] = merged
+    return placed_codes, [_cells(cell) for cell in placed]
+
+
+def _merged(left_codes: np.ndarray, left: pa.Array, right_codes: np.ndarray,
+            right: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """Two neighbouring columns as one, when their cells together fit one 8-byte window and their pairs are
+    few: one store per row instead of two (storing is the costliest step), for three operations on the codes.
+    The code of a pair is (left + 1) * len(right) + (right + 1), so that a missing value (-1) needs no test:
+    the cells are reordered to put the missing value's cell (the last) first."""
+    if _longest(left) + _longest(right) > WORD or len(left) * len(right) > MOST_PAIRS:
+        return None
+    if left_codes.min(initial=0) < 0:  # a column not merged before: its codes still use -1
+        left_codes = np.add(left_codes, 1, dtype=np.intp)
+        left = left.take(np.roll(np.arange(len(left)), 1))
+    codes = np.multiply(left_codes, len(right), dtype=np.intp) + np.add(right_codes, 1, dtype=np.intp)
+    right = right.take(np.roll(np.arange(len(right)), 1))
+    pairs = pc.binary_join_element_wise(left.take(np.repeat(np.arange(len(left)), len(right))),
+                                        right.take(np.tile(np.arange(len(right)), len(left))), _NOTHING)
+    return codes, pairs
+
+
+def _longest(cells: pa.Array) -> int:
+    return pc.max(pc.binary_length(cells)).as_py()
+
+
+def _cell_texts(texts: list[pa.Array], sep: str, eol: str) -> list[pa.Array]:
     """Per column, the cells of its distinct texts (one block per column, missing value appended as ''):
     quoted as Python's csv module does with QUOTE_MINIMAL (a text holding `sep`, a double quote, CR or LF is
     enclosed in double quotes, inner double quotes doubled), followed by `sep`, or `eol` in the last column."""
@@ -50,25 +90,21 @@ def column_cells(texts: list[pa.Array], sep: str, eol: str) -> list[Cells]:
     needs = pc.match_substring(every, sep)
     for special in ('"', "\r", "\n"):
         needs = pc.or_(needs, pc.match_substring(every, special))
-    quote, nothing = pa.scalar('"', pa.large_string()), pa.scalar("", pa.large_string())
-    quoted = pc.binary_join_element_wise(quote, pc.replace_substring(every, '"', '""'), quote, nothing)
+    quote = pa.scalar('"', pa.large_string())
+    quoted = pc.binary_join_element_wise(quote, pc.replace_substring(every, '"', '""'), quote, _NOTHING)
     last = np.zeros(len(every), dtype=bool)
     last[len(every) - sizes[-1]:] = True
     ends = pc.if_else(pa.array(last), pa.scalar(eol, pa.large_string()), pa.scalar(sep, pa.large_string()))
-    cells = pc.binary_join_element_wise(pc.if_else(needs, quoted, every), ends, nothing)
+    cells = pc.binary_join_element_wise(pc.if_else(needs, quoted, every), ends, _NOTHING)
+    bounds = np.cumsum([0] + sizes)
+    return [cells.slice(lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _cells(cells: pa.Array) -> Cells:
+    """The 8-byte windows of each cell's bytes. Window k starts at byte 8k, or earlier so as to end at the cell's
+    end: every window then starts inside its cell, so a short cell in a wide column never writes past the row."""
     offsets = np.frombuffer(cells.buffers()[1], np.int64, count=len(cells) + 1, offset=cells.offset * 8)
     data = np.frombuffer(cells.buffers()[2], np.uint8)
-    out, at = [], 0
-    for size in sizes:
-        out.append(_cells(data, offsets[at:at + size + 1]))
-        at += size
-    return out
-
-
-def _cells(data: np.ndarray, offsets: np.ndarray) -> Cells:
-    """The 8-byte windows of the cells data[offsets[i]:offsets[i + 1]]. Window k starts at byte 8k, or earlier so
-    as to end at the cell's end: every window then starts inside its cell, so a short cell in a wide column never
-    writes past the row."""
     first = offsets[:-1]
     length = np.diff(offsets)
     lanes = np.arange(WORD)
