@@ -103,7 +103,7 @@ def _integers(values: np.ndarray) -> tuple[np.ndarray, pa.Array]:
         lo, hi = int(values.min()), int(values.max())
         if hi - lo < SMALL_RANGE:
             wide = np.uint64 if values.dtype.kind == "u" else np.int64
-            codes = values if lo == 0 else values.astype(wide) - wide(lo)  # widened: no wrap-around
+            codes = values if lo == 0 else np.subtract(values, wide(lo), dtype=wide)  # widened: no wrap-around
             return codes.astype(np.intp, copy=False), _int_texts(np.arange(hi - lo + 1, dtype=wide) + wide(lo))
     codes, uniques = pd.factorize(values)
     return codes, _int_texts(uniques)
