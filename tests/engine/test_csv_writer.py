@@ -88,3 +88,15 @@ def test_pyarrow_writer_would_not_give_the_same_bytes():
     pacsv.write_csv(pa.Table.from_pandas(frame, preserve_index=False), buf,
                     pacsv.WriteOptions(quoting_style="needed", eol="\r\n"))
     assert buf.getvalue() != pandas_bytes(frame)
+
+
+def test_object_columns_coded_by_object_then_by_value():
+    """Equal texts held by different objects get one code, as pandas' factorize gives; None and NaN are missing."""
+    same = "ab"
+    other = "".join(["a", "b"])
+    assert other is not same
+    values = np.array([same, other, None, same, np.nan, "c", other] * 3, dtype=object)
+    codes, uniques = csv_writer._objects(values)
+    expected_codes, expected_uniques = pd.factorize(values)
+    assert list(uniques) == list(expected_uniques) == ["ab", "c"]
+    assert codes.tolist() == expected_codes.tolist()

@@ -22,18 +22,16 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numpy.lib.stride_tricks import as_strided
 
 WORD = 8
 CHUNK_BYTES = 1 << 20  # about this many bytes of lines per buffer written
 MOST_PAIRS = 1 << 12  # neighbouring columns are merged into one cell while they have at most this many pairs
-_NOTHING = pa.scalar("", pa.large_string())
 
 
 @dataclasses.dataclass
 class Cells:
     """One column's cell bytes, per code: `length[c]` bytes, of which bytes [start[k][c], start[k][c] + 8) are
-    `word[k][c]` (little-endian, zero past the cell's end). Code -1 (a missing value) is the last entry."""
+    `word[k][c]` (the bytes as they lie in memory, zero past the cell's end). Code -1 takes the last entry."""
 
     length: np.ndarray
     word: list[np.ndarray]
@@ -70,8 +68,12 @@ def _merged(left_codes: np.ndarray, left: pa.Array, right_codes: np.ndarray,
     codes = np.multiply(left_codes, len(right), dtype=np.intp) + np.add(right_codes, 1, dtype=np.intp)
     right = right.take(np.roll(np.arange(len(right)), 1))
     pairs = pc.binary_join_element_wise(left.take(np.repeat(np.arange(len(left)), len(right))),
-                                        right.take(np.tile(np.arange(len(right)), len(left))), _NOTHING)
+                                        right.take(np.tile(np.arange(len(right)), len(left))), _nothing())
     return codes, pairs
+
+
+def _nothing() -> pa.Scalar:
+    return pa.scalar("", pa.large_string())  # made when needed: the window imports pyarrow after its first paint
 
 
 def _longest(cells: pa.Array) -> int:
@@ -90,12 +92,12 @@ def _cell_texts(texts: list[pa.Array], sep: str, eol: str) -> list[pa.Array]:
     needs = pc.match_substring(every, sep)
     for special in ('"', "\r", "\n"):
         needs = pc.or_(needs, pc.match_substring(every, special))
-    quote = pa.scalar('"', pa.large_string())
-    quoted = pc.binary_join_element_wise(quote, pc.replace_substring(every, '"', '""'), quote, _NOTHING)
+    quote, nothing = pa.scalar('"', pa.large_string()), _nothing()
+    quoted = pc.binary_join_element_wise(quote, pc.replace_substring(every, '"', '""'), quote, nothing)
     last = np.zeros(len(every), dtype=bool)
     last[len(every) - sizes[-1]:] = True
     ends = pc.if_else(pa.array(last), pa.scalar(eol, pa.large_string()), pa.scalar(sep, pa.large_string()))
-    cells = pc.binary_join_element_wise(pc.if_else(needs, quoted, every), ends, _NOTHING)
+    cells = pc.binary_join_element_wise(pc.if_else(needs, quoted, every), ends, nothing)
     bounds = np.cumsum([0] + sizes)
     return [cells.slice(lo, hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
@@ -138,7 +140,8 @@ def _lines(codes: list[np.ndarray], cells: list[Cells], repaired: int) -> np.nda
     starts = np.cumsum(row) - row
     size = int(starts[-1] + row[-1])
     words = np.zeros(size // WORD + 2, dtype=np.uint64)
-    at = as_strided(words, shape=(len(words) * WORD - WORD + 1,), strides=(1,))  # a word at every byte
+    # a 64-bit word starting at every byte (unaligned; NumPy reads and writes such arrays element by element)
+    at = np.lib.stride_tricks.as_strided(words, shape=(len(words) * WORD - WORD + 1,), strides=(1,))
     step = -(-WORD // int(row.min()))  # rows apart so that one store's windows never overlap
     parts = [slice(None)] if step == 1 else [slice(p, None, step) for p in range(step)]
     position, placed = starts, []
