@@ -38,7 +38,7 @@ def ours(frame: pd.DataFrame, sep: str = ",", chunk_bytes: int | None = None, me
         csv_rows.CHUNK_BYTES, csv_rows.MOST_PAIRS = before
 
 
-PIECES = list('ab ,;"\r\n\t\'=-é✓日\U0001f600') + ["xyz0123456789"]  # the last makes cells wider than 8 bytes
+PIECES = list('ab ,;"\r\n\t\'=-é✓日\U0001f600\x00') + ["xyz0123456789"]  # the last makes cells wider than 8 bytes
 TEXT = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 FLOATS = st.one_of(st.floats(allow_infinity=False), st.sampled_from([-0.0, 0.0, 1e-7, 1e16, 1e22, 5e-324, 0.1 + 0.2,
                                                                        2.0 ** 53 + 1, 12345678901234567890.0]))
