@@ -17,6 +17,7 @@ than 8 bytes), so no result depends on the order in which NumPy writes the eleme
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Iterator
 
 import numpy as np
@@ -106,19 +107,29 @@ def _cells(cells: pa.Array) -> Cells:
     """The 8-byte windows of each cell's bytes. Window k starts at byte 8k, or earlier so as to end at the cell's
     end: every window then starts inside its cell, so a short cell in a wide column never writes past the row."""
     offsets = np.frombuffer(cells.buffers()[1], np.int64, count=len(cells) + 1, offset=cells.offset * 8)
-    data = np.frombuffer(cells.buffers()[2], np.uint8)
-    first = offsets[:-1]
-    length = np.diff(offsets)
-    lanes = np.arange(WORD)
+    first, length = offsets[:-1] - offsets[0], np.diff(offsets)
+    data = np.zeros(-(-int(offsets[-1] - offsets[0]) // WORD) + 1, dtype=np.uint64)  # a word of zeros past the end
+    data.view(np.uint8)[:offsets[-1] - offsets[0]] = np.frombuffer(cells.buffers()[2], np.uint8,
+                                                                   count=offsets[-1] - offsets[0], offset=offsets[0])
+    words = _every_byte(data)
     word, start = [], []
     for k in range(max(1, -(-int(length.max()) // WORD))):
         at = np.minimum(k * WORD, np.maximum(length - WORD, 0))
-        inside = at[:, None] + lanes < length[:, None]
-        padded = np.zeros((len(length), WORD), dtype=np.uint8)
-        padded[inside] = data[((first + at)[:, None] + lanes)[inside]]
-        word.append(padded.view(np.uint64).ravel())  # the bytes as they lie in memory, whatever the byte order
+        kept = _keep()[np.minimum(length - at, WORD)]  # the bytes of this window inside the cell
+        word.append(words[first + at] & kept)
         start.append(at)
     return Cells(length, word, start)
+
+
+def _every_byte(words: np.ndarray) -> np.ndarray:
+    """A 64-bit word starting at every byte of `words` (unaligned; NumPy reads and writes them one by one)."""
+    return np.lib.stride_tricks.as_strided(words, shape=(len(words) * WORD - WORD + 1,), strides=(1,))
+
+
+@functools.cache
+def _keep() -> np.ndarray:
+    """[n]: a word whose first n bytes (in memory order) are all ones, the others zero."""
+    return np.tril(np.full((WORD + 1, WORD), 0xFF, dtype=np.uint8), -1).view(np.uint64).ravel()
 
 
 def byte_lines(codes: list[np.ndarray], cells: list[Cells]) -> Iterator[np.ndarray]:
@@ -140,8 +151,7 @@ def _lines(codes: list[np.ndarray], cells: list[Cells], repaired: int) -> np.nda
     starts = np.cumsum(row) - row
     size = int(starts[-1] + row[-1])
     words = np.zeros(size // WORD + 2, dtype=np.uint64)
-    # a 64-bit word starting at every byte (unaligned; NumPy reads and writes such arrays element by element)
-    at = np.lib.stride_tricks.as_strided(words, shape=(len(words) * WORD - WORD + 1,), strides=(1,))
+    at = _every_byte(words)
     step = -(-WORD // int(row.min()))  # rows apart so that one store's windows never overlap
     parts = [slice(None)] if step == 1 else [slice(p, None, step) for p in range(step)]
     position, placed = starts, []

@@ -74,7 +74,7 @@ def _column(col: pd.Series) -> tuple[np.ndarray, pa.Array] | None:
         uniques[codes] = values
         if len(codes):
             codes[np.isnan(uniques)[codes]] = -1
-        return codes, pa.array(uniques.astype(str))  # what pandas does: NumPy's shortest round-trip text
+        return codes, _float_texts(uniques)
     codes, uniques = _objects(col.to_numpy()) if dtype == object else pd.factorize(col, use_na_sentinel=True)
     texts = _uniques_text(pd.Series(uniques, dtype=dtype if len(uniques) else None))
     return None if texts is None else (codes, texts)
@@ -125,8 +125,14 @@ def _uniques_text(values: pd.Series) -> pa.Array | None:
     if isinstance(dtype, np.dtype) and dtype.kind == "b":
         return pa.array([str(v) for v in values.tolist()])
     if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        return pa.array(values.to_numpy().astype(str))  # what pandas does: NumPy's shortest round-trip text
+        return _float_texts(values.to_numpy())
     return None
+
+
+def _float_texts(values: np.ndarray) -> pa.Array:
+    """What pandas writes: NumPy's shortest round-trip text (`astype(str)`), made as ASCII bytes (the same
+    characters, without the round trip through 4-byte characters)."""
+    return pa.array(values.astype("S")).cast(pa.string())
 
 
 def _quoted(text: str, sep: str) -> str:
