@@ -22,6 +22,10 @@ how many rows its person had or where they were in the file.
 How many rows the bound left out is computed from the records: it goes to the custodian record only, never to the
 release note.
 
+A table larger than memory (`--engine duckdb` or `spark`) is bounded by the same rule with the same draws: one
+uniform per row from the noise source in file order, per person the c rows with the smallest (bigdata/persons.py,
+in SQL), then the kept rows' order drawn as here; so the same seed keeps the same rows on every engine.
+
 A mechanism declares its guarantee from its parameters before it runs (`DPMechanism.declared_claims`); the cost
 shown before the run (`privacy_cost` / `declared_cost`) is derived from that claim, and the release carries the
 same claim, so what is priced, what is charged and what the note says cannot drift apart.

@@ -18,7 +18,8 @@ publish path adds that caveat to the claim).
 Per person (a column marked Person): at most c rows of each person are used (`max_rows_per_person`, drawn by the
 noise source: engine/mechanisms/contribution.py) and the whole algorithm runs by *group privacy* at ε/c per row —
 every exponential-mechanism call and the noisy counts — so the c rows of one person lose at most ε together, the ε
-charged. Without a person column c plays no part and ε is per row.
+charged. Without a person column c plays no part and ε is per row. On a large table the c rows are kept in SQL by
+the same rule and draws (bigdata/persons.py) and both counting passes count only them.
 """
 
 from __future__ import annotations
