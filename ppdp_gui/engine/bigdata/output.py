@@ -15,9 +15,9 @@ through. Output hash: an order-independent digest of the rows (their row count a
 hashes); the sha256 of the written file is in the release note's file list as for any release.
 
 With a person column (never written) the rows are written grouped by class and then in an order that depends only
-on the released values and the person (a hash of the values, the values, the person's hash), not at random: its
-only ties are rows equal in every column and person, so the recount on the file can give each written row its
-person by position (`SqlRecords.tally_written`). The order says nothing the rows do not: within a class it follows
+on the released values and the person (a hash of the values, then the person's hash), not at random: its only
+ties are rows equal in every column and person, so the recount on the file can give each written row its person
+by position (`SqlRecords.tally_written`). The order says nothing the rows do not: within a class it follows
 a hash of what is written, and among identical written rows nothing can be seen.
 """
 
@@ -263,9 +263,10 @@ def joined_records(data, table: TableSource, names: list[str], tuples: str, alia
     if person is not None:
         from ppdp_gui.engine.bigdata.persons import PERSON, person_hash_sql
         hashed = person_hash_sql(table, person, "s")
-        # a written order that is the same on every reading: ties are rows equal in every column and person
+        # a written order that is the same on every reading: its ties are rows equal in every column and person
+        # (or a 64-bit collision of two rows' values with one person: then the file's check refuses, never passes)
         shown = ", ".join(plain[c] for c in columns)
-        order_by = order_by.replace("random()", f"hash({shown}), {shown}, {hashed}")
+        order_by = order_by.replace("random()", f"hash({shown}), {hashed}")
 
     def select(exprs: dict[str, str], neutral_names: bool, extra: str = "") -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
