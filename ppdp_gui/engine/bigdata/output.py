@@ -144,11 +144,12 @@ class SqlRecords:
         """`metrics.person_risk.unit_risk` in SQL (custodian figures): a patient's risk is one over the distinct
         persons of the most exposed group their kept rows fall in; suppressed rows are no group (unless every row
         is). Two GROUP BYs over the rows with their persons."""
-        from ppdp_gui.engine.bigdata.persons import PERSON
+        from ppdp_gui.engine.bigdata.persons import PERSON, hash64
         from ppdp_gui.engine.bigdata.recount import N
         from ppdp_gui.engine.metrics.person_risk import UnitRisk
         t = self.tally()
-        g = f"hash({', '.join(f'CAST({quote(q)} AS VARCHAR)' for q in self.qis)})" if self.qis else "0"
+        g = f"{hash64(self.source)}({', '.join(f'CAST({quote(q)} AS VARCHAR)' for q in self.qis)})" if self.qis \
+            else "0"
         where = ""
         if self.marker is not None and self.qis:
             eq = t.marked(t.frame, list(self.qis), self.marker)[0]

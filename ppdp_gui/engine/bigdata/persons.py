@@ -30,11 +30,15 @@ def person_sql(table, column: str, alias: str = "s") -> str:
     return table.value_sql(column, alias)
 
 
+def hash64(table) -> str:
+    """The engine's 64-bit hash function: DuckDB's `hash`; on Spark `xxhash64` (its `hash` has 32 bits, whose
+    collisions would merge persons or groups more often)."""
+    return "xxhash64" if getattr(table, "engine", "DuckDB") == "Spark" else "hash"
+
+
 def person_hash_sql(table, column: str, alias: str = "s") -> str:
-    """A 64-bit hash of the person's value (NULL, a missing id, hashes to one value: one person): DuckDB's
-    `hash`; on Spark `xxhash64` (its `hash` has 32 bits, whose collisions would merge persons more often)."""
-    fn = "xxhash64" if getattr(table, "engine", "DuckDB") == "Spark" else "hash"
-    return f"{fn}({person_sql(table, column, alias)})"
+    """A 64-bit hash of the person's value (NULL, a missing id, hashes to one value: one person)."""
+    return f"{hash64(table)}({person_sql(table, column, alias)})"
 
 
 def n_persons(table, column: str) -> int:
