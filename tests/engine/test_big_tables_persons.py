@@ -203,3 +203,29 @@ def test_persons_line_up_with_numbers_blanks_and_formulas(tmp_path):
     for fmt in ("csv", "tsv", "parquet"):
         checks = export(published, tmp_path / f"o.{fmt}").checks
         assert all(c.ok for c in checks) and "persons (pid)" in checks[0].message, [c.message for c in checks]
+
+
+@pytest.mark.parametrize("models", [{"k": 5}, {"k": 3, "l": 2, "diversity": "entropy"},
+                                    {"k": 3, "t": 0.5, "distance": "equal"}])
+def test_patients_who_keep_their_values_as_in_memory(tmp_path, models):
+    """Patients whose visits share their quasi-identifiers (tests/engine/test_person_kanon.py's hospital): their
+    tuples are counted rather than listed on the large-table engine, with the same levels, claims and figures."""
+    from tests.engine.test_person_kanon import dataset, hospital
+    frame = hospital(n_patients=400)
+    frame["zip"] = frame["zip"].str[:4] + "0"  # few values: many patients share each tuple (counted, not listed)
+    frame["age"] = frame["age"] // 10 * 10 + 5
+    memory = dataset(frame)
+    frame.to_parquet(tmp_path / "h.parquet", index=False)
+    roles = {c.name: c.role.value for c in memory.schema}
+    large = open_large(tmp_path / "h.parquet", hashes=False, roles=roles, kinds={"age": "numeric", "zip": "categorical"})
+    for spec in memory.schema:
+        if spec.taxonomy is not None:
+            large = large.with_column(spec.name, taxonomy=spec.taxonomy)
+    params = {"suppression": 10.0, **models}
+    m, g = publish(memory, "Global recoding", params), publish(large.confirm_guesses(), "Global recoding", params)
+    assert g.release.records is not None and g.release.note == m.release.note
+    assert [(c.claim, c.ok) for c in g.checks] == [(c.claim, c.ok) for c in m.checks]
+    for mine, theirs in zip(g.checks, m.checks):
+        assert dict(mine.figures) == pytest.approx(dict(theirs.figures)), mine.claim
+    assert g.figures == pytest.approx(m.figures)
+    same_rows(m, g, tmp_path, "parquet")

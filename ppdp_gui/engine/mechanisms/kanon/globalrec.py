@@ -97,8 +97,10 @@ def _sensitive(data: Dataset, params: dict[str, Any]) -> str | None:
 def _distance(data: Dataset, sens: str, enc: Encoded, distance: str) -> SensitiveDistance:
     values = enc.sensitive_values
     if enc.person is not None:  # each (person, value) once
-        first = ~pd.DataFrame({"p": enc.person, "s": enc.sensitive}).duplicated().to_numpy()
-        whole = np.bincount(enc.sensitive[first], minlength=enc.n_sensitive).astype(float)
+        from ppdp_gui.engine.mechanisms.kanon.models import first_person_values
+        first, weight = first_person_values(np.zeros(enc.n_tuples, dtype=np.int64), enc.sensitive, enc.n_sensitive,
+                                            enc.person, getattr(enc, "person_weight", None))
+        whole = np.bincount(enc.sensitive[first], weights=weight, minlength=enc.n_sensitive).astype(float)
     else:
         whole = np.bincount(enc.sensitive, weights=enc.count, minlength=enc.n_sensitive)
     spec = data.spec(sens)

@@ -35,9 +35,9 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
         keys["s"] = quote(sensitive)
     person = common.large_person(data)
     if person is not None:
-        from ppdp_gui.engine.bigdata.persons import person_sql
-        keys["p"] = person_sql(data.table, person, "src")
-    got = data.table.group_counts(keys)
+        got = _person_tuples(data, keys, person)
+    else:
+        got = data.table.group_counts(keys)
     # each column's few distinct texts are typed and placed once (with persons there are about as many tuples as
     # rows: a hash factorisation, not a sort of every text)
     pos, text_codes, text_values = [], [], []
@@ -53,7 +53,12 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
         typed = typed_values(data, sensitive, pd.Series(np.asarray(texts, dtype=object))).astype(str)
         s_codes, uniq = pd.factorize(typed, sort=True)
         s_codes, n_s, values = s_codes.astype(np.int64)[raw], len(uniq), [str(v) for v in uniq]
-    p_codes = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
+    p_codes = weight = None
+    if person is not None:  # -1: a tuple of persons seen in no other tuple, `w` of them
+        lone = got["lone"].to_numpy(dtype=bool)
+        p_codes = np.full(len(got), -1, dtype=np.int64)
+        p_codes[~lone] = pd.factorize(got["p"][~lone], use_na_sentinel=False)[0]
+        weight = got["w"].to_numpy(dtype=np.int64)
     order = np.lexsort(([] if p_codes is None else [p_codes]) + ([] if s_codes is None else [s_codes])
                        + pos[::-1]) if len(got) else np.zeros(0, int)
     leaf = np.column_stack([p[order] for p in pos]) if pos else np.zeros((len(got), 0), dtype=np.int32)
@@ -62,10 +67,30 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
     entries = int(max(16, min(256, (256 << 20) // max(1, 8 * len(got)))))
     enc = Encoded.from_counts(qis, leaf, got["n"].to_numpy(dtype=np.int64)[order],
                               None if s_codes is None else s_codes[order], n_s, cache_entries=entries,
-                              persons=None if p_codes is None else p_codes[order])
+                              persons=None if p_codes is None else p_codes[order],
+                              person_weight=None if weight is None else weight[order])
     enc.sensitive_values = values
     enc.qi_texts = [(c[order], v) for c, v in zip(text_codes, text_values)]  # for the records: (code, texts)
     return enc
+
+
+def _person_tuples(data, keys: dict[str, str], person: str) -> pd.DataFrame:
+    """The tuples keyed by the person too, as in memory, with the persons whose rows all share one tuple counted
+    rather than listed: their tuples are merged (p NULL, lone 1, w persons), since a class holds each of them once
+    and no other class holds them. Columns: the keys, p, lone, n (rows), w (persons). With patients who keep their
+    quasi-identifiers across visits this is about a tuple per combination of values, not one per patient."""
+    from ppdp_gui.engine.bigdata.persons import person_sql
+    table = data.table
+    cols = list(keys)
+    inner = (f"SELECT {', '.join(f'{e} AS {quote(k)}' for k, e in keys.items())}, "
+             f"{person_sql(table, person, 'src')} AS p, COUNT(*) AS n FROM src "
+             f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys) + 1))}")
+    counted = f"SELECT *, COUNT(*) OVER (PARTITION BY p) AS c FROM ({inner}) AS t"
+    shown = ", ".join(quote(k) for k in cols)
+    got = table.query(f"SELECT {shown}, CASE WHEN c = 1 THEN NULL ELSE p END AS p, CASE WHEN c = 1 THEN 1 ELSE 0 "
+                      f"END AS lone, SUM(n) AS n, COUNT(*) AS w FROM ({counted}) AS g "
+                      f"GROUP BY {', '.join(str(i + 1) for i in range(len(cols) + 2))}")
+    return got
 
 
 def records(data, enc: Encoded, node, marker: str) -> SqlRecords:

@@ -165,14 +165,20 @@ class Encoded:
         self.n_sensitive = n_sensitive
         #: the person of every tuple (None: no person column, k counts rows)
         self.person = None if persons is None else persons[first]
+        #: persons a tuple stands for when its person is -1 (`from_counts`); None: every tuple is one person's
+        self.person_weight = None
         self._finish(cache_entries)
 
     @classmethod
     def from_counts(cls, qis: list[QILevels], leaf: np.ndarray, count: np.ndarray, sensitive: np.ndarray | None,
-                    n_sensitive: int, cache_entries: int = 256, persons: np.ndarray | None = None) -> "Encoded":
+                    n_sensitive: int, cache_entries: int = 256, persons: np.ndarray | None = None,
+                    person_weight: np.ndarray | None = None) -> "Encoded":
         """The distinct tuples already counted (by a SQL GROUP BY over a table larger than memory:
         kanon/globalrec_sql.py); there is no per-row map back (`row_tuple` is None). `persons`: the person of
-        every tuple (the GROUP BY then has the person among its keys, as `Encoded`'s tuples do)."""
+        every tuple (the GROUP BY then has the person among its keys, as `Encoded`'s tuples do); -1 for a tuple
+        standing for `person_weight` persons each of whom has no other tuple (their rows all share these values:
+        they are counted, not listed, so a registry whose patients keep their values holds a tuple per value, not
+        per patient)."""
         self = cls.__new__(cls)
         self.qis, self.d = qis, len(qis)
         self.leaf = np.asarray(leaf, dtype=np.int32).reshape(len(count), len(qis))
@@ -181,6 +187,7 @@ class Encoded:
         self.n_rows = int(self.count.sum())
         self.row_tuple = None
         self.person = None if persons is None else np.asarray(persons, dtype=np.int64)
+        self.person_weight = None if person_weight is None else np.asarray(person_weight, dtype=np.int64)
         self.sensitive = None if sensitive is None else np.asarray(sensitive, dtype=np.int64)
         self.n_sensitive = n_sensitive
         self._finish(cache_entries)

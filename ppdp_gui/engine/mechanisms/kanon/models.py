@@ -167,10 +167,33 @@ def first_of_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return ~pd.Series(a * span + b).duplicated().to_numpy()
 
 
-def distinct_per_class(cls: np.ndarray, persons: np.ndarray, n_classes: int) -> np.ndarray:
-    """Distinct persons per class (tuples may repeat a person)."""
-    first = first_of_pairs(cls, persons)
-    return np.bincount(cls[first], minlength=n_classes).astype(float)
+def distinct_per_class(cls: np.ndarray, persons: np.ndarray, n_classes: int,
+                       weight: np.ndarray | None = None) -> np.ndarray:
+    """Distinct persons per class (tuples may repeat a person). `weight`: a tuple whose person is -1 stands for
+    that many persons seen in no other tuple (`Encoded.from_counts`)."""
+    if weight is None:
+        first = first_of_pairs(cls, persons)
+        return np.bincount(cls[first], minlength=n_classes).astype(float)
+    lone = persons < 0
+    out = np.bincount(cls[lone], weights=weight[lone], minlength=n_classes).astype(float)
+    rest = np.flatnonzero(~lone)
+    first = rest[first_of_pairs(cls[rest], persons[rest])]
+    return out + np.bincount(cls[first], minlength=n_classes)
+
+
+def first_person_values(cls: np.ndarray, sens: np.ndarray, n_sens: int, persons: np.ndarray,
+                        weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(tuples, persons each stands for) counting each (class, value, person) once: the first tuple of every
+    such triple, 1 person each; with `weight`, every tuple of persons seen nowhere else, its weight."""
+    key = cls.astype(np.int64) * max(1, n_sens) + sens
+    if weight is None:
+        first = np.flatnonzero(first_of_pairs(key, persons))
+        return first, np.ones(first.size)
+    lone = persons < 0
+    rest = np.flatnonzero(~lone)
+    first = rest[first_of_pairs(key[rest], persons[rest])]
+    alone = np.flatnonzero(lone)
+    return np.r_[first, alone], np.r_[np.ones(first.size), weight[alone].astype(float)]
 
 
 def _pairs(cls: np.ndarray, n_classes: int, sens: np.ndarray, n_sens: int,
@@ -188,11 +211,12 @@ def _pairs(cls: np.ndarray, n_classes: int, sens: np.ndarray, n_sens: int,
 
 def judge(models: PrivacyModels, cls: np.ndarray, n_classes: int, count: np.ndarray, sens: np.ndarray | None,
           n_sens: int, n_rows: int, distance: SensitiveDistance | None = None,
-          persons: np.ndarray | None = None) -> ClassVerdict:
+          persons: np.ndarray | None = None, person_weight: np.ndarray | None = None) -> ClassVerdict:
     """Apply the models to the classes `cls` (class id per tuple, tuples weighted by `count`); `persons` (the
-    person of each tuple): k, risks and sensitive values count distinct persons (module docstring)."""
+    person of each tuple): k, risks and sensitive values count distinct persons (module docstring);
+    `person_weight`: the persons a tuple of person -1 stands for (`Encoded.from_counts`)."""
     sizes = np.bincount(cls, weights=count, minlength=n_classes)
-    units = None if persons is None else distinct_per_class(cls, persons, n_classes)
+    units = None if persons is None else distinct_per_class(cls, persons, n_classes, person_weight)
     unit_sizes = sizes if units is None else units
     empty = sizes == 0
     fail = unit_sizes < models.min_size
@@ -201,8 +225,8 @@ def judge(models: PrivacyModels, cls: np.ndarray, n_classes: int, count: np.ndar
             pc, pv, pn = _pairs(cls, n_classes, sens, n_sens, count)
             totals = sizes
         else:  # each (class, value, person) once
-            first = first_of_pairs(cls.astype(np.int64) * max(1, n_sens) + sens, persons)
-            pc, pv, pn = _pairs(cls[first], n_classes, sens[first], n_sens, np.ones(int(first.sum())))
+            first, weight = first_person_values(cls, sens, n_sens, persons, person_weight)
+            pc, pv, pn = _pairs(cls[first], n_classes, sens[first], n_sens, weight)
             totals = np.bincount(pc, weights=pn, minlength=n_classes)
         if models.uses_l:
             if models.diversity == "distinct":

@@ -64,7 +64,8 @@ class Evaluator:
         levels = tuple(int(x) for x in levels)
         cls, n_cls = self.enc.node_groups(levels)
         verdict = judge(self.models, cls, n_cls, self.enc.count, self.enc.sensitive, self.enc.n_sensitive,
-                        self.enc.n_rows, self.distance, getattr(self.enc, "person", None))
+                        self.enc.n_rows, self.distance, getattr(self.enc, "person", None),
+                        getattr(self.enc, "person_weight", None))
         self.evaluations += 1
         if verdict.anonymous:
             score, per = self.quality.score(levels, cls, verdict)
