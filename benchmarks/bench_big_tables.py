@@ -4,6 +4,7 @@
     python benchmarks/bench_big_tables.py --rows 1000000  # a quick run
     python benchmarks/bench_big_tables.py --rows 1000000 --engine duckdb --engine spark  # Spark beside DuckDB
     python benchmarks/bench_big_tables.py --rows 1000000 --persons  # with a person column, beside without
+    python benchmarks/bench_big_tables.py --rows 1000000 --persons stable  # patients who keep their values
 
 The table is generated (never committed) into a temporary folder, or --data-dir: ARX's Adult subset from
 /work/shared/data/adult (30,162 rows, the bundled hierarchies cover every value) sampled with replacement by
@@ -18,9 +19,10 @@ of its claims and the digest; export: writing the file and reading it back), the
 path and of the run, and "goal met" / "not met" for the 5x and the 2 GB goals. With `--engine spark` (local[2], or
 $PPDP_SPARK_MASTER) each line has its wall-clock ratio to DuckDB's beside it; Spark's CPU and memory are its
 JVM's, not in the figures printed for the Python process. With `--persons` the table also has a synthetic patient
-number (`patient_nbr`, about 3 rows per patient, drawn at random), marked Person: each mechanism runs on it (k counts
-patients; DiffGen keeps at most c = 3 rows per patient at ε/3 per row) right after the same run without it, and
-the line gives the ratio of the two.
+number (`patient_nbr`, about 3 rows per patient, drawn at random: each row's values unrelated to the patient's
+other rows), marked Person: each mechanism runs on it (k counts patients; DiffGen keeps at most c = 3 rows per
+patient at ε/3 per row) right after the same run without it, and the line gives the ratio of the two. With
+`--persons stable` every row of a patient is the same Adult row (a registry whose patients keep their values).
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = Path(os.environ.get("PPDP_SHARED_DATA", "/work/shared/data")) / "adult" / "hierarchies" / "arx" / "adult.csv.gz"
 
 
-def generate(path: Path, rows: int, seed: int = 0, persons: bool = False) -> float:
+def generate(path: Path, rows: int, seed: int = 0, persons: str | None = None) -> float:
     """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds. `persons`: a first
-    column `patient_nbr`, one of rows/3 patient numbers drawn at random per row (about 3 rows per patient)."""
+    column `patient_nbr`, one of rows/3 patient numbers drawn at random per row (about 3 rows per patient);
+    "stable": each patient's rows are one Adult row, chosen by a hash of the patient number."""
     import duckdb
     start = time.perf_counter()
     con = duckdb.connect(config={"memory_limit": "1GB", "preserve_insertion_order": False})
@@ -49,9 +52,13 @@ def generate(path: Path, rows: int, seed: int = 0, persons: bool = False) -> flo
                 f"read_csv('{ADULT}', delim=';', header=true, all_varchar=true)")
     n = con.execute("SELECT COUNT(*) FROM base").fetchall()[0][0]
     con.execute(f"SELECT setseed({(seed % 1000) / 1000})")
-    patient = f"CAST(floor(random() * {max(1, rows // 3)}) AS BIGINT) + 100000 AS patient_nbr, " if persons else ""
-    con.execute(f"COPY (SELECT r.* EXCLUDE (j), b.* EXCLUDE (i) FROM (SELECT {patient}CAST(floor(random() * {n}) "
-                f"AS BIGINT) AS j FROM range({rows})) AS r JOIN base AS b ON b.i = r.j) TO '{path}' (FORMAT parquet)")
+    patients = max(1, rows // 3)
+    patient = f"CAST(floor(random() * {patients}) AS BIGINT) + 100000 AS patient_nbr, " if persons else ""
+    row = (f"CAST(hash(patient_nbr) % {n} AS BIGINT)" if persons == "stable"
+           else f"CAST(floor(random() * {n}) AS BIGINT)")
+    con.execute(f"COPY (SELECT r.* EXCLUDE (j, one__), b.* EXCLUDE (i) FROM (SELECT *, {row} AS j FROM (SELECT "
+                f"{patient}1 AS one__ FROM range({rows})) AS x) AS r JOIN base AS b ON b.i = r.j) "
+                f"TO '{path}' (FORMAT parquet)")
     con.close()
     return time.perf_counter() - start
 
@@ -67,7 +74,7 @@ def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -
 
     t0, cpu0 = time.perf_counter(), time.process_time()
     from ppdp_gui.engine.data.schema import Role
-    persons = path.stem.endswith("_persons")
+    persons = "_persons" in path.stem
     recipe = Recipe(source=str(path), bundled="adult", roles={"patient_nbr": Role.PERSON} if persons else {})
     if mechanism == "DiffGen":
         recipe.domains = {"age": Domain(low=0, high=100, integer=True),
@@ -146,8 +153,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", help="where to write the generated table (default: a temporary folder)")
     ap.add_argument("--mechanism", action="append", choices=["DiffGen", "Global recoding", "Mondrian"])
     ap.add_argument("--engine", action="append", choices=["duckdb", "spark"])
-    ap.add_argument("--persons", action="store_true",
-                    help="also run each mechanism on the same rows with a patient number marked Person")
+    ap.add_argument("--persons", nargs="?", const="random", choices=["random", "stable"],
+                    help="also run each mechanism on the same rows with a patient number marked Person (random: a "
+                         "patient's rows unrelated; stable: all one row)")
     ap.add_argument("--child", nargs=3, metavar=("MECHANISM", "PARQUET", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -156,11 +164,12 @@ def main(argv=None) -> int:
         return 0
     folder = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="ppdp-big-"))
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f"adult_{args.rows}.parquet"] + ([folder / f"adult_{args.rows}_persons.parquet"]
+    suffix = "_persons" if args.persons == "random" else "_persons_stable"
+    paths = [folder / f"adult_{args.rows}.parquet"] + ([folder / f"adult_{args.rows}{suffix}.parquet"]
                                                         if args.persons else [])
     for path in paths:
         if not path.exists():
-            secs = generate(path, args.rows, persons=path.stem.endswith("_persons"))
+            secs = generate(path, args.rows, persons=args.persons if "_persons" in path.stem else None)
             print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -174,7 +183,7 @@ def main(argv=None) -> int:
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             first = first or r
-            unit = "persons" if path.stem.endswith("_persons") else "rows"
+            unit = "persons" if "_persons" in path.stem else "rows"
             than = f"{first['engine']}/rows" if args.persons else first["engine"]
             ratio = "" if r is first else (f"  {r['total s'] / first['total s']:.2f}x {than}'s total, "
                                            f"{r['cpu s'] / max(first['cpu s'], 1e-9):.2f}x its CPU")
