@@ -123,6 +123,16 @@ def _diversity(group: np.ndarray, s: np.ndarray, n_groups: int, n_sens: int, div
     return np.exp(h)
 
 
+def _persons_per(group: np.ndarray, persons: np.ndarray, n_groups: int, radix: int,
+                 weight: np.ndarray | None) -> np.ndarray:
+    """Distinct persons per group; `weight`: a row of person -1 stands for that many persons seen nowhere else."""
+    if weight is None:
+        return _diversity(group, persons, n_groups, radix, "distinct")
+    lone = persons < 0
+    out = np.bincount(group[lone], weights=weight[lone], minlength=n_groups).astype(float)
+    return out + _diversity(group[~lone], persons[~lone], n_groups, max(radix, 1), "distinct")
+
+
 class _Runs:
     """The candidate rows of each segment sorted by one dimension, as runs of equal codes: `seg`, `code` and
     `count` of every run in (segment, code) order, `end` its cumulative end position. Positions are those the rows
@@ -266,7 +276,8 @@ def is_l_diverse(sensitive, l: int, diversity: str = "distinct", persons: np.nda
 def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndarray | None = None,
               l: int | None = None, diversity: str = "distinct",
               hierarchies: Sequence[Hierarchy | None] | None = None,
-              weights: np.ndarray | None = None, persons: np.ndarray | None = None) -> np.ndarray:
+              weights: np.ndarray | None = None, persons: np.ndarray | None = None,
+              person_weight: np.ndarray | None = None) -> np.ndarray:
     """Equivalence-class id (0..C-1, int64) of every row of X (n x d numbers: quasi-identifiers coded).
 
     Every class has at least k rows (and is l-diverse on `sensitive` when l is given). `hierarchies` (one per
@@ -281,7 +292,8 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     `persons` (one id per row): every class holds the rows of at least k distinct persons (module docstring).
     With `weights` too (strict mode), each row of X is one (QI tuple, person) pair standing for that person's rows
     with those values: the cuts read rows (the weights) and the split test distinct persons (the pairs), as on the
-    expanded table (kanon/mondrian_sql.py with a person column).
+    expanded table (kanon/mondrian_sql.py with a person column). `person_weight` (with weighted pairs): a pair
+    whose person is -1 stands for that many persons whose rows all share its tuple (seen in no other pair).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
@@ -304,13 +316,22 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     if total < k:
         raise ValueError(f"the table has {total} rows, fewer than k = {k}")
     use_p = persons is not None
+    pw = None
     if use_p:
-        p_codes = pd.factorize(np.asarray(persons), use_na_sentinel=False)[0].astype(np.int64)
+        if person_weight is not None:  # persons given as codes, -1 for pairs of persons counted, not listed
+            p_codes = np.asarray(persons, dtype=np.int64)
+            pw = np.asarray(person_weight, dtype=np.int64)
+            lone = p_codes < 0
+            n_pers = int(p_codes.max(initial=-1)) + 1  # the radix of the listed persons' codes
+            total_pers = int(np.unique(p_codes[~lone]).size) + int(pw[lone].sum())
+        else:
+            p_codes = pd.factorize(np.asarray(persons), use_na_sentinel=False)[0].astype(np.int64)
+            n_pers = int(p_codes.max()) + 1 if n else 0
+            total_pers = n_pers
         if p_codes.size != n:
             raise ValueError("person column length differs from X")
-        n_pers = int(p_codes.max()) + 1 if n else 0
-        if n_pers < k:
-            raise ValueError(f"the table has {n_pers} persons, fewer than k = {k}")
+        if total_pers < k:
+            raise ValueError(f"the table has {total_pers} persons, fewer than k = {k}")
     if np.isnan(X).any():
         raise ValueError("quasi-identifier codes contain NaN; code missing values first")
     hier = list(hierarchies) if hierarchies is not None else [None] * d
@@ -348,6 +369,7 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
     acodes = codes.copy()  # their codes in the same order: contiguous reads, permuted with `active`
     asens = s_codes.copy() if use_l else None
     apers = p_codes.copy() if use_p else None
+    apw = pw.copy() if pw is not None else None
     pid = np.zeros(n, dtype=np.int64)  # partition id (0..P-1, nondecreasing along `active`)
     next_label = 0
     while active.size:
@@ -429,7 +451,8 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
                 half = local * 2 + side
                 cand_pers = None if not use_p else (apers if pos is None else apers[pos])
                 if use_p:  # both halves hold the rows of at least k persons
-                    npers = _diversity(half, cand_pers, 2 * cp.size, n_pers, "distinct")
+                    npers = _persons_per(half, cand_pers, 2 * cp.size, n_pers,
+                                         None if apw is None else (apw if pos is None else apw[pos]))
                     ok &= (npers[0::2] >= k) & (npers[1::2] >= k)
                 if use_l:
                     div = _diversity(half, asens if pos is None else asens[pos], 2 * cp.size, n_sens,
@@ -494,4 +517,6 @@ def partition(X: np.ndarray, k: int, *, mode: str = "strict", sensitive: np.ndar
             asens = asens[pos]
         if use_p:
             apers = apers[pos]
+            if apw is not None:
+                apw = apw[pos]
     return labels

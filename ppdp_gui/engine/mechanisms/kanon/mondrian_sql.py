@@ -36,16 +36,18 @@ from ppdp_gui.engine.taxonomy import Taxonomy
 
 def tuples(data, names: list[str]):
     """(the distinct QI tuples as a small typed Dataset sorted by their text, their texts, rows per pair, the
-    person of each pair or None, the tuple of each pair). Without a person column a pair is a tuple; with one it
+    persons (each pair's person, -1 for a pair of patients counted, not listed, and how many it stands for) or
+    None, the tuple of each pair). Without a person column a pair is a tuple; with one it
     is a (QI tuple, person) and there can be about as many as rows, so each column's texts are factorised once
     (not sorted) and the tuples read from integer keys."""
     from ppdp_gui.engine.mechanisms.kanon import common
     keys = {f"q{j}": quote(n) for j, n in enumerate(names)}
     person = common.large_person(data)
-    if person is not None:
-        from ppdp_gui.engine.bigdata.persons import person_sql
-        keys["p"] = person_sql(data.table, person, "src")
-    got = data.table.group_counts(keys)
+    if person is not None:  # patients whose rows share one tuple are counted in it (p -1, w of them)
+        from ppdp_gui.engine.mechanisms.kanon.globalrec_sql import _person_tuples
+        got = _person_tuples(data, keys, person)
+    else:
+        got = data.table.group_counts(keys)
     codes, values = [], []
     key = np.zeros(len(got), dtype=np.int64)
     for j in range(len(names)):
@@ -68,7 +70,12 @@ def tuples(data, names: list[str]):
         cols[name] = typed_values(data, name, pd.Series(values[j])).to_numpy()[codes[j][first]]
     schema = tuple(_flat_in_file_order(data, data.spec(n)) for n in names)
     small = Dataset(frame=pd.DataFrame(cols, columns=names), schema=schema)
-    persons = None if person is None else pd.factorize(got["p"], use_na_sentinel=False)[0].astype(np.int64)
+    persons = None
+    if person is not None:
+        lone = got["lone"].to_numpy(dtype=bool)
+        codes = np.full(len(got), -1, dtype=np.int64)
+        codes[~lone] = pd.factorize(got["p"][~lone], use_na_sentinel=False)[0]
+        persons = (codes, got["w"].to_numpy(dtype=np.int64))
     return small, texts, got["n"].to_numpy(dtype=np.int64), persons, tid
 
 
@@ -93,14 +100,14 @@ def run_large(data, k: int, grid_width: float):
         labels = partition(codes, k, mode="strict", hierarchies=[q.hierarchy for q in qis], weights=rows)
     else:  # one weighted row per (tuple, person): strict cuts keep a tuple whole, so its pairs share a class
         by_pair = partition(codes[tid], k, mode="strict", hierarchies=[q.hierarchy for q in qis], weights=weight,
-                            persons=persons)
+                            persons=persons[0], person_weight=persons[1])
         labels = np.empty(len(small.frame), dtype=np.int64)
         labels[tid] = by_pair
     published, intervals, _ = publish_groups(qis, labels)
     sizes = np.bincount(labels, weights=rows).astype(np.int64)
     records = _records(data, names, texts, labels, published)
     figures = _figures(published, intervals, {q.name: list(q.domain) for q in qis}, rows, names, k,
-                       None if persons is None else (tid, persons))
+                       None if persons is None else (tid, *persons))
     return qis, published, intervals, sizes, records, figures
 
 
@@ -130,8 +137,8 @@ def _figures(published, intervals, domains, weight, names, k, persons=None) -> d
     group = key.groupby(names, sort=False).ngroup().to_numpy()
     sizes = np.bincount(group, weights=weight).astype(np.int64)
     units = sizes  # C_avg in what k counts (persons), discernibility in rows: as kanon_measures in memory
-    if persons is not None:
-        from ppdp_gui.engine.mechanisms.kanon.common import count_units
-        units = count_units(group[persons[0]], persons[1])
+    if persons is not None:  # (tuple of each pair, its person or -1, persons it stands for)
+        from ppdp_gui.engine.mechanisms.kanon.models import distinct_per_class
+        units = distinct_per_class(group[persons[0]], persons[1], len(sizes), persons[2])
     return {"NCP %": 100.0 * float(np.mean(per)) if per else 0.0,
             "C_avg": average_class_size(units, k), "discernibility": discernibility(sizes)}
