@@ -60,18 +60,33 @@ class BoundRows:
 def bound_rows(table, column: str, max_rows: int, keys: np.ndarray, tag: str) -> BoundRows:
     """The rows `contribution.bound_contribution` keeps, in SQL: `keys` (one uniform per row of `src`, in file
     order, drawn by the caller from the release's noise source) registered as a table; per person the rows with the
-    `max_rows` smallest keys (ties: the earlier row), as the in-memory `lexsort((key, person))`."""
+    `max_rows` smallest keys (ties: the earlier row), as the in-memory `lexsort((key, person))`. The window sorts
+    only (position, person, key), and the kept positions are held once (a DuckDB temporary table; on Spark a
+    cached view), so the rows themselves are read again only by the count that follows."""
     name = f"{tag}_keys"
     table.register(name, pd.DataFrame({"pos": np.arange(1, keys.size + 1, dtype=np.int64),
                                        "key": np.asarray(keys, dtype=np.float64)}))
     person = person_sql(table, column, "s")
-    shown = ", ".join(quote(c) for c in table.columns)
-    relation = (f"(SELECT {shown} FROM (SELECT s.*, row_number() OVER (PARTITION BY {person} ORDER BY k.key, "
-                f"s.ppdp_pos__) AS ppdp_rank__ FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM src) AS s "
-                f"JOIN {name} AS k ON k.pos = s.ppdp_pos__) AS ranked WHERE ppdp_rank__ <= {int(max_rows)})")
+    kept = (f"SELECT pos FROM (SELECT x.pos, row_number() OVER (PARTITION BY x.p ORDER BY k.key, x.pos) AS r "
+            f"FROM (SELECT row_number() OVER () AS pos, {person} AS p FROM src AS s) AS x "
+            f"JOIN {name} AS k ON k.pos = x.pos) AS ranked WHERE r <= {int(max_rows)}")
+    positions = f"{tag}_kept"
     with table.file_order():
-        n_kept = int(table.scalar(f"SELECT COUNT(*) FROM {relation} AS b"))
+        _materialize(table, positions, kept)
+        n_kept = int(table.scalar(f"SELECT COUNT(*) FROM {positions}"))
+    shown = ", ".join(f"s.{quote(c)}" for c in table.columns)
+    relation = (f"(SELECT {shown} FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM src) AS s "
+                f"JOIN {positions} AS kept ON kept.pos = s.ppdp_pos__)")
     return BoundRows(relation, n_kept)
+
+
+def _materialize(table, name: str, sql: str) -> None:
+    """The result of `sql` held under `name` (small: positions): a temporary table, or a cached view on Spark."""
+    if getattr(table, "engine", "DuckDB") == "Spark":
+        from ppdp_gui.engine.bigdata.dialect import to_spark
+        table.spark.sql(to_spark(sql)).persist().createOrReplaceTempView(name)
+        return
+    table.run(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}", fetch="")
 
 
 def counted_bound(table, bound: BoundRows, columns: list[str], name: str) -> tuple[str, str | None]:
