@@ -461,6 +461,24 @@ class TableSource:
         """Write the rows of `sql`, in order, to `path` (`COPY … TO`, DuckDB's options)."""
         self.run(f"COPY ({sql}) TO {literal(str(path))} ({options})", fetch="")
 
+    def copy_counted(self, sql: str, columns: list[str], path: Path, options: str) -> None:
+        """Write rows given counted to `path`: `sql` yields distinct rows in the order to write, each with its count
+        in ROWS; each is written that many times, in that order. The distinct rows are put in a table in that
+        order and repeated by `unnest` (in pieces of at most 65,536, so no list is large), which keeps the order
+        under `preserve_insertion_order`: no sort of the written rows. `columns`: the names to write."""
+        cols, w = ", ".join(quote(c) for c in columns), quote(ROWS)
+        piece = 1 << 16
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            self.run(f"CREATE OR REPLACE TEMP TABLE ppdp_ordered__ AS {sql}", fetch="")
+            pieces = (f"SELECT {cols}, least({w} - ppdp_p__ * {piece}, {piece}) AS ppdp_n__ FROM (SELECT *, "
+                      f"unnest(range(({w} + {piece - 1}) // {piece})) AS ppdp_p__ FROM ppdp_ordered__) AS p")
+            rows = f"SELECT {cols}, unnest(range(ppdp_n__)) AS ppdp_i__ FROM ({pieces}) AS q"
+            self.run(f"COPY (SELECT {cols} FROM ({rows}) AS r) TO {literal(str(path))} ({options})", fetch="")
+        finally:
+            self.run("DROP TABLE IF EXISTS ppdp_ordered__", fetch="")
+            self.run("SET preserve_insertion_order = false", fetch="")
+
     def reader(self):
         """A DuckDB connection that reads a written file back (here: the source's own)."""
         return self.con
