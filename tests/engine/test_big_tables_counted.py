@@ -16,6 +16,7 @@ import re
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from ppdp_gui.engine.bigdata import source as big
@@ -25,7 +26,7 @@ from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import NAPolicy, Role
 from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.pipeline import export, plan, run_release
-from ppdp_gui.engine.privacy.fingerprint import dataset_fingerprint, keyed_row_hashes
+from ppdp_gui.engine.privacy.fingerprint import _cell_hashes, dataset_fingerprint, keyed_row_hashes
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
 from ppdp_gui.engine.taxonomy.builders import grouped, ordered_intervals
 
@@ -221,3 +222,16 @@ def test_a_file_of_distinct_rows_or_with_a_float_column_is_not_counted(tmp_path)
     assert TableSource(tmp_path / "float.parquet").counted_rows is None
     assert TableSource(tmp_path / "distinct.parquet").weighted("src") == ("src", None)
     assert big.REPEAT_SAMPLE >= 10_000
+
+
+def test_a_mostly_distinct_text_column_hashes_as_through_its_dictionary():
+    """Record numbers and other mostly distinct texts are hashed cell by cell, without a dictionary (most of the
+    row hashes' time on a table with a record number): each cell gets the hash it gets through the dictionary."""
+    tricky = [" 042 ", "3.50", "1e3", None, "x\u00a0", "-0", "inf", "0.1", "", "12345678901234567890", "Ab c"]
+    values = tricky + [f"R{i}" for i in range(3000)]
+
+    def hashes(texts):
+        return _cell_hashes(pd.Series(pd.arrays.ArrowStringArray(pa.array(texts, pa.large_string()))))
+    direct = hashes(values)  # the first 1,000 cells are mostly distinct: no dictionary
+    through = hashes([v for v in values for _ in range(3)])  # each value three times: through the dictionary
+    assert np.array_equal(direct, through[::3])

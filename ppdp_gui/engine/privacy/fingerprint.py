@@ -244,11 +244,16 @@ def _cell_hashes(series: pd.Series) -> np.ndarray:
             arr = arr.combine_chunks()
         if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
             head = pc.utf8_trim_whitespace(arr.slice(0, 1000))
-            if not arr.null_count and len(head) and _matches(head, _INT).all() and \
-                    len(pc.unique(head)) > len(head) // 2:  # integers of high cardinality: hash all, no dictionary
+            distinct = len(head) and len(pc.unique(head)) > len(head) // 2
+            if not arr.null_count and distinct and _matches(head, _INT).all():  # integers of high cardinality
                 texts = pc.utf8_trim_whitespace(arr)
                 if _matches(texts, _INT).all():
                     return _int_hashes(pc.cast(texts, pa.int64()).to_numpy(zero_copy_only=False))
+            if distinct:  # mostly distinct texts (record numbers, codes): a dictionary would cost more than it saves
+                valid = pc.is_valid(arr).to_numpy(zero_copy_only=False)
+                out = np.full(len(arr), _NA_HASH, dtype=np.uint64)
+                out[valid] = _hash_strings(arr.filter(pa.array(valid)) if arr.null_count else arr)
+                return out
             encoded = pc.dictionary_encode(arr)
             table = np.append(_hash_strings(encoded.dictionary), np.uint64(_NA_HASH))
             codes = encoded.indices.fill_null(len(table) - 1).to_numpy(zero_copy_only=False)
