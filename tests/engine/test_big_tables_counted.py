@@ -235,3 +235,11 @@ def test_a_mostly_distinct_text_column_hashes_as_through_its_dictionary():
     direct = hashes(values)  # the first 1,000 cells are mostly distinct: no dictionary
     through = hashes([v for v in values for _ in range(3)])  # each value three times: through the dictionary
     assert np.array_equal(direct, through[::3])
+
+
+def test_a_file_whose_first_rows_repeat_but_not_the_rest_is_not_held_counted(tmp_path):
+    frame = pd.DataFrame({"a": ["x"] * 60_000 + [f"v{i}" for i in range(200_000)]})
+    frame.to_parquet(tmp_path / "t.parquet", index=False, row_group_size=1_000_000)
+    source = TableSource(tmp_path / "t.parquet")
+    assert source.counted_rows is None and source.n_rows == 260_000
+    assert not source.con.execute("SELECT * FROM duckdb_tables() WHERE table_name = 'raw_rows'").fetchall()

@@ -163,8 +163,8 @@ class TableSource:
 
     def _count_rows(self) -> str | None:
         """`raw_rows`: the file's distinct raw rows, each with the number of rows it stands for (in ROWS), when the
-        file repeats its rows (its first REPEAT_SAMPLE rows are less than half distinct; Adult resampled to 10⁷
-        rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own floor; the missing-value
+        file repeats its rows (its first REPEAT_SAMPLE rows, and then the whole file, are less than half distinct;
+        Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own floor; the missing-value
         pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and the released records'
         counts then read these rows, weighted, instead of the file: each answer is a function of the raw row, so
         it is the same. The file itself is read again only for what depends on its order (the first rows, the
@@ -181,6 +181,10 @@ class TableSource:
             return None
         self.run(f"CREATE TEMP TABLE raw_rows AS SELECT {cols}, COUNT(*) AS {quote(ROWS)} FROM raw_src "
                  f"GROUP BY {cols}", fetch="")
+        kept, rows = self.run(f"SELECT COUNT(*), SUM({quote(ROWS)}) FROM raw_rows")[0]
+        if 2 * int(kept) > int(rows or 0):  # the first rows repeated, the rest did not: not worth holding
+            self.run("DROP TABLE raw_rows", fetch="")
+            return None
         return "raw_rows"
 
     def weighted(self, relation: str = "src") -> tuple[str, str | None]:
