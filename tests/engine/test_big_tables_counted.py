@@ -243,3 +243,40 @@ def test_a_file_whose_first_rows_repeat_but_not_the_rest_is_not_held_counted(tmp
     source = TableSource(tmp_path / "t.parquet")
     assert source.counted_rows is None and source.n_rows == 260_000
     assert not source.con.execute("SELECT * FROM duckdb_tables() WHERE table_name = 'raw_rows'").fetchall()
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_typed_parquet_columns_counted_read_as_the_reader_reads_them(tmp_path, monkeypatch, policy):
+    """Integers, booleans, dates and timestamps (with missing cells) in a file of repeated rows: the same kinds,
+    missing counts, rows and row hashes counted or not, and as in memory (a boolean column's cells are hashed as
+    the reader's 'True'/'False', not DuckDB's 'true'/'false', so the file has one identity on both engines)."""
+    r = np.random.default_rng(5)
+    n = 200
+    base = pd.DataFrame({
+        "num": pd.array(r.integers(0, 50, n), dtype="Int64"),
+        "flag": pd.array(r.random(n) < 0.5, dtype="boolean"),
+        "day": pd.to_datetime("2020-01-01") + pd.to_timedelta(r.integers(0, 30, n), unit="D"),
+        "at": pd.to_datetime("2020-01-01 10:30") + pd.to_timedelta(r.integers(0, 5, n), unit="h"),
+        "text": r.choice(["a", " b ", "?", "c"], n),
+    })
+    base.loc[r.random(n) < 0.05, "num"] = pd.NA
+    base.loc[r.random(n) < 0.05, "flag"] = pd.NA
+    base["day"] = base["day"].dt.date
+    base.iloc[r.integers(0, n, 3000)].to_parquet(tmp_path / "typed.parquet", index=False)
+    pol = POLICIES[policy]
+    got = []
+    for counted in (True, False):
+        if not counted:
+            monkeypatch.setattr(TableSource, "_count_rows", lambda self: None)
+        data = open_large(tmp_path / "typed.parquet", na_policy=pol)
+        monkeypatch.undo()
+        assert (data.table.counted_rows is not None) is counted
+        got.append(data)
+    memory = read_table(tmp_path / "typed.parquet", na_policy=pol)
+    for data in got:
+        assert [(c.name, c.kind) for c in data.schema] == [(c.name, c.kind) for c in memory.schema]
+        assert data.n_rows == memory.n_rows and data.source.missing == memory.source.missing
+        assert np.array_equal(np.sort(data.source.row_hashes), np.sort(memory.source.row_hashes))
+    for col in ("num", "flag", "day", "at", "text"):
+        a, b = (d.table.histogram((col,)).astype(str).sort_values(col).reset_index(drop=True) for d in got)
+        pd.testing.assert_frame_equal(a, b)

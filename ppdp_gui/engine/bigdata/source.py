@@ -429,6 +429,20 @@ class TableSource:
         """A small mapping table (value → code) the SQL joins against."""
         self.con.register(name, frame)
 
+    def hash_texts(self) -> str:
+        """The SELECT list of the raw cells as the ledger's row hashes read them: each as the text the in-memory
+        reader hashes for it. A CSV's empty field is '' to the reader, NULL to DuckDB; a Parquet boolean is
+        'True'/'False' to the reader (pandas' text of it), 'true'/'false' to a CAST (it gave a boolean column
+        another identity, and so another budget, on this engine than in memory)."""
+        def text(c: str) -> str:
+            q = quote(c)
+            if self.file_format == "csv":
+                return f"COALESCE(CAST({q} AS VARCHAR), '')"
+            if self.raw_types[c].upper() == "BOOLEAN":
+                return f"(CASE WHEN {q} THEN 'True' WHEN NOT {q} THEN 'False' END)"
+            return f"CAST({q} AS VARCHAR)"
+        return ", ".join(f"{text(c)} AS {quote(c)}" for c in self.raw_columns)
+
     def row_hashes(self) -> np.ndarray:
         """The ledger's raw row hashes (privacy/fingerprint.py), computed batch by batch over the file's raw
         text: the same people give the same identity whichever engine reads the file. When the file's rows were
@@ -438,9 +452,7 @@ class TableSource:
         import pyarrow as pa
 
         from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
-        # a CSV's empty field is '' to the reader, NULL to DuckDB
-        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
-        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
+        texts = self.hash_texts()
         base, weight = self.weighted("raw_src")
         import duckdb
         try:
