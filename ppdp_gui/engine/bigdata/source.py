@@ -8,7 +8,8 @@ connection with a memory limit; DuckDB streams the file and spills to a temporar
 bounded by the limit plus the (small) results. The counts a release asks again and again (the distinct values
 the plan checks, the tuples a mechanism partitions, DiffGen's marginals, the recount of the released rows) come
 from one `histogram` of the quasi-identifiers with the sensitive and class columns, kept in memory when it is
-small: the file is read once for them, as DuckDB's own GROUP BY would read it.
+small: the file is read once for them, as DuckDB's own GROUP BY would read it. A file that repeats its rows is
+read once in all: its distinct rows are counted when it is opened (`_count_rows`), and every pass reads those.
 
 `LargeDataset` is a `Dataset` whose `frame` holds no rows (only the typed columns, so schema code keeps working)
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
@@ -164,10 +165,10 @@ class TableSource:
     def _count_rows(self) -> str | None:
         """`raw_rows`: the file's distinct raw rows, each with the number of rows it stands for (in ROWS), when the
         file repeats its rows (its first REPEAT_SAMPLE rows, and then the whole file, are less than half distinct;
-        Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own floor; the missing-value
-        pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and the released records'
-        counts then read these rows, weighted, instead of the file: each answer is a function of the raw row, so
-        it is the same. The file itself is read again only for what depends on its order (the first rows, the
+        Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own
+        floor; the missing-value pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and
+        the released records then read these rows, weighted, instead of the file: each answer is a function of the
+        raw row, so it is the same. The file itself is read again only for what depends on its order (the first rows, the
         first appearance of a value). None for a file of mostly distinct rows (every pass reads the file, as
         before) or with a floating-point column (a GROUP BY holds -0.0 and 0.0 as one value; the reader's text
         tells them apart)."""
