@@ -168,8 +168,8 @@ class TableSource:
         Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own
         floor; the missing-value pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and
         the released records then read these rows, weighted, instead of the file: each answer is a function of the
-        raw row, so it is the same. The file itself is read again only for what depends on its order (the first rows, the
-        first appearance of a value). None for a file of mostly distinct rows (every pass reads the file, as
+        raw row, so it is the same. The file itself is read again only for what depends on its order (the first
+        rows, the first appearance of a value). None for a file of mostly distinct rows (every pass reads the file, as
         before) or with a floating-point column (a GROUP BY holds -0.0 and 0.0 as one value; the reader's text
         tells them apart)."""
         names = self.raw_columns
