@@ -17,8 +17,8 @@ file, GROUP BY the same columns, write as many rows as the release to the same f
 publish path within 5x). Each mechanism's line gives the CPU of each step (load: reading passes and the ledger's
 row hashes; run: the counting, the mechanism, the recount of its claims and the digest; export: writing the file
 and reading it back), both floors, both ratios, and "goal met" / "not met" for the two 5x goals and the 2 GB one.
-With `--engine spark` (local[2], or $PPDP_SPARK_MASTER) each line has its wall-clock ratio to DuckDB's beside it; Spark's CPU and memory are its
-JVM's, not in the figures printed for the Python process.
+With `--engine spark` (local[2], or $PPDP_SPARK_MASTER) each line has its wall-clock ratio to DuckDB's beside it;
+Spark's CPU and memory are its JVM's, not in the figures printed for the Python process.
 """
 
 from __future__ import annotations
