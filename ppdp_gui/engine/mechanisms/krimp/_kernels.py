@@ -27,6 +27,13 @@ How a candidate X is tested without visiting every row that contains it (no per-
   squeezed out when a row is walked on commit or is full.
 Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
+Why `_nrt=False` on every kernel of the cover: with numba's runtime (NRT) each array passed to a function — and to
+every inlined helper, at every call site inside the loops — gets an atomic reference count up and down (two
+`lock`-prefixed instructions per array). The helpers take many arrays and run per row and per slot, so on
+mushroom and adult these atomics were ~65 % of the compression time (perf: two instructions of NRT_incref /
+NRT_decref). The kernels allocate nothing, so they need no NRT: the caller (`compress`) allocates the scratch
+arrays, and only `cover_usage` and `element_arrays`, which allocate their results, keep it.
+
 Sizes follow the original release (`_sizes`: L(D, CT) and its exact change): a candidate is kept iff it shrinks
 the encoded size, an element pruned iff removing it does not grow it.
 """
@@ -45,10 +52,9 @@ GROW = 1  # a row's slot array is full: enlarge `rowct` and call again from `nex
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _subset(a, e, b, W):
-    """Row e of `a` is a subset of `b` (indexed in place: a row view would cost an atomic reference count)."""
+def _subset(a, b, W):
     for w in range(W):
-        if a[e, w] & ~b[w]:
+        if a[w] & ~b[w]:
             return False
     return True
 
@@ -62,20 +68,19 @@ def _subset(a, e, b, W):
 def _and_rows(V, k, eit, a0, a1, out):
     """out := the AND of level k's bitmaps of items eit[a0:a1] (branch-free: compiles to SIMD)."""
     NW = out.shape[0]
-    i = eit[a0]
+    v = V[eit[a0], k]
     for wd in range(NW):
-        out[wd] = V[i, k, wd]
+        out[wd] = v[wd]
     for z in range(a0 + 1, a1):
-        i = eit[z]
+        v = V[eit[z], k]
         for wd in range(NW):
-            out[wd] &= V[i, k, wd]
+            out[wd] &= v[wd]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _own(r, i, e, own, iattr, elen, V, levof):
+def _own(r, i, e, own, iattr, elen, V, lvl):
     """Item i of row r is now covered by e: record it, and flip the row's bit in i's level bitmaps whose
-    "covered by something shorter than the level" answer changed — the levels of lengths in (shorter, longer] of
-    the old and new owner, a contiguous run found through `levof`."""
+    "covered by something shorter than the level" answer changed."""
     a = iattr[i]
     o = own[r, a]
     if o == e:
@@ -85,24 +90,26 @@ def _own(r, i, e, own, iattr, elen, V, levof):
     ln = elen[e]
     if lo == ln:
         return
-    if lo > ln:
-        lo, ln = ln, lo
     wd = r >> 6
     bit = ONE << np.uint64(r & 63)
-    for k in range(levof[lo + 1], levof[ln + 1]):
-        V[i, k, wd] ^= bit
+    for k in range(lvl.shape[0] - 1):
+        if (lo < lvl[k]) != (ln < lvl[k]):
+            V[i, k, wd] ^= bit
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _uncovered_at(r, key, ritem, own, buf):
-    """buf := row r's items not taken by an element before cover position `key`: those whose owner (an element
-    or the item's singleton, both ids in cover order) is at or after `key`. One read per attribute, no walk."""
-    for w in range(buf.shape[0]):
-        buf[w] = ZERO
-    for a in range(ritem.shape[1]):
-        i = ritem[r, a]
-        if i >= 0 and own[r, a] >= key:
-            buf[i >> 6] |= ONE << np.uint64(i & 63)
+def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
+    """buf := row r's items not taken by an element before slot `first`: its singletons and the items of the
+    used elements from that slot on (the cover splits a row's items among them)."""
+    W = buf.shape[0]
+    for w in range(W):
+        buf[w] = left[r, w]
+    for s in range(first, rowlen[r]):
+        v = rowct[r, s]
+        if v & 1 and not dead[v >> 1]:
+            e = v >> 1
+            for w in range(W):
+                buf[w] |= ebits[e, w]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -142,21 +149,19 @@ def _merge_pending(r, rowct, rowlen, npend):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _recover(r, first, commit, ins, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, levof,
-             delta, touched, nt, buf):
+def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
+             touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
     the flags; with `commit` writes flags, owners (and level bitmaps) and the singleton bits, and squeezes the dead
-    slots out of the walked part — and, if `ins` >= 0, puts slot value `ins` at `first` in the same pass (each
-    slot written one place later than read, never past an unread one: the row has a free slot)."""
+    slots out of the walked part."""
     W = ebits.shape[1]
     out = first
-    carry = ins
     for s in range(first, rowlen[r]):
         v = rowct[r, s]
         e = v >> 1
         if dead[e]:
             continue
-        nu = _subset(ebits, e, buf, W)
+        nu = _subset(ebits[e], buf, W)
         if nu:
             for w in range(W):
                 buf[w] &= ~ebits[e, w]
@@ -164,37 +169,30 @@ def _recover(r, first, commit, ins, ebits, eip, eit, dead, rowct, rowlen, left, 
             nt = _touch(e, 1 if nu else -1, delta, touched, nt)
             v ^= 1
         if commit:
-            if ins >= 0:
-                rowct[r, out] = carry
-                carry = v
-            else:
-                rowct[r, out] = v
+            rowct[r, out] = v
             out += 1
             if nu:
                 for z in range(eip[e], eip[e + 1]):
-                    _own(r, eit[z], e, own, iattr, elen, V, levof)
+                    _own(r, eit[z], e, own, iattr, elen, V, lvl)
     if commit:
-        if ins >= 0:
-            rowct[r, out] = carry
-            out += 1
         rowlen[r] = out
     s0 = ebits.shape[0] - iattr.shape[0]  # the first singleton's element id
-    nt = _singletons(left, r, buf, W, s0, delta, touched, nt)
+    nt = _singletons(left[r], buf, W, s0, delta, touched, nt)
     if commit:
         for w in range(W):
             left[r, w] = buf[w]
             x = buf[w]
             while x:
                 i = w * 64 + trailing_zeros(x)
-                _own(r, i, s0 + i, own, iattr, elen, V, levof)
+                _own(r, i, s0 + i, own, iattr, elen, V, lvl)
                 x &= x - ONE
     return nt
 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _add(X, commit, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, rowmax,
-         left, delta, touched, buf, fit, rest):
+def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
+         delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
     bitmaps), and there only from X's place on. Returns the number of touched elements; with `commit` X also
     takes a slot in every row containing it, and the rows' flags, owners, bitmaps and singleton bits change."""
@@ -250,28 +248,38 @@ def _add(X, commit, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, levo
                 rowct[r, n] = 2 * X
                 rowlen[r] = n + 1
                 npend[r] += 1
-                if n >= rowmax[0]:
-                    rowmax[0] = n + 1
                 continue
             _merge_pending(r, rowct, rowlen, npend)
             pos = _slot(r, kx, rowct, rowlen)
-            _uncovered_at(r, kx, ritem, own, buf)
+            if commit:  # X's slot, the dead slots after it squeezed out
+                n = pos
+                for s in range(pos, rowlen[r]):
+                    v = rowct[r, s]
+                    if not dead[v >> 1]:
+                        rowct[r, n] = v
+                        n += 1
+                for s in range(n, pos, -1):
+                    rowct[r, s] = rowct[r, s - 1]
+                rowct[r, pos] = 2 * X + (1 if usable else 0)
+                rowlen[r] = n + 1
+                pos += 1
+            if not usable:
+                continue
+            _uncovered_from(r, pos, ebits, dead, rowct, rowlen, left, buf)
             for w in range(W):
                 buf[w] &= ~ebits[X, w]
             nt = _touch(X, 1, delta, touched, nt)
-            if commit:  # X takes its items; its used slot goes in at pos during the re-cover
+            if commit:
                 for z in range(a0, a1):
-                    _own(r, eit[z], X, own, iattr, elen, V, levof)
-                if rowlen[r] > rowmax[0] - 1:
-                    rowmax[0] = rowlen[r] + 1
-            nt = _recover(r, pos, commit, 2 * X + 1 if commit else -1, ebits, eip, eit, dead, rowct, rowlen, left,
-                          own, iattr, elen, V, levof, delta, touched, nt, buf)
+                    _own(r, eit[z], X, own, iattr, elen, V, lvl)
+            nt = _recover(r, pos, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
+                          delta, touched, nt, buf)
     return nt
 
 
 @njit(cache=True, _nrt=False)
-def _remove(Y, commit, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, rowmax,
-            left, delta, touched, buf, fit, rest):
+def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
+            delta, touched, buf, fit, rest):
     """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
     where each of Y's items is covered by an element of Y's length (level L+1 and not level L), then `own`
     decides. With `commit` Y is marked dead (its other slots are skipped from now on)."""
@@ -284,9 +292,9 @@ def _remove(Y, commit, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, l
     lo = levof[L]
     if lvl[lo] == L:  # and not by something shorter than L
         for z in range(a0, a1):
-            i = eit[z]
+            v = V[eit[z], lo]
             for wd in range(NW):
-                fit[wd] &= ~V[i, lo, wd]
+                fit[wd] &= ~v[wd]
     fa = iattr[eit[a0]]
     nt = 0
     for wd in range(NW):
@@ -298,9 +306,9 @@ def _remove(Y, commit, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, l
                 continue
             _merge_pending(r, rowct, rowlen, npend)
             sy = _slot(r, ky, rowct, rowlen) + 1
-            _uncovered_at(r, ky, ritem, own, buf)  # Y's items included
+            _uncovered_from(r, sy - 1, ebits, dead, rowct, rowlen, left, buf)  # Y's items included
             nt = _touch(Y, -1, delta, touched, nt)
-            nt = _recover(r, sy, commit, -1, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, levof,
+            nt = _recover(r, sy, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl,
                           delta, touched, nt, buf)
     if commit:
         dead[Y] = 1
@@ -351,16 +359,15 @@ def _ct_remove(ct, ctn, e):
 
 
 @njit(cache=True, _nrt=False)
-def run_candidates(start, stop, prune, xs, iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, levof,
-                   estd, usage, rowct, rowlen, npend, rowmax, left, ct, ctn, tot, delta, touched, mark, plist,
-                   counters, buf, fit, rest):
+def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
+                   estd, usage, rowct, rowlen, npend, left, ct, ctn, tot, delta, touched, mark, plist, counters, buf, fit, rest):
     """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
-    state = (iattr, ritem, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, rowmax, left,
-             delta, touched, buf, fit, rest)
+    state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left, delta,
+             touched, buf, fit, rest)
     for j in range(start, stop):
         X = xs[j]
         nt = _add(X, False, *state)
@@ -369,13 +376,8 @@ def run_candidates(start, stop, prune, xs, iattr, ritem, own, ebits, elen, eip, 
         _clear(delta, touched, nt)
         if not (gain and dL < 0.0):
             continue
-        if rowmax[0] >= rowct.shape[1]:  # some row may be full: squeeze the full rows X needs, else grow
-            if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
-                return GROW, j
-            hi = 0
-            for r in range(rowlen.shape[0]):
-                hi = max(hi, rowlen[r])
-            rowmax[0] = hi
+        if not _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
+            return GROW, j
         nt = _add(X, True, *state)
         _apply(delta, touched, nt, usage, tot)
         counters[0] += 1
@@ -470,7 +472,7 @@ def cover_usage(rows, elems):
         for w in range(W):
             buf[w] = rows[r, w]
         for e in range(E):
-            if _subset(elems, e, buf, W):
+            if _subset(elems[e], buf, W):
                 use[e] += 1
                 for w in range(W):
                     buf[w] &= ~elems[e, w]

@@ -42,11 +42,11 @@ def _touch(e, d, delta, touched, nt):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _singletons(left, r, new, W, s0, delta, touched, nt):
-    """Items left to singletons before (left[r]) and after (new) a row's recover: count them in/out."""
+def _singletons(old, new, W, s0, delta, touched, nt):
+    """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
     for w in range(W):
-        gone = left[r, w] & ~new[w]
-        came = new[w] & ~left[r, w]
+        gone = old[w] & ~new[w]
+        came = new[w] & ~old[w]
         while gone:
             nt = _touch(s0 + w * 64 + trailing_zeros(gone), -1, delta, touched, nt)
             gone &= gone - ONE

@@ -169,8 +169,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     # who covers each row's item (one item per attribute): at first its singleton
     iattr = np.zeros(m, dtype=np.int64)
     iattr[internal] = table.item_attr
-    ritem = np.where(table.codes >= 0, internal[np.maximum(table.codes, 0)], -1).astype(np.int32)  # (row, attr)
-    own = np.where(ritem >= 0, C + ritem, -1).astype(np.int32)
+    own = np.where(table.codes >= 0, C + internal[np.maximum(table.codes, 0)], -1).astype(np.int32)
     # level bitmaps: per level L and item, the rows holding the item covered by something shorter than L
     layer = m * NW * 8
     wanted = LEVEL_BYTES // max(layer, 1) if levels is None else levels
@@ -185,7 +184,6 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     dead = np.zeros(E, dtype=np.uint8)
     rowlen = np.zeros(n, dtype=np.int32)
     npend = np.zeros(n, dtype=np.int32)  # slots appended at a row's end, not yet in cover order (see _kernels)
-    rowmax = np.zeros(1, dtype=np.int64)  # at least the longest row's slot count: below `cap`, every row has room
     left = rows.copy()
     ct = np.zeros(C + 1, dtype=np.int32)
     ctn = np.zeros(1, dtype=np.int64)
@@ -195,7 +193,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     mark = np.zeros(E, dtype=np.uint8)
     plist = np.zeros(C + 1, dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
-    buf = np.empty(W, dtype=np.uint64)  # the kernels' scratch: a row's items, X's fitting rows, its other rows
+    buf = np.empty(W, dtype=np.uint64)  # the kernels' scratch (allocated here: they run without NRT, see _kernels)
     fit = np.empty(NW, dtype=np.uint64)
     rest = np.empty(NW, dtype=np.uint64)
     L_ST = float(total_size(usage, estd))
@@ -203,9 +201,9 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     yield Progress(0.0, f"compressing: {C:,} candidates")
     while start < C:
         stop = min(C, start + CHUNK)
-        status, nxt = K.run_candidates(start, stop, prune, xs, iattr, ritem, own, ebits, elen, eip, eit,
-                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, npend, rowmax, left, ct, ctn,
-                                       tot, delta, touched, mark, plist, counters, buf, fit, rest)
+        status, nxt = K.run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit,
+                                       dead, V, lvl, levof, estd, usage, rowct, rowlen, npend, left, ct, ctn, tot,
+                                       delta, touched, mark, plist, counters, buf, fit, rest)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
