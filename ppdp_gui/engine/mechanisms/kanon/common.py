@@ -26,6 +26,7 @@ K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, hi
                             "highest re-identification risk (someone known to be in the table) ≤ 1/k",
                     more_private="higher")
 GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy (0 = automatic)", "float", default=0.0, low=0.0,
+                       special=(0.0, "automatic"),
                        help="Numeric quasi-identifiers without a taxonomy are published as unions of intervals "
                             "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
 

@@ -128,14 +128,14 @@ class GlobalRecoding(KAnonMechanism):
                        "Discernibility: sum of squared group sizes."),
         ParamSpec("aggregate", "Combine the quasi-identifiers", "choice", default=AGGREGATES[0], choices=AGGREGATES,
                   help="How per-column loss becomes one score: ARX's geometric form or the plain mean."),
-        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100,
+        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100, special=(0, "off"),
                   help="Also require l well-represented sensitive values in every group (l-diversity)."),
         ParamSpec("diversity", "l-diversity kind", "choice", default="distinct", choices=DIVERSITIES,
                   help="distinct: at least l values; entropy: entropy at least log(l); recursive: the most frequent "
                        "value is rarer than c times the l-th and rarer values together."),
         ParamSpec("c", "c of recursive (c, l)-diversity", "float", default=3.0, low=0.01, high=100.0,
                   help="Only for recursive l-diversity: smaller c is stricter."),
-        ParamSpec("t", "t (t-closeness, 0 = off)", "float", default=0.0, low=0.0, high=1.0,
+        ParamSpec("t", "t (t-closeness, 0 = off)", "float", default=0.0, low=0.0, high=1.0, special=(0, "off"),
                   help="Each group's distribution of the sensitive column must be within t of the whole table's "
                        "(earth mover's distance)."),
         ParamSpec("distance", "t-closeness distance", "choice", default="equal", choices=DISTANCES,
@@ -144,9 +144,11 @@ class GlobalRecoding(KAnonMechanism):
         ParamSpec("sensitive", "Sensitive column", "column", default=None, roles=(Role.SENSITIVE,), optional=True,
                   help="The column l-diversity and t-closeness protect (needed when the data has several)."),
         ParamSpec("max_risk", "Highest re-identification risk (%, 0 = off)", "float", default=0.0, low=0.0,
+                  special=(0, "off"),
                   high=100.0, help="No released row may be re-identified with a probability above this "
                                    "(prosecutor model: 1 / its group's size)."),
         ParamSpec("avg_risk", "Average re-identification risk (%, 0 = off)", "float", default=0.0, low=0.0,
+                  special=(0, "off"),
                   high=100.0, help="The mean risk over released rows (groups / rows) at most this; the smallest "
                                    "groups are suppressed first when needed."),
         ParamSpec("time_limit", "Time limit for very large lattices (s)", "float", default=60.0, low=1.0,
