@@ -50,3 +50,32 @@ def test_automatic_interval_width_reads_automatic_not_zero(make_window, qtbot, t
     mv.combo.setCurrentText("Global recoding")
     t = next(f for f in mv.findChildren(NumberField) if f.spec.name == "t" and f.isVisible())
     assert t.box.text() == "off"
+
+
+def run_default(w, qtbot):
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    before = len(w.session.releases)
+    qtbot.mouseClick(run.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.running and len(w.session.releases) > before, timeout=120000)
+
+
+def test_the_group_size_figure_has_a_plain_name_and_a_unit(make_window, qtbot, tmp_path):
+    """Before: "Group-size penalty: 5,566,280" — no unit, nothing a nurse can picture. Now the Figures tab
+    names it by what it counts, pairs of rows shown alike, with the unit after the number and the formula
+    (the discernibility metric) in the tooltip."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    run_default(w, qtbot)
+    results = w.results_view
+    w.go_to(results)
+    results.tabs.setCurrentIndex(1)
+    def figure_label():
+        return next((lab for lab in results.figures.findChildren(QLabel) if lab.accessibleName() == "discernibility"),
+                    None)
+    qtbot.waitUntil(lambda: figure_label() is not None, timeout=10000)
+    shown = figure_label()
+    assert "pairs of rows</b>" in shown.text() and "DM = Σ" in shown.toolTip()
+    titles = [lab.text() for lab in results.findChildren(QLabel)]
+    assert "Pairs of look-alike rows:" in titles and "Group-size penalty:" not in titles
