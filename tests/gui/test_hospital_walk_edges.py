@@ -79,3 +79,40 @@ def test_the_group_size_figure_has_a_plain_name_and_a_unit(make_window, qtbot, t
     assert "pairs of rows</b>" in shown.text() and "DM = Σ" in shown.toolTip()
     titles = [lab.text() for lab in results.findChildren(QLabel)]
     assert "Pairs of look-alike rows:" in titles and "Group-size penalty:" not in titles
+
+
+def test_a_two_valued_column_is_no_warning_in_the_taxonomies_step(make_window, qtbot, tmp_path):
+    """Before: sex (F, M) counted among "4 quasi-identifiers without taxonomy" with a warning sign, as if it
+    needed work. A two-valued column is kept or shown as '*' whatever tree it has: now it reads "no tree
+    needed" and only zip and the two dates are counted."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    tv = w.taxonomy_view
+    w.go_to(tv)
+    items = {tv.columns.item(i).data(Qt.UserRole): tv.columns.item(i).text() for i in range(tv.columns.count())}
+    assert "no tree needed: F, M" in items["sex"]
+    assert tv.state()[1] == "3 quasi-identifiers without taxonomy"
+    assert "build “Dates”" in items["admit_date"]
+
+
+def test_exact_dates_are_offered_a_dates_tree_in_one_click(make_window, qtbot, tmp_path):
+    """Before: two exact dates as quasi-identifiers gave '*' in nearly every row, and nothing before the run
+    suggested the Dates builder. Now the Run step lists them, and “Build a Dates tree for admit_date” builds
+    the tree the Taxonomies step's Dates builder builds; the line goes once both have one."""
+    w = make_window()
+    open_extract(w, qtbot, tmp_path)
+    run = w.run_view
+    w.go_to(run)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    assert run.dates_box.isVisible() and set(run.dates_buttons) == {"admit_date", "discharge_date"}
+    assert run.run_button.isEnabled()  # a suggestion, not a block
+    qtbot.mouseClick(run.dates_buttons["admit_date"], Qt.LeftButton)
+    tax = w.session.dataset.spec("admit_date").taxonomy
+    assert tax is not None
+    day = w.session.dataset.frame["admit_date"].dropna().iloc[0]
+    assert day[:7] in [tax.label(a) for a in tax.ancestors(tax.leaf_node(day))]  # its month, 2023-04
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    assert set(run.dates_buttons) == {"discharge_date"}
+    qtbot.mouseClick(run.dates_buttons["discharge_date"], Qt.LeftButton)
+    qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
+    assert not run.dates_box.isVisible()

@@ -301,7 +301,14 @@ class TaxonomyView(StepView):
         if spec.taxonomy is None:
             if spec.kind == "numeric":
                 return "numeric: intervals or a tree (optional)"
-            return "no tree: its public list is one level (value or *)" if self._listed(name) else "no taxonomy"
+            if self._listed(name):
+                return "no tree: its public list is one level (value or *)"
+            if self._few_values(name):
+                shown = ", ".join(map(str, sorted(ds.frame[name].dropna().astype(str).unique())))
+                return f"no tree needed: {shown} (each value is kept or shown as *)"
+            if self._is_dates(name):
+                return "exact dates, no taxonomy: build “Dates” below (day → month → year)"
+            return "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":
             text += "\n    built from the table's values: not a public domain"
@@ -469,6 +476,18 @@ class TaxonomyView(StepView):
         dom = self.session.dataset.spec(name).domain
         return dom is not None and dom.categories is not None and dom.is_public
 
+    def _few_values(self, name: str) -> bool:
+        """Two values or fewer (F, M): no tree needed, nothing to warn about (engine's `needs_no_tree`)."""
+        from ppdp_gui.engine.data.coltypes import needs_no_tree
+        from ppdp_gui.engine.data.schema import MISSING_LABEL
+        return needs_no_tree(self.session.dataset.frame[name], (MISSING_LABEL,))
+
+    def _is_dates(self, name: str) -> bool:
+        """Exact dates (2023-01-05): the Dates builder keeps the month or the year instead of '*'."""
+        from ppdp_gui.engine.data.schema import MISSING_LABEL
+        from ppdp_gui.engine.taxonomy.dates import looks_like_dates
+        return looks_like_dates(self.session.dataset.frame[name], (MISSING_LABEL,))
+
     def state(self) -> tuple[str, str]:
         ds = self.session.dataset
         if ds is None:
@@ -476,7 +495,7 @@ class TaxonomyView(StepView):
         qis = ds.quasi_identifiers
         if not qis:
             return WARN, "no quasi-identifiers marked"
-        missing = [c for c in self.session.qi_without_taxonomy() if not self._listed(c)]
+        missing = [c for c in self.session.qi_without_taxonomy() if not self._listed(c) and not self._few_values(c)]
         if missing:
             n = len(missing)
             return WARN, f"{n} quasi-identifier{'s' if n != 1 else ''} without taxonomy"
