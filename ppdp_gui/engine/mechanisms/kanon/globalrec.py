@@ -27,9 +27,10 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
-from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.kanon.common import (flat_problem, passed_through, person_problems, unit_note,
-                                                    unit_sentence)
+from ppdp_gui.engine.data.qi_coding import blank_cells_ok, taxonomy_values
+from ppdp_gui.engine.data.schema import MISSING_LABEL, Dataset, Role
+from ppdp_gui.engine.mechanisms.kanon.common import (blanks_problem, flat_problem, passed_through, person_problems,
+                                                    unit_note, unit_sentence)
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import (ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
@@ -56,7 +57,8 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
     heights = []
     for name in qis:
         col = data.frame[name]
-        if has_missing(data, name):
+        blanks = has_missing(data, name)
+        if blanks and not blank_cells_ok(data, name):  # a large table's number cells are SQL values
             problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
                                     + numeric_blanks_fix(name) + ".", column=name))
             continue
@@ -64,8 +66,13 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
         if tax is None:
             problems.append(Problem(f"the number column {name!r} needs a taxonomy: build intervals in the "
                                     "Taxonomies step (“Numeric intervals”), or give an ARX hierarchy file (ppdp: "
-                                    f"--taxonomy {name}=FILE.csv); Mondrian needs none", column=name))
+                                    f"--taxonomy {name}=FILE.csv); Mondrian needs none"
+                                    + ("; its empty cells are then published as “(missing)”" if blanks else ""),
+                                    column=name))
             continue
+        if blanks:  # "(missing)" under the root of its tree (qi_coding.taxonomy_with_blanks): k persons, or hidden
+            problems.append(blanks_problem(name, True, None))
+            col = taxonomy_values(data, name)
         flat = flat_problem(data, name)
         if flat is not None:
             problems.append(flat)
@@ -377,10 +384,11 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
         """Generalise unseen rows to the same levels (values outside a taxonomy become its root)."""
         out = frame.copy()
         for q, lev in zip(enc.qis, node.levels):
-            known = frame[q.name].astype(str).isin(set(q.index.tax.leaf_values())).to_numpy()
+            values = frame[q.name].astype(str).where(frame[q.name].notna(), MISSING_LABEL)  # a blank number
+            known = values.isin(set(q.index.tax.leaf_values())).to_numpy()
             texts = np.full(len(frame), q.index.tax.label(0), dtype=object)
             if known.any():
-                pos = q.index.positions(frame[q.name][known])
+                pos = q.index.positions(values[known])
                 texts[known] = np.asarray(q.labels[lev], dtype=object)[q.code_of_leaf[lev][pos]]
             out[q.name] = texts
         return out
