@@ -1,5 +1,5 @@
 """Walk the window on scripts/hospital_extract.py's table as a nurse would, saving a screenshot and the visible
-text of every step to /tmp/nurse2/ (offscreen). --follow follows the advice shown (age categorical, masking for
+text of every step to /tmp/nurse2/ (or --out=DIR; offscreen). --follow follows the advice shown (age categorical, masking for
 zip, intervals, dates) before Run and Export. The ledger is a temporary one.
 
     QT_QPA_PLATFORM=offscreen python scripts/hospital_walk.py /tmp/nurse2/hospital.csv --follow
@@ -12,7 +12,7 @@ os.environ["PPDP_LEDGER"] = str(tmp / "ledger.sqlite")
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QPlainTextEdit, QTextEdit, QTextBrowser, QAbstractButton, QMessageBox
 from ppdp_gui.gui.main_window import MainWindow
-OUT = Path("/tmp/nurse2")
+OUT = Path(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--out=")), "/tmp/nurse2"))
 OUT.mkdir(parents=True, exist_ok=True)
 def settle(t=0.8):
     end = time.monotonic() + t

@@ -97,22 +97,27 @@ def test_a_two_valued_column_is_no_warning_in_the_taxonomies_step(make_window, q
 
 def test_exact_dates_are_offered_a_dates_tree_in_one_click(make_window, qtbot, tmp_path):
     """Before: two exact dates as quasi-identifiers gave '*' in nearly every row, and nothing before the run
-    suggested the Dates builder. Now the Run step lists them, and “Build a Dates tree for admit_date” builds
-    the tree the Taxonomies step's Dates builder builds; the line goes once both have one."""
+    suggested the Dates builder. Now the Run step lists them (and the ZIP code, for masking), and “Build a Dates
+    tree for admit_date” builds the tree the Taxonomies step's Dates builder builds; the box goes once each has
+    one."""
     w = make_window()
     open_extract(w, qtbot, tmp_path)
     run = w.run_view
     w.go_to(run)
     qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
-    assert run.dates_box.isVisible() and set(run.dates_buttons) == {"admit_date", "discharge_date"}
+    assert run.trees_box.isVisible() and set(run.tree_buttons) == {"zip", "admit_date", "discharge_date"}
     assert run.run_button.isEnabled()  # a suggestion, not a block
-    qtbot.mouseClick(run.dates_buttons["admit_date"], Qt.LeftButton)
+    qtbot.mouseClick(run.tree_buttons["admit_date"], Qt.LeftButton)
     tax = w.session.dataset.spec("admit_date").taxonomy
     assert tax is not None
     day = w.session.dataset.frame["admit_date"].dropna().iloc[0]
     assert day[:7] in [tax.label(a) for a in tax.ancestors(tax.leaf_node(day))]  # its month, 2023-04
     qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
-    assert set(run.dates_buttons) == {"discharge_date"}
-    qtbot.mouseClick(run.dates_buttons["discharge_date"], Qt.LeftButton)
+    assert set(run.tree_buttons) == {"zip", "discharge_date"}
+    qtbot.mouseClick(run.tree_buttons["discharge_date"], Qt.LeftButton)
+    qtbot.mouseClick(run.tree_buttons["zip"], Qt.LeftButton)  # the ZIP code: masked from the right
     qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
-    assert not run.dates_box.isVisible()
+    assert not run.trees_box.isVisible()
+    tax = w.session.dataset.spec("zip").taxonomy
+    code = next(z for z in w.session.dataset.frame["zip"] if z != "(missing)")
+    assert code[:4] + "*" in [tax.label(a) for a in tax.ancestors(tax.leaf_node(code))]

@@ -308,6 +308,9 @@ class TaxonomyView(StepView):
                 return f"no tree needed: {shown} (each value is kept or shown as *)"
             if self._is_dates(name):
                 return "exact dates, no taxonomy: build “Dates” below (day → month → year)"
+            offered = suggested_builder(name, ds.frame[name])
+            if offered is not None:  # a ZIP code: masking; diagnoses: the ICD tree
+                return f"no taxonomy: build “{builders.builder(offered).label}” below"
             return "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":

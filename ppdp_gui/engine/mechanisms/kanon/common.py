@@ -157,10 +157,10 @@ def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = F
 def blanks_problem(name: str, taxonomy: bool, grid_width: float | None) -> Problem:
     """The warning for a number quasi-identifier whose blank cells are published as “(missing)” (qi_coding): a
     value of its own under the root of its taxonomy, or beside ranges of the interval width without one."""
-    where = ("as a value of its own under the root of its taxonomy" if taxonomy else
-             f"beside its numbers, published as ranges of {_width_words(grid_width or 0.0)}")
-    text = (f"{name!r} has empty cells: they are published as “(missing)”, {where}, in groups of at least k "
-            "persons like any value (or hidden with the others).")
+    text = (f"{name!r} has empty cells: they are published as “(missing)”"
+            + (", a value of its own under the root of its taxonomy," if taxonomy else "")
+            + " in groups of at least k like any value (or hidden with the others)"
+            + ("." if taxonomy else f", and its numbers as ranges of {_width_words(grid_width or 0.0)}."))
     if not taxonomy and grid_width is not None:
         text += f" To choose the ranges' width, set “{GRID_PARAM.label.split(' (')[0]}” in the Mechanism step."
     return Problem(text, level="warning", column=name)
