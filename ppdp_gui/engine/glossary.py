@@ -63,7 +63,7 @@ FIGURES: dict[str, Figure] = {
     "C_avg": Figure("Group size compared with k", "1 means groups are just big enough; 2 means twice as big as "
                     "needed, which costs detail (lower is better). Counted in persons when k counts persons.",
                     "C_avg = (rows / groups) / k; with a person column, (persons per group, averaged) / k",
-                    "lower", "utility"),
+                    "lower", "utility", unit="× k"),
     "discernibility": Figure("Pairs of look-alike rows", "How many pairs of rows the release shows alike (each row "
                              "paired with every row of its group, itself included): the bigger the groups, the more "
                              "pairs and the less detail. Compare it between releases of the same table (lower is "

@@ -71,7 +71,7 @@ class TaxonomyView(StepView):
         super().__init__(session, runner, parent)
         self.columns = QListWidget()
         self.columns.setAccessibleName("Quasi-identifier columns and their taxonomies")
-        self.columns.setWordWrap(True)  # "built from the table's values: not a public domain" was cut off
+        self.columns.setWordWrap(True)  # "built from the table's values: …" was cut off
         self.columns.setToolTip("Each quasi-identifier needs a generalisation tree (taxonomy) for DiffGen, TDS and "
                                 "similar mechanisms. Numeric columns can use intervals instead.")
         self.import_button = QPushButton("&Import ARX hierarchy…")
@@ -314,7 +314,8 @@ class TaxonomyView(StepView):
             return "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":
-            text += "\n    built from the table's values: not a public domain"
+            text += ("\n    built from the table's values: fine for k-anonymity, not public for a differentially "
+                     "private release")
         return text + ("\n    attached automatically" if self.session.auto_attached(name) else "")
 
     def _refresh(self) -> None:
