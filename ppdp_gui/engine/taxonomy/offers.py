@@ -37,7 +37,7 @@ def tree_offers(data) -> list[TreeOffer]:
                                  "every row. A Dates tree lets the release keep the month or the year instead.",
                                  f"Build a Dates tree for {name}"))
         elif code_by_name(name) and not needs_no_tree(values, (MISSING_LABEL,)):
-            codes = values[values.astype(str) != MISSING_LABEL].nunique()
+            codes = values.nunique()  # with "(missing)", as the Mechanism step's warning counts them
             out.append(TreeOffer(name, "mask", f"{name} holds codes ({codes:,} different values) and has no "
                                  "taxonomy: each code can only be kept or replaced by '*', so expect '*' in nearly "
                                  "every row. Masking from the right keeps the area (90001 → 9000* → 900**).",

@@ -314,8 +314,7 @@ class TaxonomyView(StepView):
             return "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":
-            text += ("\n    built from the table's values: fine for k-anonymity, not public for a differentially "
-                     "private release")
+            text += "\n    built from the table's values: fine for k-anonymity, not for ε-DP"
         return text + ("\n    attached automatically" if self.session.auto_attached(name) else "")
 
     def _refresh(self) -> None:
