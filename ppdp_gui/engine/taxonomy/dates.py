@@ -61,16 +61,6 @@ def looks_like_dates(values, missing=()) -> bool:
     return bool((texts.str.match(_ISO_DAY) | texts.str.match(_SLASHED)).all())
 
 
-def exact_date_columns(data) -> list[str]:
-    """The quasi-identifiers of `data` (a Dataset) without a taxonomy whose values are exact dates
-    (`looks_like_dates`): without a tree a date can only be kept or replaced by '*', so nearly every row shows
-    '*'. The Taxonomies and Run steps offer the Dates builder (the registry's "dates") for each."""
-    from ppdp_gui.engine.data.schema import MISSING_LABEL
-    return [name for name in data.quasi_identifiers
-            if data.spec(name).taxonomy is None and data.spec(name).kind == "categorical"
-            and looks_like_dates(data.frame[name], (MISSING_LABEL,))]
-
-
 def date_format_of(column: str, values) -> str | None:
     """The format of a column's dates, for `date_hierarchy`: None for ISO dates (2020-03-07), '%d/%m/%Y' or
     '%m/%d/%Y' (with '/', '.' or '-') when some value shows which comes first (a first number above 12 is a

@@ -72,7 +72,7 @@ class RunView(StepView):
         self.make_qi_buttons: dict[str, QPushButton] = {}
         self.linkable_leave_buttons: dict[str, QPushButton] = {}
         # quasi-identifiers that would show '*' in nearly every row although a builder fits them — exact dates,
-        # ZIP codes (taxonomy/offers.py): one click builds the tree the Taxonomies step would (from_spec)
+        # ZIP codes (data/tree_offers.py): one click builds the tree the Taxonomies step would (from_spec)
         self.trees_box = QGroupBox("Columns that would show '*' in nearly every row")
         self.trees_box.setObjectName("trees_box")
         self.trees_box.setStyleSheet("QGroupBox#trees_box { color: #a33a00; font-weight: bold; }")
@@ -292,7 +292,7 @@ class RunView(StepView):
         """One line per quasi-identifier without a tree that a builder fits (exact dates: Dates; a ZIP code:
         masking), with its button: without one each value is kept or replaced by '*' (two admission dates gave
         '*' in nearly every row). A suggestion: Run stays enabled."""
-        from ppdp_gui.engine.taxonomy.offers import tree_offers
+        from ppdp_gui.engine.data.tree_offers import tree_offers
         ds = self.session.dataset
         found = tuple(tree_offers(ds)) if ds is not None and self.session.mechanism_name else ()
         if found == self._trees_shown:

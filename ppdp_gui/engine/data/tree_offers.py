@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ppdp_gui.engine.data.coltypes import code_by_name, needs_no_tree
 from ppdp_gui.engine.data.schema import MISSING_LABEL
-from ppdp_gui.engine.taxonomy.dates import exact_date_columns
+from ppdp_gui.engine.taxonomy.dates import looks_like_dates
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,14 @@ class TreeOffer:
     builder: str  # a name of taxonomy/registry.py, built with its defaults (from_spec.build_taxonomy)
     reason: str  # for the custodian: it counts the column's values
     button: str
+
+
+def exact_date_columns(data) -> list[str]:
+    """The quasi-identifiers of `data` (a Dataset) without a taxonomy whose values are exact dates
+    (taxonomy/dates.looks_like_dates): without a tree a date can only be kept or replaced by '*'."""
+    return [name for name in data.quasi_identifiers
+            if data.spec(name).taxonomy is None and data.spec(name).kind == "categorical"
+            and looks_like_dates(data.frame[name], (MISSING_LABEL,))]
 
 
 def tree_offers(data) -> list[TreeOffer]:
