@@ -483,7 +483,10 @@ class TaxonomyView(StepView):
         """Two values or fewer (F, M): no tree needed, nothing to warn about (engine's `needs_no_tree`)."""
         from ppdp_gui.engine.data.coltypes import needs_no_tree
         from ppdp_gui.engine.data.schema import MISSING_LABEL
-        return needs_no_tree(self.session.dataset.frame[name], (MISSING_LABEL,))
+        ds = self.session.dataset
+        if ds.larger_than_memory:  # its frame holds no rows: no value was read here
+            return False
+        return needs_no_tree(ds.frame[name], (MISSING_LABEL,))
 
     def _is_dates(self, name: str) -> bool:
         """Exact dates (2023-01-05): the Dates builder keeps the month or the year instead of '*'."""
