@@ -107,6 +107,7 @@ def test_exact_dates_are_offered_a_dates_tree_in_one_click(make_window, qtbot, t
     qtbot.waitUntil(lambda: not run.refresh_later.pending, timeout=5000)
     assert run.trees_box.isVisible() and set(run.tree_buttons) == {"zip", "admit_date", "discharge_date"}
     assert run.run_button.isEnabled()  # a suggestion, not a block
+    assert "3 trees to build" in run.state()[1]
     qtbot.mouseClick(run.tree_buttons["admit_date"], Qt.LeftButton)
     tax = w.session.dataset.spec("admit_date").taxonomy
     assert tax is not None

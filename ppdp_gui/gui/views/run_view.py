@@ -502,4 +502,7 @@ class RunView(StepView):
         if self._linkable_shown:
             n = len(self._linkable_shown)
             notes.append(f"{n} column{'s' if n != 1 else ''} someone could know")
+        if self._trees_shown:  # dates or ZIP codes that would show '*' in nearly every row
+            n = len(self._trees_shown)
+            notes.append(f"{n} tree{'s' if n != 1 else ''} to build")
         return (WARN if notes else TODO), "ready to run" + (f" — {', '.join(notes)}" if notes else "")
