@@ -38,6 +38,8 @@ from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_r
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
+#: a registered table of numbers at least this long goes to Spark as Arrow, not as Python tuples
+_ARROW_ROWS = 50_000
 #: the driver's DuckDB table of the written rows' positions and persons (`SparkTableSource.copy` with `keep`)
 WRITTEN = "ppdp_written"
 #: the master used when none is named: two local cores (a cluster: --spark-master or $PPDP_SPARK_MASTER)
@@ -107,6 +109,21 @@ class SparkConnection:
     def register(self, name: str, frame: pd.DataFrame) -> None:
         from pyspark.sql import types as T
         from pandas.api import types as P
+        numbers = all((P.is_integer_dtype(frame[c].dtype) or P.is_float_dtype(frame[c].dtype))
+                      and not P.is_bool_dtype(frame[c].dtype) for c in frame.columns)
+        if len(frame) >= _ARROW_ROWS and numbers and len(frame.columns):  # DiffGen's keys: one per row, by Arrow
+            fields = [T.StructField(str(c), T.LongType() if P.is_integer_dtype(frame[c].dtype) else T.DoubleType())
+                      for c in frame.columns]
+            plain = pd.DataFrame({str(c): frame[c].to_numpy(dtype=np.int64 if P.is_integer_dtype(frame[c].dtype)
+                                                            else np.float64) for c in frame.columns})
+            key = "spark.sql.execution.arrow.pyspark.enabled"
+            before = self.spark.conf.get(key, None)
+            self.spark.conf.set(key, "true")
+            try:
+                self.spark.createDataFrame(plain, schema=T.StructType(fields)).createOrReplaceTempView(name)
+            finally:
+                self.spark.conf.unset(key) if before is None else self.spark.conf.set(key, before)
+            return
         fields, rows = [], {}
         for c in frame.columns:
             col = frame[c]
