@@ -238,3 +238,14 @@ def test_persons_counted_on_spark_as_in_memory(hospital, tmp_path):
     m, s = (publish(prepared(d, numeric_age=True), "DiffGen", params) for d in (memory, sp))
     pd.testing.assert_frame_equal(m.table, s.table)
     assert m.release.record["rows used"] == s.release.record["rows used"] < 900
+
+
+def test_a_long_table_of_numbers_registers_exactly(spark):
+    """DiffGen's keys (one uniform per row, for the bound per patient) reach Spark as Arrow, every double exact."""
+    from ppdp_gui.engine.bigdata.spark_source import _ARROW_ROWS, SparkConnection
+    n = _ARROW_ROWS + 7
+    frame = pd.DataFrame({"pos": np.arange(1, n + 1, dtype=np.int64), "key": np.random.default_rng(3).random(n)})
+    SparkConnection(spark).register("long_keys", frame)
+    got = spark.sql("SELECT pos, key FROM long_keys ORDER BY pos").toPandas()
+    assert np.array_equal(got["pos"].to_numpy(), frame["pos"].to_numpy())
+    assert np.array_equal(got["key"].to_numpy(), frame["key"].to_numpy())
