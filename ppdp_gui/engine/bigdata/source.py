@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
-                                             literal, missing_counts, missing_sql, quote, text_sql)
+from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, HELPER, N, SqlFacts, example_non_numbers, helper,
+                                             infer_kind, kind_facts, literal, missing_counts, missing_sql, quote,
+                                             text_sql)
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
 from ppdp_gui.engine.data.guards import Limits
 from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
@@ -52,7 +53,7 @@ _BATCH = 1_000_000
 #: most combinations a histogram holds in memory (Adult's 8 quasi-identifiers at 10⁷ rows: about 20,000)
 HISTOGRAM_ROWS = 500_000
 #: the column of a registered histogram holding its row counts
-ROWS = "ppdp_rows__"
+ROWS = helper("rows")
 NO_SIZE_CAP = 1 << 62
 #: rows of the file looked at to decide whether its distinct rows are counted first (`TableSource._count_rows`)
 REPEAT_SAMPLE = 50_000
@@ -152,6 +153,11 @@ class TableSource:
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
         self.raw_columns = [str(c[0]) for c in cols]
+        spaced = [c for c in self.raw_columns if c != c.strip()]
+        if spaced:  # a CSV header is stripped already; the engine's own columns start with a space (HELPER)
+            raise DataError(f"the name of column {spaced[0]!r} starts or ends with a space, which the large-table "
+                            "engine cannot read as the in-memory reader does (it strips it); rename the column, "
+                            "or open the file without --engine duckdb", path=str(self.path), column=spaced[0])
         self.raw_types = {str(c[0]): str(c[1]) for c in cols}
         self.con.execute(f"CREATE VIEW raw_src AS SELECT * FROM {raw}")
         self.counted_rows = self._count_rows()
@@ -173,7 +179,7 @@ class TableSource:
         before) or with a floating-point column (a GROUP BY holds -0.0 and 0.0 as one value; the reader's text
         tells them apart)."""
         names = self.raw_columns
-        if ROWS in names or any(self.raw_types[c].upper() in FLOAT_TYPES for c in names):
+        if any(self.raw_types[c].upper() in FLOAT_TYPES for c in names):
             return None
         cols = ", ".join(quote(c) for c in names)
         seen, distinct = self.run(f"WITH head AS (SELECT {cols} FROM raw_src LIMIT {REPEAT_SAMPLE}) SELECT (SELECT "
@@ -278,27 +284,27 @@ class TableSource:
                 if cols == have:
                     return frame
                 if not cols:
-                    return pd.DataFrame({"n": [int(frame["n"].sum())]})
-                return frame.groupby(list(cols), dropna=False, sort=False)["n"].sum().reset_index()
+                    return pd.DataFrame({N: [int(frame[N].sum())]})
+                return frame.groupby(list(cols), dropna=False, sort=False)[N].sum().reset_index()
         keys = ", ".join(quote(c) for c in cols)
         raw = list(dict.fromkeys(list(cols) + self._filter_columns()))
         typed = any(self.raw_types[c].upper() in FLOAT_TYPES for c in raw)
         if cols and set(raw) == set(cols) and not typed:
             base, weight = self.weighted("raw_src")
-            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, {_count(weight)} AS n__ FROM {base} "
+            w = quote(helper("w"))
+            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, {_count(weight)} AS {w} FROM {base} "
                        f"GROUP BY {', '.join(quote(c) for c in raw)}) AS raw_counts")
-            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, 'n__')}) AS kept_counts",
-                                 "n__")
-            sql = f"SELECT {keys}, CAST(SUM(n__) AS BIGINT) AS n FROM ({rows}) AS h GROUP BY {keys}"
+            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, w)}) AS kept_counts", w)
+            sql = f"SELECT {keys}, CAST(SUM({w}) AS BIGINT) AS {quote(N)} FROM ({rows}) AS h GROUP BY {keys}"
         else:
             base, weight = self.weighted("src")
-            sql = (f"SELECT {keys}{', ' if keys else ''}{_count(weight)} AS n FROM {base}"
+            sql = (f"SELECT {keys}{', ' if keys else ''}{_count(weight)} AS {quote(N)} FROM {base}"
                    + (f" GROUP BY {keys}" if keys else ""))
         frame = self.query(f"{sql} LIMIT {HISTOGRAM_ROWS + 1}")
         if len(frame) > HISTOGRAM_ROWS:  # too many combinations to hold: the caller asks SQL instead
             self._too_many.add(cols)
             return None
-        frame["n"] = frame["n"].astype(np.int64)
+        frame[N] = frame[N].astype(np.int64)
         self._histograms[cols] = frame
         return frame
 
@@ -378,21 +384,22 @@ class TableSource:
 
     def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None,
                      weight: str | None = None) -> pd.DataFrame:
-        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group (keys
+        """`SELECT key expressions, COUNT(*) AS N FROM relation GROUP BY keys`: one row per non-empty group (keys
         that are columns of `src`: from its `histogram`). With `weight`, a relation of rows already counted (a
-        histogram, see `counted`): n is the sum of that column."""
+        histogram, see `counted`): N (the rows, named so no column of the file clashes) is the sum of that
+        column."""
         names = {quote(c): c for c in self.columns}
         if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
                 and len(set(keys.values())) == len(keys):
             got = self.histogram(tuple(names[e] for e in keys.values()))
             if got is not None:
-                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
+                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + [N]]
         if relation == "src" and weight is None:
             relation, weight = self.weighted("src")
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
         n = f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
-        sql = f"SELECT {select}, {n} AS n FROM {relation}" + (f" WHERE {where}" if where else "")
+        sql = f"SELECT {select}, {n} AS {quote(N)} FROM {relation}" + (f" WHERE {where}" if where else "")
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
 
@@ -410,7 +417,7 @@ class TableSource:
         got = self.histogram(tuple(columns))
         if got is None:
             return self.weighted("src")
-        self.register(name, got.rename(columns={"n": ROWS}))
+        self.register(name, got.rename(columns={N: ROWS}))
         return name, quote(ROWS)
 
     def first_seen(self, column: str) -> pd.Series:
@@ -420,8 +427,9 @@ class TableSource:
         c = quote(column)
         self.run("SET preserve_insertion_order = true", fetch="")
         try:
-            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
-                             f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+            p = quote(helper("p"))  # not a column of the file, whatever its name
+            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN({p}) AS first FROM (SELECT {c}, row_number() "
+                             f"OVER () AS {p} FROM src) AS r GROUP BY 1) AS g ORDER BY first")
         finally:
             self.run("SET preserve_insertion_order = false", fetch="")
         return got["v"].astype(str)
@@ -487,10 +495,11 @@ class TableSource:
         piece = 1 << 16
         self.run("SET preserve_insertion_order = true", fetch="")
         try:
+            p, n, i = (quote(helper(x)) for x in ("piece", "n", "i"))
             self.run(f"CREATE OR REPLACE TEMP TABLE ppdp_ordered__ AS {sql}", fetch="")
-            pieces = (f"SELECT {cols}, least({w} - ppdp_p__ * {piece}, {piece}) AS ppdp_n__ FROM (SELECT *, "
-                      f"unnest(range(({w} + {piece - 1}) // {piece})) AS ppdp_p__ FROM ppdp_ordered__) AS p")
-            rows = f"SELECT {cols}, unnest(range(ppdp_n__)) AS ppdp_i__ FROM ({pieces}) AS q"
+            pieces = (f"SELECT {cols}, least({w} - {p} * {piece}, {piece}) AS {n} FROM (SELECT *, "
+                      f"unnest(range(({w} + {piece - 1}) // {piece})) AS {p} FROM ppdp_ordered__) AS p")
+            rows = f"SELECT {cols}, unnest(range({n})) AS {i} FROM ({pieces}) AS q"
             self.run(f"COPY (SELECT {cols} FROM ({rows}) AS r) TO {literal(str(path))} ({options})", fetch="")
         finally:
             self.run("DROP TABLE IF EXISTS ppdp_ordered__", fetch="")
