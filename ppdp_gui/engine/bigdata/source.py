@@ -262,11 +262,23 @@ class TableSource:
         """`src` over `base` (`kept`): a text column's missing cells read as the label, as in memory: under
         'category' every column's, under 'drop' those of the never-released columns whose blanks were kept."""
         label = literal(self.na_policy.category_label)
-        labelled = [c for c in columns if self.kinds.get(c) != "numeric"
-                    and (self.na_policy.action != "drop" or c in self.unreleased)]
+        labelled = self._labelled(columns)
         shown = ", ".join([f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
                            for c in columns] + ([extra] if extra else []))
         return f"SELECT {shown} FROM {base}"
+
+    def _labelled(self, columns: list[str]) -> list[str]:
+        """The columns of `src` whose missing cells read as the policy's label (see `_src_sql`)."""
+        return [c for c in columns if self.kinds.get(c) != "numeric"
+                and (self.na_policy.action != "drop" or c in self.unreleased)]
+
+    def src_head(self, kept_head: pd.DataFrame) -> pd.DataFrame:
+        """`head()` of `src` from the same first rows of `kept` already read (`src` is `kept` with the labels
+        shown): the first rows are read once, not once per view."""
+        out = kept_head.copy()
+        for c in self._labelled([c for c in out.columns]):
+            out[c] = out[c].where(out[c].notna(), self.na_policy.category_label)
+        return out
 
     def histogram(self, columns) -> pd.DataFrame | None:
         """Rows of `src` per combination of `columns` (their text, NULL a group of its own): a frame of the
@@ -565,9 +577,9 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}
     given = {**kinds_by_name(c for c in source.columns if c not in given), **given}  # ZIP codes, by name
-    final, whole = decide_kinds(source, given)
+    final, whole, first_rows = decide_kinds(source, given)
     source.apply_kinds(final, whole)
-    sample = source.head()
+    sample = source.src_head(first_rows)
     given_roles = {c: r for c, r in (roles or {}).items() if c in source.columns}
     typed = dataset_from_frame(sample, kinds=final, roles=given_roles,
                                na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
@@ -591,11 +603,12 @@ ENGINE_NOTE = ("Read with the large-table engine (DuckDB): missing values, kinds
                "rules, counted over every row of the file.")
 
 
-def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str], pd.DataFrame]:
     """Each kept column's kind by `coltypes`' rule over every kept row (bigdata/columns.py), the declared ones
     checked (a declared numeric column holding a non-number is an error naming it, as in memory); and the
     columns whose every value is a whole number (a typed float column of them reads as integers; a numeric
-    column of them with no missing cell is held as integers, so it is written as such)."""
+    column of them with no missing cell is held as integers, so it is written as such); and the first rows of
+    `kept` it read (the role guesses read them too)."""
     floats = [c for c in source.columns if source.raw_types[c].upper() in FLOAT_TYPES]
     sample = source.head(SCHEMA_ROWS, relation="kept")
     seen = {c: int(sample[c].dropna().nunique()) for c in source.columns}
@@ -615,7 +628,7 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
     kinds = {c: given.get(c) or (infer_kind(facts[c], seen[c]) if c in facts else "categorical")
              for c in source.columns}
     whole = [c for c in source.columns if facts.get(c, {}).get("whole")]
-    return kinds, whole
+    return kinds, whole, sample
 
 
 def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
@@ -636,10 +649,15 @@ def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
 
 def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
     """pipeline.plan.uniqueness in SQL: (share of rows holding distinct values, share of rows whose value no
-    other row has)."""
+    other row has). From a histogram already counted when one holds the column (the class or sensitive column, in
+    the histogram every mechanism reads): no pass over the file."""
     n = table.n_rows
     if not n:
         return 0.0, 0.0
+    got = table.cached_histogram((column,))
+    if got is not None:
+        counts = got[N].to_numpy(dtype=np.int64)
+        return float(len(counts)) / n, float((counts == 1).sum()) / n
     base, weight = table.weighted("src")
     d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT "
                              f"{_count(weight)} AS n FROM {base} GROUP BY {quote(column)}) AS g").fetchall()[0]
