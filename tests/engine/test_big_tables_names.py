@@ -117,24 +117,3 @@ def test_a_parquet_column_name_with_edge_spaces_is_refused_in_one_line(tmp_path)
     with pytest.raises(DataError, match="starts or ends with a space"):
         TableSource(path)
 
-
-def test_columns_named_like_the_engines_helpers_on_spark(hostile, tmp_path):
-    """The same on the Spark engine (global recoding with l-diversity on the Parquet file): the same note and
-    rows as in memory."""
-    import shutil
-    if not shutil.which("java"):
-        pytest.skip("no Java runtime: the Spark engine cannot start")
-    pytest.importorskip("pyspark")
-    params = {"k": 4, "suppression": 5.0, "l": 2, "sensitive": "g"}
-    memory = release(prepared(read_table(hostile["parquet"]), False, True), "Global recoding", params)
-    large = release(prepared(open_large(hostile["parquet"], engine="spark", master="local[2]"), False, True),
-                    "Global recoding", params)
-    assert memory.release.note == large.release.note
-    out = tmp_path / "spark.csv"
-    exported = export(large, out)
-    assert exported.checks and all(c.ok for c in exported.checks), [c.message for c in exported.checks]
-    written = pd.read_csv(out, dtype=str, keep_default_na=False)
-    expected = memory.table.astype(str).replace({"nan": "", "<NA>": ""})
-    key = list(expected.columns)
-    pd.testing.assert_frame_equal(written.sort_values(key).reset_index(drop=True),
-                                  expected.sort_values(key).reset_index(drop=True))
