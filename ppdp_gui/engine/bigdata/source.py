@@ -95,6 +95,16 @@ def check_parquet_file(path: Path, limits: Limits) -> None:
     check_parquet(pf, str(path), limits, in_memory=False)
 
 
+def check_spaced_names(names: list[str], path) -> None:
+    """A column name that starts or ends with a space is refused: the in-memory reader strips it (a CSV header is
+    stripped here already), and the engine's own columns start with one (`columns.HELPER`), so none can clash."""
+    spaced = [c for c in names if c != c.strip()]
+    if spaced:
+        raise DataError(f"the name of column {spaced[0]!r} starts or ends with a space, which the large-table engine "
+                        "cannot read as the in-memory reader does (it strips it); rename the column, or open the "
+                        "file without --engine duckdb", path=str(path), column=spaced[0])
+
+
 def is_remote(path: str) -> bool:
     """A URL Spark reads (hdfs://, s3a://, …) rather than a local path."""
     import re
@@ -157,11 +167,7 @@ class TableSource:
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
         self.raw_columns = [str(c[0]) for c in cols]
-        spaced = [c for c in self.raw_columns if c != c.strip()]
-        if spaced:  # a CSV header is stripped already; the engine's own columns start with a space (HELPER)
-            raise DataError(f"the name of column {spaced[0]!r} starts or ends with a space, which the large-table "
-                            "engine cannot read as the in-memory reader does (it strips it); rename the column, "
-                            "or open the file without --engine duckdb", path=str(self.path), column=spaced[0])
+        check_spaced_names(self.raw_columns, self.path)
         self.raw_types = {str(c[0]): str(c[1]) for c in cols}
         self.con.execute(f"CREATE VIEW raw_src AS SELECT * FROM {raw}")
         self.counted_rows = self._count_rows()
