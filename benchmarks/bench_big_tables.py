@@ -5,6 +5,7 @@
     python benchmarks/bench_big_tables.py --rows 1000000 --engine duckdb --engine spark  # Spark beside DuckDB
     python benchmarks/bench_big_tables.py --rows 1000000 --persons  # with a person column, beside without
     python benchmarks/bench_big_tables.py --rows 1000000 --persons stable  # patients who keep their values
+    python benchmarks/bench_big_tables.py --rows 1000000 --record-number  # every row distinct (R1, R2, …)
 
 The table is generated (never committed) into a temporary folder, or --data-dir: ARX's Adult subset from
 /work/shared/data/adult (30,162 rows, the bundled hierarchies cover every value) sampled with replacement by
@@ -44,10 +45,12 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = Path(os.environ.get("PPDP_SHARED_DATA", "/work/shared/data")) / "adult" / "hierarchies" / "arx" / "adult.csv.gz"
 
 
-def generate(path: Path, rows: int, seed: int = 0, persons: str | None = None) -> float:
+def generate(path: Path, rows: int, seed: int = 0, persons: str | None = None, record_number: bool = False) -> float:
     """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds. `persons`: a first
     column `patient_nbr`, one of rows/3 patient numbers drawn at random per row (about 3 rows per patient);
-    "stable": each patient's rows are one Adult row, chosen by a hash of the patient number."""
+    "stable": each patient's rows are one Adult row, chosen by a hash of the patient number. With
+    `record_number`, a first column `record` holds R1, R2, … (as a hospital extract numbers its rows): every row
+    is then distinct, and the engine's counted-rows shortcut does not apply."""
     import duckdb
     start = time.perf_counter()
     con = duckdb.connect(config={"memory_limit": "1GB", "preserve_insertion_order": False})
@@ -59,8 +62,9 @@ def generate(path: Path, rows: int, seed: int = 0, persons: str | None = None) -
     patient = f"CAST(floor(random() * {patients}) AS BIGINT) + 100000 AS patient_nbr, " if persons else ""
     row = (f"CAST(hash(patient_nbr) % {n} AS BIGINT)" if persons == "stable"
            else f"CAST(floor(random() * {n}) AS BIGINT)")
-    con.execute(f"COPY (SELECT r.* EXCLUDE (j, one__), b.* EXCLUDE (i) FROM (SELECT *, {row} AS j FROM (SELECT "
-                f"{patient}1 AS one__ FROM range({rows})) AS x) AS r JOIN base AS b ON b.i = r.j) "
+    record = "'R' || CAST(r.k + 1 AS VARCHAR) AS record, " if record_number else ""
+    con.execute(f"COPY (SELECT {record}r.* EXCLUDE (j, k), b.* EXCLUDE (i) FROM (SELECT *, {row} AS j FROM (SELECT "
+                f"{patient}range AS k FROM range({rows})) AS x) AS r JOIN base AS b ON b.i = r.j) "
                 f"TO '{path}' (FORMAT parquet)")
     con.close()
     return time.perf_counter() - start
@@ -186,6 +190,8 @@ def main(argv=None) -> int:
     ap.add_argument("--persons", nargs="?", const="random", choices=["random", "stable"],
                     help="also run each mechanism on the same rows with a patient number marked Person (random: a "
                          "patient's rows unrelated; stable: all one row)")
+    ap.add_argument("--record-number", action="store_true",
+                    help="add a record number (R1, R2, …) to every row: a file of distinct rows")
     ap.add_argument("--child", nargs=3, metavar=("MECHANISM", "PARQUET", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -194,12 +200,14 @@ def main(argv=None) -> int:
         return 0
     folder = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="ppdp-big-"))
     folder.mkdir(parents=True, exist_ok=True)
+    numbered = "_numbered" if args.record_number else ""
     suffix = "_persons" if args.persons == "random" else "_persons_stable"
-    paths = [folder / f"adult_{args.rows}.parquet"] + ([folder / f"adult_{args.rows}{suffix}.parquet"]
-                                                        if args.persons else [])
+    paths = [folder / f"adult_{args.rows}{numbered}.parquet"] + (
+        [folder / f"adult_{args.rows}{numbered}{suffix}.parquet"] if args.persons else [])
     for path in paths:
         if not path.exists():
-            secs = generate(path, args.rows, persons=args.persons if "_persons" in path.stem else None)
+            secs = generate(path, args.rows, persons=args.persons if "_persons" in path.stem else None,
+                            record_number=args.record_number)
             print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

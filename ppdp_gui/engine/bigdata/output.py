@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.columns import N, helper
 from ppdp_gui.engine.bigdata.source import ROWS, TableSource, literal, quote
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START, neutral_text
 from ppdp_gui.engine.errors import DataError
@@ -106,13 +107,14 @@ class SqlRecords:
         from ppdp_gui.engine.bigdata.recount import tally
         if self.person is None:
             return tally(con, relation, claims, name=name)
-        from ppdp_gui.engine.bigdata.persons import PERSON
+        from ppdp_gui.engine.bigdata.persons import ALIGNED, PERSON, POS
         neutral = name is not None
+        pos = quote(POS)
         if con is self.source.con:  # the query runs again, sorted as it was written
             exprs = [self.written_exprs[c][1 if neutral else 0] for c in self.columns]
             q = (f"SELECT {self.person_hash} AS {quote(PERSON)}, "
                  + "".join(f"{e} AS a{i}, " for i, e in enumerate(exprs))
-                 + f"row_number() OVER ({self.order_by}) AS ppdp_pos__{self.from_sql}")
+                 + f"row_number() OVER ({self.order_by}) AS {pos}{self.from_sql}")
         else:  # Spark: the written rows and their persons were kept on the reading connection at the copy
             from ppdp_gui.engine.bigdata.spark_source import WRITTEN
             try:
@@ -121,16 +123,16 @@ class SqlRecords:
                 return tally(con, relation, claims, name=name, person=self.person)
             q = (f"SELECT {quote(PERSON)}, "
                  + "".join(f"{quote(name(c) if neutral else c)} AS a{i}, " for i, c in enumerate(self.columns))
-                 + f"ppdp_pos__ FROM {WRITTEN}")
+                 + f"{pos} FROM {WRITTEN}")
         same = " AND ".join(f"COALESCE(CAST(f.{quote(name(c) if neutral else c)} AS VARCHAR), '') = "
                             f"COALESCE(CAST(q.a{i} AS VARCHAR), '')" for i, c in enumerate(self.columns)) or "TRUE"
-        joined = (f"(SELECT f.*, q.{quote(PERSON)}, (q.ppdp_pos__ IS NOT NULL AND {same}) AS ppdp_aligned__ "
-                  f"FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM {relation}) AS f "
-                  f"LEFT JOIN ({q}) AS q ON q.ppdp_pos__ = f.ppdp_pos__)")
+        joined = (f"(SELECT f.*, q.{quote(PERSON)}, (q.{pos} IS NOT NULL AND {same}) AS {quote(ALIGNED)} "
+                  f"FROM (SELECT *, row_number() OVER () AS {pos} FROM {relation}) AS f "
+                  f"LEFT JOIN ({q}) AS q ON q.{pos} = f.{pos})")
         order = self.source.file_order() if con is self.source.con else nullcontext()  # a new DuckDB keeps order
         with order:
             return tally(con, joined, claims, name=name, person=self.person, person_hash=quote(PERSON),
-                         aligned="ppdp_aligned__")
+                         aligned=quote(ALIGNED))
 
     @property
     def n_rows(self) -> int:
@@ -207,7 +209,7 @@ class SqlRecords:
 
 
 #: the join key column (a hash of a row's quasi-identifier texts) added to `src` and to a tuples table
-KEY = "ppdp_key__"
+KEY = helper("key")
 
 
 def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None:
@@ -218,7 +220,7 @@ def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None
     if got is None:
         base, weight = table.weighted("src")
         return base if weight else None
-    table.register(tag, got.rename(columns={"n": ROWS}))
+    table.register(tag, got.rename(columns={N: ROWS}))
     return tag
 
 

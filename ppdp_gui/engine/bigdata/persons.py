@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.columns import quote
+from ppdp_gui.engine.bigdata.columns import helper, quote
 
-#: the person's hash in a relation that carries it for a recount (never written)
-PERSON = "ppdp_person__"
+#: the person's hash in a relation that carries it for a recount (never written), a row's position, whether a
+#: written row lines up with its person: the engine's own columns (a space first: no column of a file clashes)
+PERSON, POS, ALIGNED = helper("person"), helper("pos"), helper("aligned")
 
 
 def person_sql(table, column: str, alias: str = "s") -> str:
@@ -75,8 +76,8 @@ def bound_rows(table, column: str, max_rows: int, keys: np.ndarray, tag: str) ->
         _materialize(table, positions, kept)
         n_kept = int(table.scalar(f"SELECT COUNT(*) FROM {positions}"))
     shown = ", ".join(f"s.{quote(c)}" for c in table.columns)
-    relation = (f"(SELECT {shown} FROM (SELECT *, row_number() OVER () AS ppdp_pos__ FROM src) AS s "
-                f"JOIN {positions} AS kept ON kept.pos = s.ppdp_pos__)")
+    relation = (f"(SELECT {shown} FROM (SELECT *, row_number() OVER () AS {quote(POS)} FROM src) AS s "
+                f"JOIN {positions} AS kept ON kept.pos = s.{quote(POS)})")
     return BoundRows(relation, n_kept)
 
 

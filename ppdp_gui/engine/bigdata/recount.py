@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.columns import N, helper
 from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
@@ -36,9 +37,9 @@ from ppdp_gui.engine.claims import (PER_PERSON, RECOUNTED, KAnonymity, LDiversit
                                     k_text)
 from ppdp_gui.engine.errors import CheckError
 
-
-#: the tally's own columns, named so that no released column can take their place (a column may be called n or h)
-N, H, P, BAD, G, S, KEPT = "ppdp_n__", "ppdp_h__", "ppdp_p__", "ppdp_bad__", "ppdp_g__", "ppdp_s__", "ppdp_kept__"
+#: the tally's own columns, named so that no released column clashes with them (bigdata/columns.py, HELPER)
+H, KEPT, G, S = helper("h"), helper("kept"), helper("g"), helper("s")
+P, BAD = helper("p"), helper("bad")  # distinct persons per combination; rows not lined up with their person
 
 
 def file_relation(path: Path, fmt: str) -> str:
@@ -83,16 +84,16 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     wanted += [name(x) for x in extra]
     cols = list(dict.fromkeys(wanted))
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
-    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS {N}" if weight else f"COUNT(*) AS {N}"]
+    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS {quote(N)}" if weight else f"COUNT(*) AS {quote(N)}"]
     if hash_columns is not None:
         text = set(as_text)
         hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
         times = f" * {weight}" if weight else ""
-        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS {H}")
+        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS {quote(H)}")
     if person_hash is not None:
-        select.append(f"COUNT(DISTINCT {person_hash}) AS {P}")
+        select.append(f"COUNT(DISTINCT {person_hash}) AS {quote(P)}")
     if aligned is not None:
-        select.append(f"SUM(CASE WHEN {aligned} THEN 0 ELSE 1 END) AS {BAD}")
+        select.append(f"SUM(CASE WHEN {aligned} THEN 0 ELSE 1 END) AS {quote(BAD)}")
     group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
 
     def read(sql: str) -> pd.DataFrame:
@@ -112,7 +113,7 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
             return frame[list(columns) + [P]].rename(columns={P: N})
         k = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(columns)]
         by = f" GROUP BY {', '.join(str(i + 1) for i in range(len(k)))}" if k else ""
-        out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS {N}'])} FROM {relation} AS r{by}")
+        out = read(f"SELECT {', '.join(k + [f'COUNT(DISTINCT {person_hash}) AS {quote(N)}'])} FROM {relation} AS r{by}")
         out = out[out[N].fillna(0) > 0].reset_index(drop=True)
         out = out.rename(columns={f"k{i}": c for i, c in enumerate(columns)})
         return out.astype({c: object for c in columns}).where(out.notna(), None) if columns else out

@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.dialect import to_spark
-from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_remote, pre_read_checks
+from ppdp_gui.engine.bigdata.source import (TableSource, check_parquet_file, check_spaced_names, is_remote,
+                                            pre_read_checks)
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
@@ -194,6 +195,7 @@ class SparkTableSource(TableSource):
             raise spark_error(exc, self.path) from None
         self.delimiter = delimiter
         self.raw_columns = [str(c) for c in raw.columns]
+        check_spaced_names(self.raw_columns, self.url if self.remote else self.path)
         self.raw_types = {str(c): _spark_type(t) for c, t in raw.dtypes}
         self._count_missing()
         self._n_rows = None if self.dropped is None else self.n_rows_read - self.dropped
@@ -258,6 +260,7 @@ class SparkTableSource(TableSource):
         import pyarrow as pa
 
         from ppdp_gui.engine.bigdata.columns import literal, quote
+        from ppdp_gui.engine.bigdata.persons import POS
         try:
             frame = self.spark.sql(to_spark(sql))
             schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
@@ -273,10 +276,11 @@ class SparkTableSource(TableSource):
             if keep is None:
                 con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
             else:  # in insertion order: the stream's, which is the written order
-                con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS ppdp_pos__, * "
+                pos = quote(POS)
+                con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS {pos}, * "
                             "FROM released_rows")
                 shown = ", ".join(quote(f.name) for f in schema if f.name != keep)
-                con.execute(f"COPY (SELECT {shown} FROM {WRITTEN} ORDER BY ppdp_pos__) TO {literal(str(path))} "
+                con.execute(f"COPY (SELECT {shown} FROM {WRITTEN} ORDER BY {pos}) TO {literal(str(path))} "
                             f"({options})")
         except duckdb.Error as exc:  # a Spark error raised inside the stream reaches us through DuckDB
             con.close()

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -65,7 +65,7 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
     # a node's class ids are cached (8 bytes a tuple each): with persons there can be about as many tuples as rows,
     # so the cache is held to about 256 MB rather than to 256 entries
     entries = int(max(16, min(256, (256 << 20) // max(1, 8 * len(got)))))
-    enc = Encoded.from_counts(qis, leaf, got["n"].to_numpy(dtype=np.int64)[order],
+    enc = Encoded.from_counts(qis, leaf, got[N].to_numpy(dtype=np.int64)[order],
                               None if s_codes is None else s_codes[order], n_s, cache_entries=entries,
                               persons=None if p_codes is None else p_codes[order],
                               person_weight=None if weight is None else weight[order])
@@ -82,13 +82,15 @@ def _person_tuples(data, keys: dict[str, str], person: str) -> pd.DataFrame:
     from ppdp_gui.engine.bigdata.persons import person_sql
     table = data.table
     cols = list(keys)
-    inner = (f"SELECT {', '.join(f'{e} AS {quote(k)}' for k, e in keys.items())}, "
-             f"{person_sql(table, person, 'src')} AS p, COUNT(*) AS n FROM src "
-             f"GROUP BY {', '.join(str(i + 1) for i in range(len(keys) + 1))}")
+    base, weight = table.weighted("src")  # the file's distinct rows with their counts, when it repeats rows
+    src = {k: e.replace("src.", "s.") for k, e in keys.items()}
+    inner = (f"SELECT {', '.join(f'{e} AS {quote(k)}' for k, e in src.items())}, "
+             f"{person_sql(table, person, 's')} AS p, {f'SUM({weight})' if weight else 'COUNT(*)'} AS n "
+             f"FROM {base} AS s GROUP BY {', '.join(str(i + 1) for i in range(len(keys) + 1))}")
     counted = f"SELECT *, COUNT(*) OVER (PARTITION BY p) AS c FROM ({inner}) AS t"
     shown = ", ".join(quote(k) for k in cols)
     got = table.query(f"SELECT {shown}, CASE WHEN c = 1 THEN NULL ELSE p END AS p, CASE WHEN c = 1 THEN 1 ELSE 0 "
-                      f"END AS lone, SUM(n) AS n, COUNT(*) AS w FROM ({counted}) AS g "
+                      f"END AS lone, SUM(n) AS {quote(N)}, COUNT(*) AS w FROM ({counted}) AS g "
                       f"GROUP BY {', '.join(str(i + 1) for i in range(len(cols) + 2))}")
     return got
 

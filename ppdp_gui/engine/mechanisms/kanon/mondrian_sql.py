@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
@@ -76,7 +76,7 @@ def tuples(data, names: list[str]):
         codes = np.full(len(got), -1, dtype=np.int64)
         codes[~lone] = pd.factorize(got["p"][~lone], use_na_sentinel=False)[0]
         persons = (codes, got["w"].to_numpy(dtype=np.int64))
-    return small, texts, got["n"].to_numpy(dtype=np.int64), persons, tid
+    return small, texts, got[N].to_numpy(dtype=np.int64), persons, tid
 
 
 def _flat_in_file_order(data, spec):
