@@ -233,3 +233,26 @@ def test_patients_who_keep_their_values_as_in_memory(tmp_path, mechanism, params
         assert dict(mine.figures) == pytest.approx(dict(theirs.figures)), mine.claim
     assert g.figures == pytest.approx(m.figures)
     same_rows(m, g, tmp_path, "parquet")
+
+
+@pytest.mark.parametrize("mechanism, params", [("Global recoding", {"k": 4, "suppression": 5.0}),
+                                               ("Mondrian", {"k": 4})])
+def test_a_file_of_repeated_rows_counted_once_as_in_memory(tmp_path, mechanism, params):
+    """Each patient's visit repeated three times (a file the engine reads as its distinct rows with their counts,
+    `TableSource.weighted`): persons are counted from those rows as from every row, as in memory."""
+    from tests.engine.test_person_kanon import dataset, hospital
+    frame = hospital(n_patients=300)
+    frame = pd.concat([frame] * 3, ignore_index=True).sample(frac=1.0, random_state=2).reset_index(drop=True)
+    memory = dataset(frame)
+    frame.to_parquet(tmp_path / "h.parquet", index=False)
+    roles = {c.name: c.role.value for c in memory.schema}
+    large = open_large(tmp_path / "h.parquet", hashes=False, roles=roles, kinds={"age": "numeric", "zip": "categorical"})
+    assert large.table.weighted("src")[1] is not None  # the distinct rows are what the passes read
+    for spec in memory.schema:
+        if spec.taxonomy is not None:
+            large = large.with_column(spec.name, taxonomy=spec.taxonomy)
+    m, g = publish(memory, mechanism, params), publish(large.confirm_guesses(), mechanism, params)
+    assert g.release.note == m.release.note
+    assert [(c.claim, c.ok) for c in g.checks] == [(c.claim, c.ok) for c in m.checks]
+    assert g.figures == pytest.approx(m.figures)
+    same_rows(m, g, tmp_path, "csv")
