@@ -98,9 +98,10 @@ def test_a_changed_byte_reads_as_calamine_reads_it_or_not_at_all(tmp_path):
     with zipfile.ZipFile(path) as book:
         xml = book.read(SHEET)
     body = xml.index(b"<sheetData>")
+    digits = [i for i in range(body, len(xml)) if xml[i:i + 1].isdigit()]
     read = 0
     for trial in range(60):
-        at = int(rng.integers(body, len(xml)))
+        at = int(rng.choice(digits) if trial % 2 else rng.integers(body, len(xml)))  # half of them in a value
         byte = bytes([int(rng.choice(list(b'<>/"=0123456789.-ecvwrst \0')))])
         changed = _tampered(tmp_path, lambda x, at=at, byte=byte: x[:at] + byte + x[at + 1:])
         fast = read_plain_sheet(changed)
@@ -108,7 +109,7 @@ def test_a_changed_byte_reads_as_calamine_reads_it_or_not_at_all(tmp_path):
             continue
         read += 1
         _same(fast, read_xlsx_text(changed))
-    assert read >= 5  # some changes keep the shape (a digit for a digit): those were compared
+    assert read >= 10  # some changes keep the shape (a digit for a digit): those were compared
 
 def test_a_workbook_from_another_program_is_left_to_the_general_reader(tmp_path):
     openpyxl = pytest.importorskip("openpyxl")
