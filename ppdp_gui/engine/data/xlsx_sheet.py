@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_gui.engine.data.coltypes import str_array
-from ppdp_gui.engine.data.xlsx_walk import Block, NotPlain
+from ppdp_gui.engine.data.xlsx_walk import PADDING, Block, NotPlain
 
 SHEET = "xl/worksheets/sheet1.xml"
 STRINGS = "xl/sharedStrings.xml"
@@ -129,29 +129,50 @@ def _sheet(stream, strings: list[str]) -> PlainSheet:
             raise NotPlain
         buffer += block
     end = buffer.index(b"</row>") + len(b"</row>")
-    header = Block(buffer[:end], None)
-    width = header.width
-    buffer = buffer[end:]
-    index: dict[bytes, int] = {}
+    header = Block(buffer[:end] + PADDING, end, None)
+    tail = buffer[end:]
+    codes = _Codes(strings)
+    names = [codes.texts[i] for i in codes.of(header)[:, 0].tolist()]
     parts = []
     while True:
-        cut = buffer.rfind(b"</row>")
-        if cut >= 0:
-            body = Block(buffer[:cut + len(b"</row>")], width)
-            buffer = buffer[cut + len(b"</row>"):]
-            mapping = np.array([index.setdefault(k, len(index)) for k in body.keys], dtype=np.int32)
-            parts.append(mapping[body.codes])
         block = stream.read(CHUNK_BYTES)
+        buffer = b"".join((tail, block, PADDING))  # the one copy of each piece
+        size = len(buffer) - len(PADDING)
+        cut = buffer.rfind(b"</row>", 0, size)
+        if cut >= 0:
+            cut += len(b"</row>")
+            parts.append(codes.of(Block(buffer, cut, header.width)))
+        tail = buffer[max(cut, 0):size]
         if not block:
             break
-        buffer += block
-    if buffer != b"</sheetData></worksheet>":
+    if tail != b"</sheetData></worksheet>":
         raise NotPlain
-    names = [_texts(key, strings) for key in (header.keys[c] for c in header.codes[:, 0].tolist())]
-    codes = np.concatenate(parts, axis=1) if parts else np.zeros((width, 0), dtype=np.int32)
-    # two keys may read as one text ('97' and '97.0'; a text stored twice): each distinct text once
-    text_of_key, distinct = pd.factorize(np.array([_texts(key, strings) for key in index] + [""], dtype=object))
-    return PlainSheet(names, text_of_key.astype(np.int32)[codes], pa.array(list(distinct), pa.large_string()))
+    matrix = np.concatenate(parts, axis=1) if parts else np.zeros((header.width, 0), dtype=np.int32)
+    return PlainSheet(names, matrix, pa.array(codes.texts, pa.large_string()))
+
+
+class _Codes:
+    """Each distinct text read once, with its code; each block's keys turned into text codes (two keys may read
+    as one text: '97' and '97.0', a text stored twice as a shared string)."""
+
+    def __init__(self, strings: list[str]) -> None:
+        self.strings = strings
+        self.of_key: dict[bytes, int] = {}
+        self.of_text: dict[str, int] = {}
+        self.texts: list[str] = []
+
+    def of(self, block: Block) -> np.ndarray:
+        mapping = np.array([self._code(k) for k in block.keys], dtype=np.int32)
+        return mapping[block.codes]
+
+    def _code(self, key: bytes) -> int:
+        code = self.of_key.get(key)
+        if code is None:
+            text = _texts(key, self.strings)
+            code = self.of_key[key] = self.of_text.setdefault(text, len(self.of_text))
+            if code == len(self.texts):
+                self.texts.append(text)
+        return code
 
 
 def _texts(key: bytes, strings: list[str]) -> str:

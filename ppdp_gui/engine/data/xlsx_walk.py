@@ -26,7 +26,7 @@ EMPTY, NUMBER, SHARED, BOOL = 0, 1, 2, 3  # kinds of cell
 KIND_BYTES = (b"e", b"n", b"s", b"b")
 LONGEST = 32  # bytes of the longest value read; longer: not the writer's sheet
 MAX_WIDTH = 16_384  # Excel's columns
-_PAD = LONGEST + 32  # zero bytes after a block: every gather stays inside
+PADDING = bytes(LONGEST + 40)  # bytes after a block's rows: every gather stays inside the buffer
 _MASK = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _LONG = np.uint64(0xFF << 56)  # every long value's key until they are told apart (a short key's top byte < 32)
 _ONE, _ONES, _HIGHS = np.uint64(1), np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
@@ -50,13 +50,17 @@ class Block:
     """Whole rows: `codes[j, i]` is the key of row i's cell in column j, an index into `keys` (the kind's byte
     then the value's bytes, each distinct cell once)."""
 
-    def __init__(self, data: bytes, width: int | None) -> None:
-        """`width`: the cells every row must hold; None for the header (one row, its cells counted)."""
-        self.data = data
-        padded = data + bytes(_PAD)
+    def __init__(self, data: bytes, size: int, width: int | None) -> None:
+        """The rows are `data[:size]`; at least len(PADDING) bytes follow them, whatever they are (the walk
+        reads up to 60 bytes past a cell's start, and every cell must end where the next begins, the last row where
+        the block ends). `width`: the cells every row must hold; None for the header (one row, its cells
+        counted)."""
+        if len(data) < size + len(PADDING):
+            raise ValueError("a block needs PADDING bytes after its rows")
+        self.data, self.size = data, size
         # the 8 bytes starting at every position, as one little-endian number (a view, no copy)
-        self.words = np.ndarray((len(data) + _PAD - 7,), dtype="<u8", buffer=padded, strides=(1,))
-        opens, closes = self._rows(np.frombuffer(data, np.uint8))
+        self.words = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+        opens, closes = self._rows(np.frombuffer(data, np.uint8, count=size))
         self.long: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []  # (column, rows, start, kind)
         rows = []
         p = opens + 5
@@ -84,7 +88,7 @@ class Block:
         """(key, next cell's start) of the cells starting at `p`, one per row. A column holds one kind of cell
         but for its empty cells, so the kind is first tried as one for the whole column."""
         w = self.words
-        if p.max() >= len(w) - 16:
+        if p.max() >= self.size:  # every cell starts inside the block (then every gather stays in the buffer)
             raise NotPlain
         first = w[p]
         head = int(first[0])
