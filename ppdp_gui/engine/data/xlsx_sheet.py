@@ -3,17 +3,19 @@
 Why: the general cell reader (calamine, data/xlsx_stream.py) parses every cell into a Python object and the
 texts are then rebuilt per cell, three quarters of an XLSX export's time. The sheets data/xlsx_stream.py writes
 have one plain shape — one worksheet, rows without attributes, cells `<c/>` (empty), `<c><v>number</v></c>`,
-`<c t="s"><v>index</v></c>` (shared text) or `<c t="b"><v>0|1</v></c>` — so they can be read with numpy over
-the decompressed bytes: the position of every `<` once, then every cell's kind and value by fixed offsets.
+`<c t="s"><v>index</v></c>` (shared text) or `<c t="b"><v>0|1</v></c>` — so they can be read with NumPy over
+the decompressed bytes, a few MB at a time: the cells of whole rows are walked column by column
+(data/xlsx_walk.py), each distinct (kind, value) is turned into text once, and the sheet comes out as one code
+per cell into the list of distinct texts.
 
 This reader shares no code with the writer and is strict: every byte of the sheet data must be one of those
-tokens in that order (the positions of each cell's `<` tokens are checked against where the cell's kind puts
-them, a row must hold as many cells as the header, a value must be a decimal number, a shared-string index in
-range, a boolean 0 or 1). Anything else — a workbook from another program, a damaged file — returns None and the
-caller reads the file with the general reader instead, so this is only ever a faster way to the same texts.
-The texts follow the reader's rule (data/xlsx_stream.py `_cell_text`): a whole number below 2^53 without '.0',
-other numbers as Python prints them, booleans 'True'/'False', shared text with Excel's `_xHHHH_` escapes undone,
-an empty cell ''. Each distinct value of a column is turned into text once.
+tokens in that order (each row holds as many cells as the header, each cell ends where the next begins), a value
+must be a decimal number, a shared-string index in range, a boolean 0 or 1. Anything else — a workbook from
+another program, a damaged file — returns None and the caller reads the file with the general reader instead,
+so this is only ever a faster way to the same texts (tests/engine/test_xlsx_sheet.py changes bytes at random
+and compares). The texts follow the reader's rule (data/xlsx_stream.py `_cell_text`): a whole number below 2^53
+without '.0', other numbers as Python prints them, booleans 'True'/'False', shared text with Excel's `_xHHHH_`
+escapes undone, an empty cell ''.
 """
 
 from __future__ import annotations

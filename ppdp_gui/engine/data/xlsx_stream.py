@@ -3,8 +3,8 @@
 Why not openpyxl: it builds one Python object per cell, so a 100,000 x 50 release took about a minute to write and
 another to read back (the publish path re-reads every file it writes). xlsxwriter in constant-memory mode still
 calls Python code per cell (about 30 s here). This writer works per *distinct value*: each column is factorised,
-the XML of each distinct value is made once, and rows are joined by C-level iterators, so the cost is a few
-seconds, close to CSV. Cells are written by their pandas type:
+the XML of each distinct value is made once, and the rows are put together as bytes by NumPy (data/xlsx_rows.py),
+so most of the cost is the compression (deflate level 2, about 0.2 s per 100 MB of XML). Cells are written by their pandas type:
 
 - numbers as numbers (whole numbers beyond 2^53, which Excel would round, and ±infinity as text, so that the file
   keeps the exact value); booleans as booleans; missing values as empty cells;

