@@ -145,6 +145,7 @@ def test_a_planted_wrong_cell_is_caught_by_the_export(tmp_path, monkeypatch):
     """The read-back is a check that can fail: a writer that puts one wrong value in one cell (still in the plain
     shape, so the array reader reads it) makes the export refuse to publish, and nothing is written."""
     import re
+    import sys
 
     from ppdp_gui.engine.data import xlsx_stream
     from ppdp_gui.engine.errors import CheckError
@@ -162,10 +163,32 @@ def test_a_planted_wrong_cell_is_caught_by_the_export(tmp_path, monkeypatch):
             yield done, rows
 
     seen = []
-    real = xlsx_sheet.plain_sheet
-    monkeypatch.setattr(xlsx_sheet, "plain_sheet", lambda path: seen.append(real(path)) or seen[-1])
+    export_module = sys.modules["ppdp_gui.engine.pipeline.export"]
+    monkeypatch.setattr(export_module, "plain_sheet", lambda path: seen.append(xlsx_sheet.plain_sheet(path)) or seen[-1])
     monkeypatch.setattr(xlsx_stream, "sheet_rows", planted)
     with pytest.raises(CheckError, match="does not keep the release's promise"):
         export(published, tmp_path / "release.xlsx")
     assert seen and seen[0] is not None and "999" in seen[0].frame().iloc[:, 0].tolist()  # read by the array reader
     assert not (tmp_path / "release.xlsx").exists()
+
+
+def test_the_read_back_by_codes_is_the_read_back_by_calamine(tmp_path, monkeypatch):
+    """The export types the array reader's codes directly (reader.dataset_from_columns): the frame it checks is
+    the one the general reader's texts give, column for column."""
+    import sys
+
+    from ppdp_gui.engine.data.writer import stage_table
+    from ppdp_gui.engine.pipeline.export import read_back
+
+    frame = tricky()
+    frame["real"] = frame["real"].where(np.isfinite(frame["real"]), 0.0)  # the export refuses infinities
+    frame["spaced"] = [" a", "a", "a ", "", "b", " ", "b", "1", "01", "1.0", "=x"]  # stripped, merged, neutralised
+    staged = stage_table(frame, tmp_path / "release.xlsx")
+    try:
+        fast = read_back(staged, frame.columns)
+        monkeypatch.setattr(sys.modules["ppdp_gui.engine.pipeline.export"], "plain_sheet", lambda path: None)
+        general = read_back(staged, frame.columns)
+    finally:
+        staged.discard()
+    _same(fast, general)
+    assert [str(t) for t in fast.dtypes] == [str(t) for t in general.dtypes]
