@@ -14,7 +14,8 @@ checked by its kind (data/xlsx_sheet.py). Anything else raises `NotPlain`: the c
 the general reader. The rows are found by their letter `w`, which no other token and no value holds.
 
 Each cell is keyed by (kind, length, bytes): a value of up to 7 bytes (nearly all: shared-string indices, whole
-numbers) in one 64-bit word, longer ones (up to 32 bytes: a float's shortest text has at most 24) in five.
+numbers) in one 64-bit word with its kind and length, a longer one (up to 32 bytes: a float's shortest text has at
+most 24) by its kind and length and four words.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Block:
         # the 8 bytes starting at every position, as one little-endian number (a view, no copy)
         self.words = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
         opens, closes = self._rows(np.frombuffer(data, np.uint8, count=size))
-        self.long: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []  # (column, rows, start, kind)
+        self.long: list[tuple] = []  # values of 8 bytes or more: (column, rows, start, length, kind)
         rows = []
         p = opens + 5
         while (len(rows) < width) if width is not None else (p[0] < closes[0] and len(rows) < MAX_WIDTH):
@@ -127,11 +128,11 @@ class Block:
             top = kind.astype(np.uint64) << np.uint64(59)
             after = np.where(empty, p + 4, stop + 8)
         key = (value & _MASK[np.minimum(length, 7)]) | top | (length.astype(np.uint64) << np.uint64(56))
+        long = np.flatnonzero(length >= 8) if len(long) else long
         if len(long):
-            long = np.flatnonzero(length >= 8)
             key[long] = _LONG
-            self.long.append((column, long, start[long], kind[long] if empty is not None else
-                              np.full(len(long), kind)))
+            self.long.append((column, long, start[long], length[long],
+                              kind[long] if empty is not None else np.full(len(long), kind)))
         return key, after
 
     def _long_lengths(self, start: np.ndarray) -> np.ndarray:
@@ -154,11 +155,8 @@ class Block:
         keys = [_short_key(int(k)) for k in uniques.tolist()]
         codes = codes.reshape(key.shape)
         if self.long:  # values of 8 bytes or more: told apart by kind, length and four words
-            columns = np.concatenate([np.full(len(rows), j) for j, rows, _s, _k in self.long])
-            rows = np.concatenate([rows for _j, rows, _s, _k in self.long])
-            start = np.concatenate([s for _j, _r, s, _k in self.long])
-            kind = np.concatenate([k for _j, _r, _s, k in self.long])
-            n = self._long_lengths(start)
+            columns = np.concatenate([np.full(len(part[1]), part[0]) for part in self.long])
+            rows, start, n, kind = (np.concatenate([part[k] for part in self.long]) for k in range(1, 5))
             sub, _ = pd.factorize(kind * (LONGEST + 1) + n)
             for k in range(0, LONGEST, 8):
                 part, found = pd.factorize(self.words[start + k] & _MASK[np.clip(n - k, 0, 8)])
