@@ -164,7 +164,8 @@ def test_a_planted_wrong_cell_is_caught_by_the_export(tmp_path, monkeypatch):
 
     seen = []
     export_module = sys.modules["ppdp_gui.engine.pipeline.export"]
-    monkeypatch.setattr(export_module, "plain_sheet", lambda path: seen.append(xlsx_sheet.plain_sheet(path)) or seen[-1])
+    monkeypatch.setattr(export_module, "plain_sheet",
+                        lambda path: seen.append(xlsx_sheet.plain_sheet(path)) or seen[-1])
     monkeypatch.setattr(xlsx_stream, "sheet_rows", planted)
     with pytest.raises(CheckError, match="does not keep the release's promise"):
         export(published, tmp_path / "release.xlsx")

@@ -3,8 +3,9 @@
 Why not openpyxl: it builds one Python object per cell, so a 100,000 x 50 release took about a minute to write and
 another to read back (the publish path re-reads every file it writes). xlsxwriter in constant-memory mode still
 calls Python code per cell (about 30 s here). This writer works per *distinct value*: each column is factorised,
-the XML of each distinct value is made once, and the rows are put together as bytes by NumPy (data/xlsx_rows.py),
-so most of the cost is the compression (deflate level 2, about 0.2 s per 100 MB of XML). Cells are written by their pandas type:
+the XML of each distinct value is made once, and the rows are put together as bytes by NumPy
+(data/xlsx_rows.py), so most of the cost is the compression (deflate level 2, about 0.2 s per 100 MB of XML).
+Cells are written by their pandas type:
 
 - numbers as numbers (whole numbers beyond 2^53, which Excel would round, and ±infinity as text, so that the file
   keeps the exact value); booleans as booleans; missing values as empty cells;
@@ -42,7 +43,7 @@ from ppdp_gui.engine.errors import DataError
 SHEET_NAME = "release"
 EXCEL_MAX_TEXT = 32_767
 EXACT_INT = 2 ** 53
-ZIP_LEVEL = 2  # deflate level: on this repetitive XML, zlib's level 2 is as fast as 1 and a fifth smaller (6: 3x slower)
+ZIP_LEVEL = 2  # deflate level: on this repetitive XML zlib's level 2 is as fast as 1, a fifth smaller (6: 3x slower)
 CHUNK_ROWS = 20_000
 SMALL_RANGE = 1 << 16  # integers spanning fewer values are coded by subtraction, not hashed
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
