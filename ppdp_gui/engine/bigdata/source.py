@@ -8,7 +8,8 @@ connection with a memory limit; DuckDB streams the file and spills to a temporar
 bounded by the limit plus the (small) results. The counts a release asks again and again (the distinct values
 the plan checks, the tuples a mechanism partitions, DiffGen's marginals, the recount of the released rows) come
 from one `histogram` of the quasi-identifiers with the sensitive and class columns, kept in memory when it is
-small: the file is read once for them, as DuckDB's own GROUP BY would read it.
+small: the file is read once for them, as DuckDB's own GROUP BY would read it. A file that repeats its rows is
+read once in all: its distinct rows are counted when it is opened (`_count_rows`), and every pass reads those.
 
 `LargeDataset` is a `Dataset` whose `frame` holds no rows (only the typed columns, so schema code keeps working)
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
@@ -53,6 +54,8 @@ HISTOGRAM_ROWS = 500_000
 #: the column of a registered histogram holding its row counts
 ROWS = "ppdp_rows__"
 NO_SIZE_CAP = 1 << 62
+#: rows of the file looked at to decide whether its distinct rows are counted first (`TableSource._count_rows`)
+REPEAT_SAMPLE = 50_000
 #: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
 #: aside 16 times this for a gzipped file)
 MAX_LINE = 8 << 20
@@ -97,6 +100,11 @@ def is_remote(path: str) -> bool:
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", str(path))) and not str(path).startswith("file://")
 
 
+def _count(weight: str | None) -> str:
+    """The rows of a group: COUNT(*), or the sum of their weights over counted rows (as a BIGINT)."""
+    return f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
+
+
 class TableSource:
     """A Parquet or CSV (TSV, .gz) file as DuckDB views of text columns (see the module docstring).
 
@@ -108,6 +116,8 @@ class TableSource:
 
     engine = "DuckDB"
     remote = False
+    #: the file's distinct raw rows with their row counts, when they were counted (`_count_rows`); else None
+    counted_rows: str | None = None
 
     def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None,
                  memory_limit: str = MEMORY_LIMIT, threads: int | None = None, roles=None):
@@ -144,12 +154,47 @@ class TableSource:
         self.raw_columns = [str(c[0]) for c in cols]
         self.raw_types = {str(c[0]): str(c[1]) for c in cols}
         self.con.execute(f"CREATE VIEW raw_src AS SELECT * FROM {raw}")
+        self.counted_rows = self._count_rows()
         self._count_missing()
         self._n_rows: int | None = None if self.dropped is None else self.n_rows_read - self.dropped
         self.kinds: dict[str, str] = {}
         self._whole_floats: set[str] = set()
         self.integers: set[str] = set()
         self._define_views()
+
+    def _count_rows(self) -> str | None:
+        """`raw_rows`: the file's distinct raw rows, each with the number of rows it stands for (in ROWS), when the
+        file repeats its rows (its first REPEAT_SAMPLE rows, and then the whole file, are less than half distinct;
+        Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own
+        floor; the missing-value pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and
+        the released records then read these rows, weighted, instead of the file: each answer is a function of the
+        raw row, so it is the same. The file itself is read again only for what depends on its order (the first
+        rows, the first appearance of a value). None for a file of mostly distinct rows (every pass reads the file, as
+        before) or with a floating-point column (a GROUP BY holds -0.0 and 0.0 as one value; the reader's text
+        tells them apart)."""
+        names = self.raw_columns
+        if ROWS in names or any(self.raw_types[c].upper() in FLOAT_TYPES for c in names):
+            return None
+        cols = ", ".join(quote(c) for c in names)
+        seen, distinct = self.run(f"WITH head AS (SELECT {cols} FROM raw_src LIMIT {REPEAT_SAMPLE}) SELECT (SELECT "
+                                  f"COUNT(*) FROM head), (SELECT COUNT(*) FROM (SELECT DISTINCT * FROM head))")[0]
+        if not seen or 2 * distinct > seen:
+            return None
+        self.run(f"CREATE TEMP TABLE raw_rows AS SELECT {cols}, COUNT(*) AS {quote(ROWS)} FROM raw_src "
+                 f"GROUP BY {cols}", fetch="")
+        kept, rows = self.run(f"SELECT COUNT(*), SUM({quote(ROWS)}) FROM raw_rows")[0]
+        if 2 * int(kept) > int(rows or 0):  # the first rows repeated, the rest did not: not worth holding
+            self.run("DROP TABLE raw_rows", fetch="")
+            return None
+        return "raw_rows"
+
+    def weighted(self, relation: str = "src") -> tuple[str, str | None]:
+        """(relation, weight column) over which to count the rows of `relation` ('raw_src', 'kept' or 'src'): its
+        view over the counted distinct rows with their counts in ROWS when the file's rows were counted
+        (`_count_rows`), else `relation` itself with no weight (one row each)."""
+        if self.counted_rows is None:
+            return relation, None
+        return {"raw_src": self.counted_rows, "kept": "kept_rows", "src": "src_rows"}[relation], quote(ROWS)
 
     # -- missing values (the reader's rules: data/missing.py) ---------------------------------------------------
     def _text(self, column: str) -> str:
@@ -168,8 +213,9 @@ class TableSource:
         check_leave_out(names, pol, str(self.path))
         self.unreleased = never_released(names, self.given_roles)  # as in memory: their blanks cost no row
         named = [c for c in names if c not in set(pol.leave_out) and c not in self.unreleased]
-        n, missing, any_missing = missing_counts(self.run, "raw_src", {c: self._missing(c) for c in names},
-                                                 named if pol.action == "drop" else [])
+        base, weight = self.weighted("raw_src")
+        n, missing, any_missing = missing_counts(self.run, base, {c: self._missing(c) for c in names},
+                                                 named if pol.action == "drop" else [], weight=weight)
         self.n_rows_read, self.missing = n, missing
         self.left_out = left_out_columns(names, missing, n, pol)
         self.columns = [c for c in names if c not in set(self.left_out)]
@@ -181,6 +227,11 @@ class TableSource:
         self._too_many: set[tuple] = set()
         self.con.execute(f"CREATE OR REPLACE VIEW kept AS {self._kept_sql(self.columns, 'raw_src')}")
         self.con.execute(f"CREATE OR REPLACE VIEW src AS {self._src_sql(self.columns, 'kept')}")
+        if self.counted_rows is not None:  # the same views over the counted rows, their counts carried along
+            w = quote(ROWS)
+            self.con.execute(f"CREATE OR REPLACE VIEW kept_rows AS "
+                             f"{self._kept_sql(self.columns, self.counted_rows, w)}")
+            self.con.execute(f"CREATE OR REPLACE VIEW src_rows AS {self._src_sql(self.columns, 'kept_rows', w)}")
 
     def _filter_columns(self) -> list[str]:
         """The columns whose missing cells drop a row ('drop'), leaving out those with none: a test that is false
@@ -233,13 +284,16 @@ class TableSource:
         raw = list(dict.fromkeys(list(cols) + self._filter_columns()))
         typed = any(self.raw_types[c].upper() in FLOAT_TYPES for c in raw)
         if cols and set(raw) == set(cols) and not typed:
-            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, COUNT(*) AS n__ FROM raw_src "
+            base, weight = self.weighted("raw_src")
+            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, {_count(weight)} AS n__ FROM {base} "
                        f"GROUP BY {', '.join(quote(c) for c in raw)}) AS raw_counts")
             rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, 'n__')}) AS kept_counts",
                                  "n__")
-            sql = f"SELECT {keys}, SUM(n__) AS n FROM ({rows}) AS h GROUP BY {keys}"
+            sql = f"SELECT {keys}, CAST(SUM(n__) AS BIGINT) AS n FROM ({rows}) AS h GROUP BY {keys}"
         else:
-            sql = f"SELECT {keys}{', ' if keys else ''}COUNT(*) AS n FROM src" + (f" GROUP BY {keys}" if keys else "")
+            base, weight = self.weighted("src")
+            sql = (f"SELECT {keys}{', ' if keys else ''}{_count(weight)} AS n FROM {base}"
+                   + (f" GROUP BY {keys}" if keys else ""))
         frame = self.query(f"{sql} LIMIT {HISTOGRAM_ROWS + 1}")
         if len(frame) > HISTOGRAM_ROWS:  # too many combinations to hold: the caller asks SQL instead
             self._too_many.add(cols)
@@ -296,7 +350,8 @@ class TableSource:
     @property
     def n_rows(self) -> int:
         if self._n_rows is None:
-            self._n_rows = int(self.run("SELECT COUNT(*) FROM src")[0][0])
+            base, weight = self.weighted("src")
+            self._n_rows = int(self.run(f"SELECT COALESCE({_count(weight)}, 0) FROM {base}")[0][0])
         return self._n_rows
 
     def head(self, n: int = SCHEMA_ROWS, relation: str = "src") -> pd.DataFrame:
@@ -319,7 +374,7 @@ class TableSource:
             if got is not None and not got[column].isna().any():
                 return pd.Series(np.sort(pd.unique(got[column].astype(str).to_numpy())), dtype=object).astype(str)
         c = quote(column)
-        return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
+        return self.query(f"SELECT DISTINCT {c} AS v FROM {self.weighted('src')[0]} ORDER BY v")["v"].astype(str)
 
     def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None,
                      weight: str | None = None) -> pd.DataFrame:
@@ -332,6 +387,8 @@ class TableSource:
             got = self.histogram(tuple(names[e] for e in keys.values()))
             if got is not None:
                 return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
+        if relation == "src" and weight is None:
+            relation, weight = self.weighted("src")
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
         n = f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
@@ -352,7 +409,7 @@ class TableSource:
         the file); `src` itself (weight None) when there are too many combinations to hold."""
         got = self.histogram(tuple(columns))
         if got is None:
-            return "src", None
+            return self.weighted("src")
         self.register(name, got.rename(columns={"n": ROWS}))
         return name, quote(ROWS)
 
@@ -373,26 +430,71 @@ class TableSource:
         """A small mapping table (value → code) the SQL joins against."""
         self.con.register(name, frame)
 
+    def hash_texts(self) -> str:
+        """The SELECT list of the raw cells as the ledger's row hashes read them: each as the text the in-memory
+        reader hashes for it. A CSV's empty field is '' to the reader, NULL to DuckDB; a Parquet boolean is
+        'True'/'False' to the reader (pandas' text of it), 'true'/'false' to a CAST (it gave a boolean column
+        another identity, and so another budget, on this engine than in memory)."""
+        def text(c: str) -> str:
+            q = quote(c)
+            if self.file_format == "csv":
+                return f"COALESCE(CAST({q} AS VARCHAR), '')"
+            if self.raw_types[c].upper() == "BOOLEAN":
+                return f"(CASE WHEN {q} THEN 'True' WHEN NOT {q} THEN 'False' END)"
+            return f"CAST({q} AS VARCHAR)"
+        return ", ".join(f"{text(c)} AS {quote(c)}" for c in self.raw_columns)
+
     def row_hashes(self) -> np.ndarray:
         """The ledger's raw row hashes (privacy/fingerprint.py), computed batch by batch over the file's raw
-        text: the same people give the same identity whichever engine reads the file."""
+        text: the same people give the same identity whichever engine reads the file. When the file's rows were
+        counted (`_count_rows`), each distinct row is hashed once and its hash repeated as many times as the row
+        occurs: the same multiset, handed over sorted (the ledger then neither sorts it again nor keys a row
+        more than once)."""
         import pyarrow as pa
 
         from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
-        # a CSV's empty field is '' to the reader, NULL to DuckDB
-        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
-        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
+        texts = self.hash_texts()
+        base, weight = self.weighted("raw_src")
         import duckdb
         try:
-            reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
-            parts = [canonical_row_hashes(pa.Table.from_batches([b])) for b in reader]
+            reader = self.con.sql(f"SELECT {texts}{f', {weight}' if weight else ''} FROM {base}"
+                                  ).to_arrow_reader(_BATCH)
+            parts, counts = [], []
+            for b in reader:
+                if weight:
+                    counts.append(b.column(b.num_columns - 1).to_numpy(zero_copy_only=False))
+                    b = b.drop_columns([b.schema.names[-1]]) if hasattr(b, "drop_columns") else \
+                        pa.RecordBatch.from_arrays(b.columns[:-1], names=b.schema.names[:-1])
+                parts.append(canonical_row_hashes(pa.Table.from_batches([b])))
         except duckdb.Error as exc:
             raise duckdb_error(exc, self.path) from None
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        hashes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        if not weight or not len(hashes):
+            return hashes
+        order = np.argsort(hashes, kind="stable")
+        return np.repeat(hashes[order], np.concatenate(counts).astype(np.int64)[order])
 
     def copy(self, sql: str, path: Path, options: str) -> None:
         """Write the rows of `sql`, in order, to `path` (`COPY … TO`, DuckDB's options)."""
         self.run(f"COPY ({sql}) TO {literal(str(path))} ({options})", fetch="")
+
+    def copy_counted(self, sql: str, columns: list[str], path: Path, options: str) -> None:
+        """Write rows given counted to `path`: `sql` yields distinct rows in the order to write, each with its count
+        in ROWS; each is written that many times, in that order. The distinct rows are put in a table in that
+        order and repeated by `unnest` (in pieces of at most 65,536, so no list is large), which keeps the order
+        under `preserve_insertion_order`: no sort of the written rows. `columns`: the names to write."""
+        cols, w = ", ".join(quote(c) for c in columns), quote(ROWS)
+        piece = 1 << 16
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            self.run(f"CREATE OR REPLACE TEMP TABLE ppdp_ordered__ AS {sql}", fetch="")
+            pieces = (f"SELECT {cols}, least({w} - ppdp_p__ * {piece}, {piece}) AS ppdp_n__ FROM (SELECT *, "
+                      f"unnest(range(({w} + {piece - 1}) // {piece})) AS ppdp_p__ FROM ppdp_ordered__) AS p")
+            rows = f"SELECT {cols}, unnest(range(ppdp_n__)) AS ppdp_i__ FROM ({pieces}) AS q"
+            self.run(f"COPY (SELECT {cols} FROM ({rows}) AS r) TO {literal(str(path))} ({options})", fetch="")
+        finally:
+            self.run("DROP TABLE IF EXISTS ppdp_ordered__", fetch="")
+            self.run("SET preserve_insertion_order = false", fetch="")
 
     def reader(self):
         """A DuckDB connection that reads a written file back (here: the source's own)."""
@@ -492,9 +594,10 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
     # columns whose first rows could be numeric (and the declared numeric ones) are read again
     could_be = {c for c, kind in zip(source.columns, _sample_kinds(sample)) if kind}
     check = [c for c in source.columns if given.get(c) == "numeric" or (c not in given and c in could_be)]
-    facts = kind_facts(source.run, "kept", check, [c for c in check if c not in given
-                                                   and seen[c] <= NUMERIC_MIN_DISTINCT],
-                       list(dict.fromkeys(check + floats)))
+    base, weight = source.weighted("kept")
+    facts = kind_facts(source.run, base, check, [c for c in check if c not in given
+                                                 and seen[c] <= NUMERIC_MIN_DISTINCT],
+                       list(dict.fromkeys(check + floats)), weight=weight)
     for c in check:
         if given.get(c) == "numeric" and facts[c]["not numbers"]:
             bad = example_non_numbers(source.run, c)
@@ -528,8 +631,9 @@ def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
     n = table.n_rows
     if not n:
         return 0.0, 0.0
-    d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT COUNT(*) AS n "
-                             f"FROM src GROUP BY {quote(column)}) AS g").fetchall()[0]
+    base, weight = table.weighted("src")
+    d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT "
+                             f"{_count(weight)} AS n FROM {base} GROUP BY {quote(column)}) AS g").fetchall()[0]
     return float(d) / n, float(u or 0) / n
 
 

@@ -212,11 +212,8 @@ class SparkTableSource(TableSource):
         """The ledger's raw row hashes over the file's raw text, as the DuckDB engine computes them: hashed on the
         executors batch by batch (`batch_row_hashes`), only the 8-byte hashes reach the driver. The ledger uses
         them as a multiset (sorted for the identity, distinct and sorted for the sketch), so their order is free."""
-        from ppdp_gui.engine.bigdata.columns import quote
-        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
-        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
         try:
-            frame = self.spark.sql(to_spark(f"SELECT {texts} FROM raw_src"))
+            frame = self.spark.sql(to_spark(f"SELECT {self.hash_texts()} FROM raw_src"))
             got = frame.mapInArrow(batch_row_hashes, "h bigint").toArrow()
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None

@@ -41,6 +41,18 @@ def kinds_by_name(names) -> dict[str, str]:
     return {c: "categorical" for c in names if code_by_name(c)}
 
 
+#: a text quasi-identifier with at most this many values needs no tree: each value is kept or shown as '*', all a
+#: tree over two values (F, M) could say — the Taxonomies step lists it as fine, not as a column to work on
+NO_TREE_VALUES = 2
+
+
+def needs_no_tree(values, missing=()) -> bool:
+    """True when the column has at most NO_TREE_VALUES different values (blanks and the `missing` labels set
+    aside): a flat tree is all it can have, and having none is the same."""
+    present = pd.Series(pd.Series(values).dropna().unique())
+    return int((~present.astype(str).isin(list(missing))).sum()) <= NO_TREE_VALUES
+
+
 #: words of a column name that say it holds dates (the Dates builder: month → year → decade)
 DATE_NAME_WORDS = frozenset({"date", "dates", "dob", "birthdate", "datetime"})
 
