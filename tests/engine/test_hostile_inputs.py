@@ -189,6 +189,15 @@ def test_coded_columns_are_typed_as_their_texts(rows):
     assert [t.to_pylist() for t in a.texts("(missing)")] == [t.to_pylist() for t in b.texts("(missing)")]
 
 
+def test_coded_columns_of_other_kinds_take_the_general_path():
+    """Codes into a dictionary of numbers, or with missing codes, or over two dictionaries: typed as text."""
+    numbers = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int32()), pa.array([5, 7]))
+    holes = pa.DictionaryArray.from_arrays(pa.array([0, None, 1], pa.int32()), pa.array(["a", "b"]))
+    other = pa.DictionaryArray.from_arrays(pa.array([1, 1, 0], pa.int32()), pa.array(["b", "c"]))
+    batch = coltypes.TextBatch([numbers, holes, other], 3, ())
+    assert [t.to_pylist() for t in batch.texts(None)] == [["5", "7", "5"], ["a", None, "b"], ["c", "c", "b"]]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(cells, min_size=3, max_size=3), min_size=1, max_size=20),
        st.permutations(["b", " a", "c "]))

@@ -314,6 +314,8 @@ def _shared_codes(arrays: list) -> tuple[pa.Array | None, pa.Array | None]:
     if not arrays or not all(isinstance(a, pa.DictionaryArray) and a.null_count == 0 for a in arrays):
         return None, None
     dictionary = arrays[0].dictionary
+    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+        return None, None
     if not all(a.dictionary.equals(dictionary) for a in arrays[1:]):
         return None, None
     distinct = pc.dictionary_encode(dictionary)  # a dictionary may hold a text twice
