@@ -60,6 +60,7 @@ def test_short_cells_never_spill_into_the_next_row():
 
 def test_blocks_follow_the_byte_size(monkeypatch):
     monkeypatch.setattr(xlsx_rows, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(xlsx_rows, "MIN_ROWS", 1)
     cells = [[b"<row><c><v>12345</v></c>"], [b"<c><v>6</v></c></row>"]]
     codes = [np.zeros(50, dtype=np.int64)] * 2
     placed = column_cells([pa.array(c, pa.large_binary()) for c in cells])
@@ -94,3 +95,14 @@ def test_the_sheet_holds_each_rows_cells(tmp_path):
         index=False))
     body = xml[xml.index(b"</row>") + 6:xml.index(b"</sheetData>")]
     assert body.decode() == rows
+
+
+def test_a_wide_sheet_is_placed_in_blocks_of_many_rows(monkeypatch):
+    """Rows so wide that few fill a block's bytes: MIN_ROWS rows a block all the same (NumPy's cost is per call)."""
+    monkeypatch.setattr(xlsx_rows, "CHUNK_BYTES", 1 << 16)
+    cells = [[b"<row><c><v>1</v></c>"]] + [[b"<c><v>2</v></c>"]] * 300 + [[b"<c/></row>"]]
+    codes = [np.zeros(2000, dtype=np.int64)] * len(cells)
+    placed = column_cells([pa.array(c, pa.large_binary()) for c in cells])
+    parts = list(sheet_rows(codes, placed, 10_000))
+    assert [done for done, _ in parts] == [512, 1024, 1536, 2000]
+    assert b"".join(p.tobytes() for _, p in parts) == _joined(codes, cells)

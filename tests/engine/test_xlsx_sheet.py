@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.data import xlsx_sheet
+from ppdp_gui.engine.data import xlsx_sheet, xlsx_walk
 from ppdp_gui.engine.data.writer import neutralise_formulas
 from ppdp_gui.engine.data.xlsx_sheet import read_plain_sheet
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text, write_xlsx
@@ -45,10 +45,27 @@ def test_reads_across_chunks_and_an_empty_table(tmp_path, monkeypatch):
     path = tmp_path / "t.xlsx"
     write_xlsx(frame, path)
     monkeypatch.setattr(xlsx_sheet, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(xlsx_sheet, "MIN_ROWS", 1)
+    blocks = []
+    monkeypatch.setattr(xlsx_sheet, "Block", lambda *a: blocks.append(xlsx_walk.Block(*a)) or blocks[-1])
     _same(read_plain_sheet(path), read_xlsx_text(path))
+    assert len(blocks) > 20  # the header, then many pieces
     write_xlsx(frame.iloc[:0], tmp_path / "empty.xlsx")
     empty = read_plain_sheet(tmp_path / "empty.xlsx")
     assert empty is not None and list(empty.columns) == ["a", "b", "c"] and len(empty) == 0
+
+
+def test_a_wide_sheet_is_read_in_pieces_of_many_rows(tmp_path, monkeypatch):
+    """Rows so wide that few fill a piece's bytes: MIN_ROWS rows a piece all the same (NumPy's cost is per call)."""
+    frame = pd.DataFrame({f"c{j}": np.arange(1200) % (j + 2) for j in range(300)})
+    path = tmp_path / "wide.xlsx"
+    write_xlsx(frame, path)
+    monkeypatch.setattr(xlsx_sheet, "CHUNK_BYTES", 1 << 16)
+    blocks = []
+    monkeypatch.setattr(xlsx_sheet, "Block", lambda *a: blocks.append(xlsx_walk.Block(*a)) or blocks[-1])
+    back = read_plain_sheet(path)
+    assert back.shape == (1200, 300) and back["c299"].tolist()[:3] == ["0", "1", "2"]
+    assert [b.n_rows for b in blocks[1:-1]] and min(b.n_rows for b in blocks[1:-1]) >= xlsx_sheet.MIN_ROWS
 
 
 def _tampered(tmp_path, change) -> str:

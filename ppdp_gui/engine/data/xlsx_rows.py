@@ -26,6 +26,7 @@ import pyarrow as pa
 
 WIDE, NARROW = 16, 8
 CHUNK_BYTES = 1 << 22  # about this many bytes of rows per buffer: stays in the processor's cache
+MIN_ROWS = 512  # but at least this many rows (a wide sheet): NumPy's cost per call is paid per column and buffer
 
 
 @dataclasses.dataclass
@@ -84,11 +85,11 @@ def _items(buffer: np.ndarray, width: int) -> np.ndarray:
 
 
 def sheet_rows(codes: list[np.ndarray], cells: list[Cells], rows: int) -> Iterator[tuple[int, np.ndarray]]:
-    """(rows done, bytes) for blocks of at most `rows` rows (fewer when a block would pass CHUNK_BYTES);
-    `codes[j][i]` is row i's code in column j."""
+    """(rows done, bytes) for blocks of at most `rows` rows (fewer when a block would pass CHUNK_BYTES, but at
+    least MIN_ROWS); `codes[j][i]` is row i's code in column j."""
     n = len(codes[0]) if codes else 0
     widest = sum(int(c.length.max(initial=0)) for c in cells)
-    step = max(1, min(rows, CHUNK_BYTES // max(widest, 1)))
+    step = max(1, min(rows, max(CHUNK_BYTES // max(widest, 1), MIN_ROWS)))
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         yield hi, _rows([c[lo:hi] for c in codes], cells)

@@ -38,6 +38,7 @@ SHEET = "xl/worksheets/sheet1.xml"
 STRINGS = "xl/sharedStrings.xml"
 CHUNK_BYTES = 1 << 22  # the sheet data is read in pieces of about this size, cut at row ends (small enough
 # that a piece's rows stay in the processor's cache while their cells are walked)
+MIN_ROWS, MAX_PIECE = 512, 1 << 28
 _NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 _NUMBER = re.compile(rb"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -133,11 +134,13 @@ def _sheet(stream, strings: list[str]) -> PlainSheet:
     end = buffer.index(b"</row>") + len(b"</row>")
     header = Block(buffer[:end] + PADDING, end, None)
     tail = buffer[end:]
+    # pieces of at least MIN_ROWS rows (as long as the header's): NumPy's cost per call is paid per column and piece
+    piece = min(max(CHUNK_BYTES, MIN_ROWS * end), MAX_PIECE)
     codes = _Codes(strings)
     names = [codes.texts[i] for i in codes.of(header)[:, 0].tolist()]
     parts = []
     while True:
-        block = stream.read(CHUNK_BYTES)
+        block = stream.read(piece)
         buffer = b"".join((tail, block, PADDING))  # the one copy of each piece
         size = len(buffer) - len(PADDING)
         cut = buffer.rfind(b"</row>", 0, size)
