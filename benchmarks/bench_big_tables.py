@@ -3,6 +3,7 @@
     python benchmarks/bench_big_tables.py                 # 10,000,000 rows (about 1-2 minutes per mechanism)
     python benchmarks/bench_big_tables.py --rows 1000000  # a quick run
     python benchmarks/bench_big_tables.py --rows 1000000 --engine duckdb --engine spark  # Spark beside DuckDB
+    python benchmarks/bench_big_tables.py --rows 1000000 --record-number  # every row distinct (R1, R2, …)
 
 The table is generated (never committed) into a temporary folder, or --data-dir: ARX's Adult subset from
 /work/shared/data/adult (30,162 rows, the bundled hierarchies cover every value) sampled with replacement by
@@ -37,8 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = Path(os.environ.get("PPDP_SHARED_DATA", "/work/shared/data")) / "adult" / "hierarchies" / "arx" / "adult.csv.gz"
 
 
-def generate(path: Path, rows: int, seed: int = 0) -> float:
-    """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds."""
+def generate(path: Path, rows: int, seed: int = 0, record_number: bool = False) -> float:
+    """Sample `rows` rows of ARX Adult with replacement into a Parquet file; returns seconds. With
+    `record_number`, a first column `record` holds R1, R2, … (as a hospital extract numbers its rows): every row
+    is then distinct, and the engine's counted-rows shortcut does not apply."""
     import duckdb
     start = time.perf_counter()
     con = duckdb.connect(config={"memory_limit": "1GB", "preserve_insertion_order": False})
@@ -46,8 +49,9 @@ def generate(path: Path, rows: int, seed: int = 0) -> float:
                 f"read_csv('{ADULT}', delim=';', header=true, all_varchar=true)")
     n = con.execute("SELECT COUNT(*) FROM base").fetchall()[0][0]
     con.execute(f"SELECT setseed({(seed % 1000) / 1000})")
-    con.execute(f"COPY (SELECT b.* EXCLUDE (i) FROM (SELECT CAST(floor(random() * {n}) AS BIGINT) AS j "
-                f"FROM range({rows})) AS r JOIN base AS b ON b.i = r.j) TO '{path}' (FORMAT parquet)")
+    record = "'R' || CAST(r.k + 1 AS VARCHAR) AS record, " if record_number else ""
+    con.execute(f"COPY (SELECT {record}b.* EXCLUDE (i) FROM (SELECT range AS k, CAST(floor(random() * {n}) AS "
+                f"BIGINT) AS j FROM range({rows})) AS r JOIN base AS b ON b.i = r.j) TO '{path}' (FORMAT parquet)")
     con.close()
     return time.perf_counter() - start
 
@@ -167,6 +171,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", help="where to write the generated table (default: a temporary folder)")
     ap.add_argument("--mechanism", action="append", choices=["DiffGen", "Global recoding", "Mondrian"])
     ap.add_argument("--engine", action="append", choices=["duckdb", "spark"])
+    ap.add_argument("--record-number", action="store_true",
+                    help="add a record number (R1, R2, …) to every row: a file of distinct rows")
     ap.add_argument("--child", nargs=3, metavar=("MECHANISM", "PARQUET", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -175,9 +181,9 @@ def main(argv=None) -> int:
         return 0
     folder = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="ppdp-big-"))
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"adult_{args.rows}.parquet"
+    path = folder / f"adult_{args.rows}{'_numbered' if args.record_number else ''}.parquet"
     if not path.exists():
-        secs = generate(path, args.rows)
+        secs = generate(path, args.rows, record_number=args.record_number)
         print(f"generated {args.rows:,} rows in {secs:.1f} s: {path} ({path.stat().st_size / 2**20:.0f} MiB)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

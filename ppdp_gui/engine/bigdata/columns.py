@@ -28,6 +28,22 @@ from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.roles import SAMPLE_VALUES, ColumnFacts
 
 
+#: the start of every column name the engine makes up (a histogram's row count, a join key, a position): a space,
+#: which no column of the file has (the reader strips header names, and `TableSource` refuses a Parquet column whose
+#: name starts with one), so a file's column can be named anything, `n` or `ppdp_rows__` included, without
+#: clashing with the engine's own (issue 28)
+HELPER = " ppdp_"
+
+
+def helper(name: str) -> str:
+    """The name of one of the engine's own columns (see HELPER)."""
+    return HELPER + name
+
+
+#: the row count of every frame the engine's counting returns (`histogram`, `group_counts`, the recount's tally)
+N = helper("n")
+
+
 def quote(name: str) -> str:
     """A SQL identifier in double quotes (portable: DuckDB, Spark SQL with ANSI quoting, PostgreSQL)."""
     return '"' + str(name).replace('"', '""') + '"'
@@ -130,7 +146,8 @@ def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str]
     if len(one) == 1:
         q = quote(one[0])
         n = f"SUM({weight})" if weight else "COUNT(*)"
-        relation, rows = f"(SELECT {q}, {n} AS rows__ FROM {relation} GROUP BY {q}) AS per_value", "rows__"
+        rows = quote(helper("rows"))
+        relation = f"(SELECT {q}, {n} AS {rows} FROM {relation} GROUP BY {q}) AS per_value"
     for c in columns:
         q = quote(c)
         parts.append(f"SUM(CASE WHEN {q} IS NOT NULL AND NOT {number_sql(q)} THEN {rows} ELSE 0 END)")

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.columns import N, helper
 from ppdp_gui.engine.bigdata.source import ROWS, TableSource, literal, quote
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START, neutral_text
 from ppdp_gui.engine.errors import DataError
@@ -119,7 +120,7 @@ class SqlRecords:
 
 
 #: the join key column (a hash of a row's quasi-identifier texts) added to `src` and to a tuples table
-KEY = "ppdp_key__"
+KEY = helper("key")
 
 
 def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None:
@@ -130,7 +131,7 @@ def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None
     if got is None:
         base, weight = table.weighted("src")
         return base if weight else None
-    table.register(tag, got.rename(columns={"n": ROWS}))
+    table.register(tag, got.rename(columns={N: ROWS}))
     return tag
 
 

@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.dialect import to_spark
-from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_remote, pre_read_checks
+from ppdp_gui.engine.bigdata.source import (TableSource, check_parquet_file, check_spaced_names, is_remote,
+                                            pre_read_checks)
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
@@ -172,6 +173,7 @@ class SparkTableSource(TableSource):
             raise spark_error(exc, self.path) from None
         self.delimiter = delimiter
         self.raw_columns = [str(c) for c in raw.columns]
+        check_spaced_names(self.raw_columns, self.url if self.remote else self.path)
         self.raw_types = {str(c): _spark_type(t) for c, t in raw.dtypes}
         self._count_missing()
         self._n_rows = None if self.dropped is None else self.n_rows_read - self.dropped
