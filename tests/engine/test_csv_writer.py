@@ -96,7 +96,7 @@ def test_object_columns_coded_by_object_then_by_value():
     other = "".join(["a", "b"])
     assert other is not same
     values = np.array([same, other, None, same, np.nan, "c", other] * 3, dtype=object)
-    codes, uniques = csv_writer._objects(values)
+    codes, uniques = csv_writer.factorize_objects(values)
     expected_codes, expected_uniques = pd.factorize(values)
     assert list(uniques) == list(expected_uniques) == ["ab", "c"]
     assert codes.tolist() == expected_codes.tolist()
