@@ -259,8 +259,7 @@ class SparkTableSource(TableSource):
         import duckdb
         import pyarrow as pa
 
-        from ppdp_gui.engine.bigdata.columns import literal, quote
-        from ppdp_gui.engine.bigdata.persons import POS
+        from ppdp_gui.engine.bigdata.columns import helper, literal, quote
         try:
             frame = self.spark.sql(to_spark(sql))
             schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
@@ -276,7 +275,7 @@ class SparkTableSource(TableSource):
             if keep is None:
                 con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
             else:  # in insertion order: the stream's, which is the written order
-                pos = quote(POS)
+                pos = quote(helper("pos"))  # bigdata/persons.py POS: the recount joins on it
                 con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS {pos}, * "
                             "FROM released_rows")
                 shown = ", ".join(quote(f.name) for f in schema if f.name != keep)
