@@ -117,7 +117,11 @@ def child(mechanism: str, path: Path, engine: str) -> dict:
     out = path.parent / f"release-{engine}-{mechanism.split()[0]}{suffix}"
     exported = export(published, out, ledger=ledger)
     t3 = time.perf_counter()
-    return {"mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
+    jobs = 0
+    if engine == "spark":  # the jobs Spark ran for this release (each a scheduling round trip)
+        from ppdp_gui.engine.bigdata.spark_source import spark_session
+        jobs = len(spark_session().sparkContext.statusTracker().getJobIdsForGroup())
+    return {"spark jobs": jobs, "mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
             "export s": t3 - t2, "total s": t3 - t0, "cpu s": time.process_time() - cpu0,
             "jvm cpu s": sum(_cpu_of(p) for p in _descendants(os.getpid())),
             "released rows": int(exported.note_doc["files"][0]["rows"]),
@@ -165,7 +169,8 @@ def main(argv=None) -> int:
             print(f"{mech:16s} {engine:7s} {r['rows']:>11,} rows  load {r['load s']:7.1f} s  run {r['run s']:7.1f} s"
                   f"  export {r['export s']:6.1f} s  total {r['total s']:7.1f} s  CPU python {r['cpu s']:7.1f} s"
                   f" + JVM {r['jvm cpu s']:7.1f} s  released rows {r['released rows']:,}  peak RSS python "
-                  f"{r['python peak MiB']:.0f} MiB + JVM {r['jvm peak MiB']:.0f} MiB  ({load}){ratio}",
+                  f"{r['python peak MiB']:.0f} MiB + JVM {r['jvm peak MiB']:.0f} MiB"
+                  f"{'  Spark jobs ' + str(r['spark jobs']) if r['spark jobs'] else ''}  ({load}){ratio}",
                   flush=True)
     return 0
 

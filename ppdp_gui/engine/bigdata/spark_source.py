@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,11 @@ from ppdp_gui.engine.errors import DataError
 
 #: the master used when none is named: two local cores (a cluster: --spark-master or $PPDP_SPARK_MASTER)
 DEFAULT_MASTER = "local[2]"
+
+#: a registered table of at most this many rows (the mapping tables: values or QI tuples → released labels) is
+#: joined by broadcast: Spark cannot size a table made from driver data, and would otherwise shuffle the whole
+#: source by the join key (a sort-merge join) to meet a few thousand rows
+BROADCAST_ROWS = 200_000
 
 #: Spark's type names → the DuckDB names bigdata/columns.py decides on
 _TYPES = {"string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "smallint": "SMALLINT", "tinyint": "TINYINT",
@@ -118,7 +124,11 @@ class SparkConnection:
             fields.append(T.StructField(str(c), t))
             rows[str(c)] = v.to_numpy(dtype=object)
         data = list(zip(*rows.values())) if rows else []
-        self.spark.createDataFrame(data, schema=T.StructType(fields)).createOrReplaceTempView(name)
+        table = self.spark.createDataFrame(data, schema=T.StructType(fields))
+        if len(frame) <= BROADCAST_ROWS:  # a mapping table: sent to every task, the big side never shuffled
+            from pyspark.sql.functions import broadcast
+            table = broadcast(table)
+        table.createOrReplaceTempView(name)
 
     def close(self) -> None:
         for view in self.spark.catalog.listTables():
@@ -198,11 +208,13 @@ class SparkTableSource(TableSource):
             raise spark_error(exc, self.path) from None
 
     def first_seen(self, column: str) -> pd.Series:
-        """As `TableSource.first_seen`: the window's file order is Spark's row ids (bigdata/dialect.py)."""
+        """As `TableSource.first_seen`, without a window: each value's smallest Spark row id
+        (`monotonically_increasing_id()`, increasing in file order within a file Spark reads), a GROUP BY in every
+        partition. `row_number() OVER ()` would move every row to one partition (a window with no PARTITION BY)."""
         from ppdp_gui.engine.bigdata.columns import quote
         c = quote(column)
-        got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
-                         f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+        got = self.query(f"SELECT v FROM (SELECT v, MIN(p) AS first FROM (SELECT {c} AS v, "
+                         f"monotonically_increasing_id() AS p FROM src) AS r GROUP BY v) AS g ORDER BY first")
         return got["v"].astype(str)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
@@ -250,17 +262,24 @@ class SparkTableSource(TableSource):
     def released_batches(self, frame, schema):
         """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
         executors (`batch_as_ipc`), and the driver fetches one partition at a time (`toLocalIterator`; no
-        prefetch: at 10⁷ rows a prefetched partition's result was lost from the block manager). A sort (the written order) is split into partitions of at most a few MB
-        (`_COPY_CONF`), so no partition is the whole table."""
+        prefetch: at 10⁷ rows a prefetched partition's result was lost from the block manager). Each fetched
+        partition is held whole by the driver's JVM (the task's result), so the written order's sort is split into
+        range partitions of a bounded size (`copy_conf`), fetched in order."""
         import pyarrow as pa
-        before = {k: self.spark.conf.get(k, None) for k in _COPY_CONF}
-        for k, v in _COPY_CONF.items():
-            self.spark.conf.set(k, v)
-        try:
+        with self.settings(copy_conf(self.n_rows, len(schema))):
             for row in frame.mapInArrow(batch_as_ipc, "ipc binary").toLocalIterator(prefetchPartitions=False):
                 for batch in pa.ipc.open_stream(bytes(row[0])):
                     yield batch if batch.schema.equals(schema) else pa.Table.from_batches([batch]).cast(
                         schema).to_batches()[0]
+
+    @contextmanager
+    def settings(self, conf: dict[str, str]):
+        """The session's configuration changed while a query is planned and run, then put back."""
+        before = {k: self.spark.conf.get(k, None) for k in conf}
+        for k, v in conf.items():
+            self.spark.conf.set(k, v)
+        try:
+            yield
         finally:
             for k, v in before.items():
                 if v is None:
@@ -278,9 +297,21 @@ class SparkTableSource(TableSource):
         self.con.close()
 
 
-#: the session's settings while the released rows are streamed: a sort's output in many range partitions,
-#: which adaptive execution merges up to a few MB each (so the driver fetches small partitions, in order)
-_COPY_CONF = {"spark.sql.shuffle.partitions": "200", "spark.sql.adaptive.advisoryPartitionSizeInBytes": "8m"}
+#: the released rows' size a fetched partition is meant to hold (Arrow's text, estimated at CELL_BYTES a cell):
+#: the driver's JVM holds one such partition at a time, a few times over (the task's result, its copy, the bytes
+#: served to Python), well inside Spark's default 1 GB heap
+PARTITION_BYTES = 16 << 20
+CELL_BYTES = 24
+
+
+def copy_conf(rows: int, columns: int) -> dict[str, str]:
+    """The session's settings while released rows are streamed: the sort's range partitions counted from the
+    rows (PARTITION_BYTES each), and adaptive execution not allowed to merge them back (it merges by the
+    shuffle's compressed bytes, which for repetitive labels are a small part of the rows' size: at 10⁷ rows it
+    made partitions of about half a million rows each, and the driver's heap ran out fetching one)."""
+    per_partition = max(1, PARTITION_BYTES // (CELL_BYTES * max(1, columns)))
+    parts = max(2, -(-int(rows) // per_partition))
+    return {"spark.sql.shuffle.partitions": str(parts), "spark.sql.adaptive.coalescePartitions.enabled": "false"}
 
 
 def batch_row_hashes(batches):
