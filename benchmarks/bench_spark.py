@@ -124,7 +124,8 @@ def child(mechanism: str, path: Path, engine: str) -> dict:
         context = spark_session().sparkContext
         jobs = len(context.statusTracker().getJobIdsForGroup())
         heap = context.getConf().get("spark.driver.memory", "1g, Spark's default")
-    return {"spark jobs": jobs, "driver memory": heap, "mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
+    return {"spark jobs": jobs, "driver memory": heap,
+            "mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
             "export s": t3 - t2, "total s": t3 - t0, "cpu s": time.process_time() - cpu0,
             "jvm cpu s": sum(_cpu_of(p) for p in _descendants(os.getpid())),
             "released rows": int(exported.note_doc["files"][0]["rows"]),
