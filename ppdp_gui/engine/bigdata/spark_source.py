@@ -12,7 +12,8 @@ recoding and strict Mondrian, the released-records query and its recount. Only t
   disk) so the counting passes do not redo that text for every query;
 - *writing*: the released rows, in their written order, come to the driver a partition at a time as Arrow
   batches and are streamed into the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes); the
-  written file is read back and recounted by DuckDB on the driver;
+  sort's range partitions are counted from the rows (`copy_conf`), so the driver's JVM holds a few MB at a time;
+  the written file is read back and recounted by DuckDB on the driver;
 - *the ledger's row hashes*: computed on the executors, batch by batch, by the same `canonical_row_hashes`; only
   the 8-byte hashes come back. So the driver never holds the table (its default 1 GB is enough at 10⁷ rows).
 
