@@ -164,7 +164,10 @@ def main(argv=None) -> int:
             wall = time.perf_counter() - started
             load = f"load {load_before:.1f}→{os.getloadavg()[0]:.1f}"
             if proc.returncode:
-                print(f"{mech} ({engine}): failed after {wall:.0f} s ({load})\n{proc.stderr[-2000:]}", flush=True)
+                causes = [line for line in proc.stderr.splitlines()  # the JVM's own reason, before its stack
+                          if any(w in line for w in ("Error", "Exception:", "Caused by"))][:12]
+                print(f"{mech} ({engine}): failed after {wall:.0f} s ({load})\n" + "\n".join(causes)
+                      + f"\n…\n{proc.stderr[-1500:]}", flush=True)
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             first = first or r
