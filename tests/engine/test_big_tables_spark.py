@@ -206,6 +206,11 @@ def test_copy_streams_rows_in_order_same_bytes(tricky, monkeypatch, tmp_path):
     for name, big in (("duck", duck), ("spark", sp)):
         big.table.copy(sql, tmp_path / f"{name}.csv", options)
     assert (tmp_path / "spark.csv").read_bytes() == (tmp_path / "duck.csv").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["duck.csv", "spark.csv"]  # the parts' folder removed
+    # on a cluster (no parts written where the driver reads them) the rows are streamed: the same bytes
+    monkeypatch.setattr(type(sp.table), "written_parts", lambda *args: [])
+    sp.table.copy(sql, tmp_path / "streamed.csv", options)
+    assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "duck.csv").read_bytes()
     assert all(t.num_rows == 0 for t in seen)  # the rows came as a stream of batches, not one collected table
     sp.table.copy("SELECT * FROM src WHERE false", tmp_path / "empty.parquet", "FORMAT parquet")
     assert list(pd.read_parquet(tmp_path / "empty.parquet").columns) == ["id", "name", "note", "amount"]

@@ -27,7 +27,9 @@ does; locally they use the driver's interpreter); the rows stay where the file i
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,7 +57,6 @@ _TYPES = {"string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "smallint":
 
 def spark_session(master: str | None = None):
     """The process's SparkSession (created once; Java must be installed: scripts/setup.sh installs it)."""
-    import shutil
     if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
         raise DataError("the Spark engine needs a Java runtime: install it (scripts/setup.sh does: "
                         "default-jre-headless) or use the DuckDB engine")
@@ -238,9 +239,11 @@ class SparkTableSource(TableSource):
         return got.column("h").to_numpy().astype(np.int64).view(np.uint64)
 
     def copy(self, sql: str, path: Path, options: str) -> None:
-        """The rows of `sql`, in order, streamed to the driver a batch at a time (`released_batches`) and written
-        there by DuckDB's COPY, which reads them as an Arrow stream: the driver holds a few batches, not the
-        released table."""
+        """The rows of `sql`, in order, written by DuckDB's COPY on the driver (so a CSV has the DuckDB engine's
+        bytes). On a local master the executors are this machine and share the driver's JVM heap: they write the
+        sorted rows as Parquet parts in a temporary folder beside the output, one per range partition, and DuckDB
+        reads the parts in partition order (`written_parts`). On a cluster the driver streams them, a partition
+        at a time, as Arrow batches (`released_batches`). Either way the driver never holds the released table."""
         import duckdb
         import pyarrow as pa
 
@@ -250,15 +253,37 @@ class SparkTableSource(TableSource):
             schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None
-        rows = pa.RecordBatchReader.from_batches(schema, self.released_batches(frame, schema))
-        con = duckdb.connect()
+        con = duckdb.connect()  # insertion order kept: the parts' rows in the order they are listed
+        folder = None
         try:
-            con.register("released_rows", rows)
-            con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
+            if self.spark.sparkContext.master.startswith("local"):
+                folder = Path(tempfile.mkdtemp(prefix=".ppdp-parts-", dir=Path(path).parent))
+                parts = self.written_parts(frame, folder, len(schema))
+                rows = f"read_parquet([{', '.join(literal(str(f)) for f in parts)}])" if parts else None
+            else:
+                rows = None
+            if rows is None:
+                con.register("released_rows", pa.RecordBatchReader.from_batches(
+                    schema, self.released_batches(frame, schema)))
+                rows = "released_rows"
+            con.execute(f"COPY (SELECT * FROM {rows}) TO {literal(str(path))} ({options})")
         except duckdb.Error as exc:  # a Spark error raised inside the stream reaches us through DuckDB
             raise spark_error(exc, self.path) from None
         finally:
             con.close()
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def written_parts(self, frame, folder: Path, columns: int) -> list[Path]:
+        """The rows of `frame` written by the executors as Parquet files, one per range partition of the sort
+        (bounded: `copy_conf`), listed in partition order (Spark numbers them `part-00000…`). No task returns rows
+        to the driver: a partition's rows as one task result are what filled the default 1 GB heap at 10⁷ rows."""
+        try:
+            with self.settings(copy_conf(self.n_rows, columns)):
+                frame.write.mode("overwrite").parquet(str(folder / "rows"))
+        except Exception as exc:  # noqa: BLE001
+            raise spark_error(exc, self.path) from None
+        return sorted((folder / "rows").glob("part-*.parquet"))
 
     def released_batches(self, frame, schema):
         """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
