@@ -6,8 +6,9 @@ rename), timed whole and in its two big steps. "before" (--before, about two mor
 export did until the streaming XLSX writer: openpyxl's write-only workbook, then a read-back through openpyxl.
 The data are generated (a clinical-shaped table: age / sex / 3-digit ZIP as quasi-identifiers and 47 other
 columns). Goals (issue 32): the XLSX export within 3x the CSV export's CPU; the CSV writer with pandas'
-`to_csv` bytes, faster than `to_csv`, beside pyarrow's CSV writer as the floor (whose bytes differ: it quotes
-every text value). CPU time is the figure compared: the machine may be shared.
+`to_csv` bytes in at most the CPU time of pyarrow's CSV writer (the peer, timed with its conversion from the
+DataFrame; its bytes differ: it quotes every text value), pandas' `to_csv` beside them. CPU time is the figure
+compared: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -132,26 +133,37 @@ def main() -> None:
 
 
 def csv_writers(table, repeats: int) -> None:
-    """The CSV writer beside pandas' to_csv (the writer before) and pyarrow's writer (the floor), CPU s."""
+    """The CSV writer beside pyarrow's writer (the peer: the goal is its time or less, with to_csv's bytes) and
+    pandas' to_csv (the writer before, whose bytes ours must equal); the median CPU s of a few runs each."""
+    import statistics
+
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     from ppdp_gui.engine.data.csv_writer import write_csv
     from ppdp_gui.engine.data.writer import neutralise_formulas
 
+    def median_cpu(work) -> float:
+        cpus = []
+        for _ in range(max(5, repeats)):
+            c = time.process_time()
+            work()
+            cpus.append(time.process_time() - c)
+        return statistics.median(cpus)
+
     safe = neutralise_formulas(table)
     with tempfile.TemporaryDirectory() as tmp:
         ours, theirs, arrow = (Path(tmp) / f"{name}.csv" for name in ("ours", "pandas", "pyarrow"))
-        _w, mine = best_of(repeats, lambda: write_csv(safe, ours))
-        _w, pandas_s = best_of(repeats, lambda: safe.to_csv(theirs, index=False, lineterminator="\r\n",
-                                                            encoding="utf-8"))
-        _w, arrow_s = best_of(repeats, lambda: pacsv.write_csv(pa.Table.from_pandas(safe, preserve_index=False),
-                                                               arrow, pacsv.WriteOptions(eol="\r\n")))
+        mine = median_cpu(lambda: write_csv(safe, ours))
+        arrow_s = median_cpu(lambda: pacsv.write_csv(pa.Table.from_pandas(safe, preserve_index=False), arrow,
+                                                     pacsv.WriteOptions(eol="\r\n")))
+        pandas_s = median_cpu(lambda: safe.to_csv(theirs, index=False, lineterminator="\r\n", encoding="utf-8"))
         same = ours.read_bytes() == theirs.read_bytes()
-    print(f"CSV writer, CPU s: ours {mine:.2f}, pandas to_csv {pandas_s:.2f} ({pandas_s / mine:.1f}x ours), "
-          f"pyarrow write_csv {arrow_s:.2f} (the floor; ours {mine / arrow_s:.1f}x it)")
-    print(f"  goal: to_csv's bytes ({'same' if same else 'DIFFERENT'}), faster than to_csv: "
-          f"{'met' if same and mine < pandas_s else 'not met'}")
+    ratio = mine / arrow_s
+    print(f"CSV writer, median CPU s: ours {mine:.3f}, pyarrow write_csv {arrow_s:.3f} (the peer; ours "
+          f"{ratio:.2f}x it), pandas to_csv {pandas_s:.3f} ({pandas_s / mine:.1f}x ours)")
+    print(f"  goal: to_csv's bytes ({'same' if same else 'DIFFERENT'}) in ≤ 1x pyarrow's writer's CPU: "
+          f"{'met' if same and ratio <= 1 else 'not met'}")
 
 
 if __name__ == "__main__":

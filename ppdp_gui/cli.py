@@ -266,12 +266,13 @@ def plan_epsilon(args) -> int:
 def cmd_sweep(args) -> int:
     import copy
     from ppdp_gui.engine.data.writer import export_table
-    from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PUBLIC, cost_words
+    from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PUBLIC, cost_words, default_basis
     from ppdp_gui.engine.pipeline.sweep import simulate
     recipe, loaded = load_dataset(args)
     data = loaded.dataset
     grid = {k: [v.strip() for v in vals.split(",") if v.strip()] for k, vals in parse_pairs(args.grid, "grid").items()}
-    on = {"dp-copy": DP_COPY, "public": PUBLIC, "own": OWN}[args.on or ("public" if args.public_table else "own")]
+    on = ({"dp-copy": DP_COPY, "public": PUBLIC, "own": OWN}[args.on] if args.on
+          else default_basis(args.mechanism, bool(args.public_table)))
     public = ledger = None
     if on == PUBLIC:
         if not args.public_table:
@@ -487,7 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_rerun_options(p)
     p.set_defaults(func=cmd_run)
     add_ledger_command(sub)
-    p = sub.add_parser("sweep", help="simulate a mechanism over a parameter grid (never charged)")
+    p = sub.add_parser("sweep", help="simulate a mechanism over a parameter grid (nothing published; only a DP copy "
+                                     "is charged)")
     p.add_argument("mechanism")
     _data_options(p)
     p.add_argument("--grid", "-g", action="append", required=True, metavar="NAME=V1,V2,...")
@@ -499,8 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--on", choices=("dp-copy", "public", "own"),
                    help="what the simulation reads: dp-copy (a synthetic copy made with --proxy-epsilon, charged to "
                         "the ledger: a value chosen from it costs nothing more), public (--public-table), own (your "
-                        "table: not charged, but a value chosen from it is itself an unaccounted release; the "
-                        "default without --public-table)")
+                        "table: not charged, but a value chosen from it is itself an unaccounted release). Default, as "
+                        "in the window: public with --public-table, else dp-copy for an ε-DP mechanism and own for a "
+                        "k-anonymity one")
     p.add_argument("--proxy-epsilon", default="0.1", help="ε of the DP copy (charged; default 0.1)")
     p.add_argument("--public-table", help="a public table with the same columns to simulate on (nothing charged)")
     p.add_argument("--ledger", help="privacy ledger file for the DP copy (default $PPDP_LEDGER or the user's data "

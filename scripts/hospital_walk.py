@@ -1,6 +1,8 @@
 """Walk the window on scripts/hospital_extract.py's table as a nurse would, saving a screenshot and the visible
-text of every step to /tmp/nurse2/ (offscreen). --follow follows the advice shown (age categorical, masking for
-zip, intervals, dates) before Run and Export. The ledger is a temporary one.
+text of every step to /tmp/nurse2/ (or --out=DIR; offscreen). --follow follows the advice shown (masking for zip, intervals
+for age, dates) before Run and Export. The ledger is a temporary one. --docs also writes the six
+docs/screenshots/hospital_*.png (64 colours) from this walk's shots (the zip one from a --follow walk in --out's
+"follow" sibling folder, when there).
 
     QT_QPA_PLATFORM=offscreen python scripts/hospital_walk.py /tmp/nurse2/hospital.csv --follow
 """
@@ -12,7 +14,7 @@ os.environ["PPDP_LEDGER"] = str(tmp / "ledger.sqlite")
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QPlainTextEdit, QTextEdit, QTextBrowser, QAbstractButton, QMessageBox
 from ppdp_gui.gui.main_window import MainWindow
-OUT = Path("/tmp/nurse2")
+OUT = Path(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--out=")), "/tmp/nurse2"))
 OUT.mkdir(parents=True, exist_ok=True)
 def settle(t=0.8):
     end = time.monotonic() + t
@@ -58,11 +60,7 @@ def main():
     w.go_to(w.taxonomy_view); shot(w, "02_taxonomies")
     w.go_to(w.mechanism_view); shot(w, "03_mechanism")
     print("mechanism:", w.mechanism_view.combo.currentText())
-    if "--follow" in sys.argv:
-        combo = w.data_view.kind_combo("age"); combo.setCurrentIndex(combo.findText("categorical"))
-        wait_until(lambda: w.session.dataset.spec("age").kind == "categorical", 60)
-        settle()
-        w.go_to(w.data_view); shot(w, "01b_data_age")
+    if "--follow" in sys.argv:  # age stays numeric: its blanks are "(missing)" under the root of its intervals
         w.data_view.confirm_button.click()
         tv = w.taxonomy_view; w.go_to(tv)
         tv.select("zip"); settle(); print("zip builder:", tv.builder_name(), tv.build_button.isEnabled())
@@ -93,6 +91,22 @@ def main():
     else:
         print("RUN DISABLED")
     w.close()
+    if "--docs" in sys.argv:
+        docs_screenshots()
+
+
+DOCS = {"hospital_1_data": "01_data", "hospital_2_zip_mask": "../follow/02b_zip", "hospital_3_mechanism": "03_mechanism",
+        "hospital_4_run": "04_run", "hospital_5_figures": "06b_figures", "hospital_6_export": "08_export"}
+
+
+def docs_screenshots():
+    from PIL import Image
+    docs = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+    for name, shot_name in DOCS.items():
+        src = (OUT / f"{shot_name}.png").resolve()
+        if src.exists():
+            Image.open(src).convert("RGB").quantize(64).save(docs / f"{name}.png", optimize=True)
+            print("docs", name, flush=True)
 
 if __name__ == '__main__':
     main()

@@ -150,7 +150,7 @@ def test_sweep_is_a_simulation_that_charges_nothing(tmp_path, capsys, monkeypatc
     rows = tmp_path / "rows.csv"
     code, text, err = run(capsys, "sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult",
                           "-p", "columns=sex,race", "-g", "epsilon=0.1,1", "--repeats", "2", "--holdout", "0",
-                          "--seed", "3", "-o", str(rows))
+                          "--seed", "3", "-o", str(rows), "--on", "own")
     assert code == 0, err
     assert "nothing charged" in text and "mean abs error" in text
     figures = pd.read_csv(rows)
@@ -170,6 +170,24 @@ def test_sweep_on_a_dp_copy_says_what_it_cost_and_charges_the_ledger(tmp_path, c
     assert "ε spent on this table so far: 0.1" in text
     (entry,) = Ledger(ledger).entries()
     assert entry.mechanism == "Marginal synthesizer" and entry.epsilon == Fraction(1, 10)
+
+
+def test_sweep_of_a_dp_mechanism_reads_a_dp_copy_by_default_as_the_window_does(tmp_path, capsys):
+    """Without --on, `ppdp sweep` of an ε-DP mechanism simulates on a charged DP copy (the window's default), so
+    advice read from it is accounted; without confirmed roles that copy is refused, and nothing is charged."""
+    from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, default_basis
+    from ppdp_gui.engine.privacy.ledger import Ledger
+    assert default_basis("Laplace histogram") == DP_COPY and default_basis("Mondrian") == OWN
+    ledger = tmp_path / "ledger.sqlite"
+    args = ("sweep", "Laplace histogram", "-i", str(SAMPLE), "--bundled-taxonomies", "adult", "-p", "columns=sex,race",
+            "-g", "epsilon=0.1,1", "--repeats", "1", "--holdout", "0", "--seed", "3", "--ledger", str(ledger))
+    code, text, err = run(capsys, *args)
+    assert code != 0 and "confirm" in (text + err).lower()
+    assert not ledger.exists() or not Ledger(ledger).entries()
+    code, text, err = run(capsys, *args, "--confirm-roles")
+    assert code == 0, err
+    assert "simulation on DP copy: ε = 0.1 charged" in text
+    assert len(Ledger(ledger).entries()) == 1
 
 
 def test_sweep_on_a_public_table_charges_nothing_and_says_so(tmp_path, capsys, monkeypatch):

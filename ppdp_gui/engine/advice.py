@@ -123,7 +123,7 @@ def fmt_value(value: Any) -> str:
 
 
 def _with_unit(name: str, value: float) -> str:
-    return fmt(value) + (" %" if name.rstrip().endswith("%") else "")
+    return glossary.with_unit(name, fmt(value))
 
 
 def short_label(spec) -> str:

@@ -24,6 +24,7 @@ class Figure:
     formula: str = ""
     better: Better | None = None
     kind: Kind = "other"
+    unit: str = ""  # said after the number ("pairs of rows"); a name ending in "%" is a percentage
 
     def tooltip(self) -> str:
         return self.meaning + (f"\nHow it is computed: {self.formula}" if self.formula else "")
@@ -62,10 +63,13 @@ FIGURES: dict[str, Figure] = {
     "C_avg": Figure("Group size compared with k", "1 means groups are just big enough; 2 means twice as big as "
                     "needed, which costs detail (lower is better). Counted in persons when k counts persons.",
                     "C_avg = (rows / groups) / k; with a person column, (persons per group, averaged) / k",
-                    "lower", "utility"),
-    "discernibility": Figure("Group-size penalty", "Each row is charged the size of its group, so big groups cost "
-                             "more; compare it between releases of the same table (lower is better).",
-                             "DM = Σ over groups of (group size)²", "lower", "utility"),
+                    "lower", "utility", unit="× k"),
+    "discernibility": Figure("Pairs of look-alike rows", "How many pairs of rows the release shows alike (each row "
+                             "paired with every row of its group, itself included): the bigger the groups, the more "
+                             "pairs and the less detail. Compare it between releases of the same table (lower is "
+                             "better).",
+                             "discernibility DM = Σ over groups of (group size)² (a suppressed row is paired with "
+                             "every row of the table)", "lower", "utility", unit="pairs of rows"),
     "class distortion": Figure("Changed class values", "Rows whose class value was changed so that the fragments "
                                "cannot be joined back together.", "rows with released class ≠ true class",
                                "lower", "utility"),
@@ -318,6 +322,17 @@ def figure(name: str) -> Figure:
                              "lower" if any(w in low for w in _LOWER) else None)
     kind: Kind = "risk" if "risk" in low else ("utility" if better else "other")
     return Figure(name, "", "", better, kind)
+
+
+def unit(name: str) -> str:
+    """What follows a figure's number: "%" for a name ending in "%", else the glossary's unit ("pairs of rows")."""
+    return "%" if name.rstrip().endswith("%") else figure(name).unit
+
+
+def with_unit(name: str, text: str) -> str:
+    """'11.2 %', '5,566,280 pairs of rows': a formatted number with its unit."""
+    u = unit(name)
+    return f"{text} {u}" if u else text
 
 
 def better(name: str) -> Better | None:

@@ -58,6 +58,9 @@ def params_text(params: dict, specs=(), dataset=None) -> str:
         return f"{found[0].name} (its role is {found[0].role.label})" if len(found) == 1 else None
 
     def show(k, v):
+        special = getattr(by_name.get(k), "special", None)
+        if special is not None and isinstance(v, (int, float)) and v == special[0]:
+            return special[1]  # 'automatic', not '0' a nurse reads as a width of nothing
         if isinstance(v, (tuple, list)):
             return ", ".join(map(str, v)) or "(none)"
         if isinstance(v, float):

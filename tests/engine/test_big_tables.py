@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.engine.bigdata.recount import file_relation, recount
-from ppdp_gui.engine.bigdata.source import TableSource, open_large
+from ppdp_gui.engine.bigdata.source import TableSource, helper, open_large, quote
 from ppdp_gui.engine.bigdata.sql import cells_relation
 from ppdp_gui.engine.claims import KAnonymity, Suppression
 from ppdp_gui.engine.data.domains import Domain
@@ -97,7 +97,7 @@ def test_sql_grid_cells_equal_numpy(tmp_path, lo, hi, step):
     path = tmp_path / "x.csv"
     pd.DataFrame({"x": [repr(float(v)) for v in x]}).to_csv(path, index=False)
     src = TableSource(path, na_policy=_no_tokens())
-    got = src.query(f"SELECT x, \"cell$x\" AS c FROM {cells_relation({'x': grid}, ['x'])}")
+    got = src.query(f"SELECT x, {quote(helper('cell$x'))} AS c FROM {cells_relation({'x': grid}, ['x'])}")
     assert len(got) == len(x)
     assert np.array_equal(got["c"].to_numpy(), grid.cells(got["x"].astype(float).to_numpy()))
 

@@ -25,6 +25,7 @@ from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.package_files import sample_table
 from ppdp_gui.engine.pipeline import export, plan, run_release
 from ppdp_gui.engine.taxonomy import bundled_adult_taxonomies
+from tests.engine.test_big_tables_names import hostile, prepared as named_prepared, release  # noqa: F401 (a fixture)
 
 if not shutil.which("java"):
     pytest.skip("no Java runtime: the Spark engine cannot start (scripts/setup.sh installs default-jre-headless)",
@@ -251,3 +252,21 @@ def test_first_seen_in_file_order_without_a_window(spark, tmp_path, monkeypatch)
     plan = src.spark.sql(to_spark(asked[-1]))._jdf.queryExecution().executedPlan().toString()
     assert "SinglePartition" not in plan and "Window" not in plan
     src.close()
+
+
+def test_columns_named_like_the_engines_helpers_on_spark(spark, hostile, tmp_path):
+    """The same on the Spark engine (global recoding with l-diversity on the Parquet file): the same note and
+    rows as in memory."""
+    params = {"k": 4, "suppression": 5.0, "l": 2, "sensitive": "g"}
+    memory = release(named_prepared(read_table(hostile["parquet"]), False, True), "Global recoding", params)
+    large = release(named_prepared(open_large(hostile["parquet"], engine="spark", master="local[2]"), False, True),
+                    "Global recoding", params)
+    assert memory.release.note == large.release.note
+    out = tmp_path / "spark.csv"
+    exported = export(large, out)
+    assert exported.checks and all(c.ok for c in exported.checks), [c.message for c in exported.checks]
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    expected = memory.table.astype(str).replace({"nan": "", "<NA>": ""})
+    key = list(expected.columns)
+    pd.testing.assert_frame_equal(written.sort_values(key).reset_index(drop=True),
+                                  expected.sort_values(key).reset_index(drop=True))

@@ -117,14 +117,16 @@ def test_mondrian_publishes_an_age_with_blanks_as_ranges_and_missing(tmp_path):
     assert groups.min() >= 5
 
 
-def test_tds_still_asks_for_an_age_with_blanks_to_be_made_categorical(tmp_path):
+def test_tds_publishes_an_age_with_blanks_too(tmp_path):
+    """Before, TDS asked for the age to be made categorical; now its blanks are “(missing)”, under the root of
+    the intervals' tree (tests/engine/test_numeric_blanks_kanon.py runs it)."""
     from ppdp_gui.engine.data.schema import Role
     if "TDS" not in registry.names():
         pytest.skip("TDS is not registered")
     ds = read_table(_ages_with_blanks(tmp_path), roles={"patient_id": Role.PERSON, "age": Role.QUASI_IDENTIFIER,
                                                         "sex": Role.QUASI_IDENTIFIER})
-    errors = [p for p in registry.create("TDS").validate(ds, k=5) if p.level == "error"]
-    assert any(p.column == "age" for p in errors)
+    problems = [p for p in registry.create("TDS").validate(ds, k=5) if p.column == "age"]
+    assert problems and all(p.level == "warning" for p in problems) and "(missing)" in problems[0].message
 
 
 def test_the_reason_for_a_kind_in_plain_words():

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.data import csv_writer
+from ppdp_gui.engine.data import csv_rows, csv_writer
 from ppdp_gui.engine.data.writer import export_table, neutralise_formulas
 
 
@@ -45,14 +45,14 @@ def pandas_bytes(frame: pd.DataFrame, sep: str = ",") -> bytes:
 @pytest.mark.parametrize("sep", [",", "\t"])
 def test_same_bytes_as_pandas_on_tricky_values(tmp_path, sep):
     frame = neutralise_formulas(tricky())
-    assert csv_writer._text_columns(frame, sep) is not None  # the fast path, not the fallback
+    assert csv_writer.coded_columns(frame) is not None  # the fast path, not the fallback
     out = tmp_path / "t.csv"
     csv_writer.write_csv(frame, out, sep=sep)
     assert out.read_bytes() == pandas_bytes(frame, sep)
 
 
 def test_same_bytes_over_several_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(csv_writer, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(csv_rows, "CHUNK_BYTES", 7)
     frame = neutralise_formulas(pd.concat([tricky()] * 3, ignore_index=True))
     csv_writer.write_csv(frame, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == pandas_bytes(frame)
@@ -66,7 +66,7 @@ def test_same_bytes_over_several_chunks(tmp_path, monkeypatch):
     pd.DataFrame({1: ["a", "b"], "x": ["a", "b"]}),
 ])
 def test_other_kinds_go_through_pandas_with_the_same_bytes(tmp_path, frame):
-    assert csv_writer._text_columns(frame, ",") is None
+    assert csv_writer.coded_columns(frame) is None
     csv_writer.write_csv(frame, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_bytes() == pandas_bytes(frame)
 
@@ -88,3 +88,15 @@ def test_pyarrow_writer_would_not_give_the_same_bytes():
     pacsv.write_csv(pa.Table.from_pandas(frame, preserve_index=False), buf,
                     pacsv.WriteOptions(quoting_style="needed", eol="\r\n"))
     assert buf.getvalue() != pandas_bytes(frame)
+
+
+def test_object_columns_coded_by_object_then_by_value():
+    """Equal texts held by different objects get one code, as pandas' factorize gives; None and NaN are missing."""
+    same = "ab"
+    other = "".join(["a", "b"])
+    assert other is not same
+    values = np.array([same, other, None, same, np.nan, "c", other] * 3, dtype=object)
+    codes, uniques = csv_writer.factorize_objects(values)
+    expected_codes, expected_uniques = pd.factorize(values)
+    assert list(uniques) == list(expected_uniques) == ["ab", "c"]
+    assert codes.tolist() == expected_codes.tolist()

@@ -167,6 +167,37 @@ def test_batched_typing_matches_the_per_column_rule(rows):
         assert batch.distinct_counts(miss)[j] == col[~missing].nunique()
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.lists(cells, min_size=n, max_size=n), min_size=1,
+                                                       max_size=30)))
+def test_coded_columns_are_typed_as_their_texts(rows):
+    """Columns given as codes into one dictionary (the XLSX read-back's form; the dictionary may hold a text
+    twice) give the batch the same texts give."""
+    n_cols = len(rows[0])
+    dictionary = sorted({c for r in rows for c in r})
+    dictionary = dictionary + dictionary[:1]  # one text twice
+    index = {c: i for i, c in enumerate(dictionary[:-1])}
+    codes = [[index[r[j]] if k % 2 else (len(dictionary) - 1 if r[j] == dictionary[0] else index[r[j]])
+              for k, r in enumerate(rows)] for j in range(n_cols)]
+    coded = [pa.DictionaryArray.from_arrays(pa.array(c, pa.int32()), pa.array(dictionary)) for c in codes]
+    plain = [pa.array([r[j] for r in rows], pa.string()) for j in range(n_cols)]
+    tokens = ("", "?", "NA")
+    a, b = coltypes.TextBatch(coded, len(rows), tokens), coltypes.TextBatch(plain, len(rows), tokens)
+    miss = a.cell_missing()
+    assert (miss == b.cell_missing()).all()
+    assert a.kinds(miss) == b.kinds(miss)
+    assert [t.to_pylist() for t in a.texts("(missing)")] == [t.to_pylist() for t in b.texts("(missing)")]
+
+
+def test_coded_columns_of_other_kinds_take_the_general_path():
+    """Codes into a dictionary of numbers, or with missing codes, or over two dictionaries: typed as text."""
+    numbers = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int32()), pa.array([5, 7]))
+    holes = pa.DictionaryArray.from_arrays(pa.array([0, None, 1], pa.int32()), pa.array(["a", "b"]))
+    other = pa.DictionaryArray.from_arrays(pa.array([1, 1, 0], pa.int32()), pa.array(["b", "c"]))
+    batch = coltypes.TextBatch([numbers, holes, other], 3, ())
+    assert [t.to_pylist() for t in batch.texts(None)] == [["5", "7", "5"], ["a", None, "b"], ["c", "c", "b"]]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(cells, min_size=3, max_size=3), min_size=1, max_size=20),
        st.permutations(["b", " a", "c "]))

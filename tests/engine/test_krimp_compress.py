@@ -29,6 +29,17 @@ def table_of(rows: list[tuple[int, ...]], cards: list[int]):
 
 
 # ---- the cover's bitmaps (issue 32: no per-candidate row lists) ----------------------------------------------
+def test_cover_kernels_run_without_reference_counting():
+    """With numba's runtime every array argument of the cover's kernels and of each inlined helper costs two atomic
+    reference-count operations per call — most of the compression time on mushroom and adult. The kernels allocate
+    nothing, so they are compiled without it (issue 32: KRIMP at or under the C++ release's time)."""
+    from ppdp_gui.engine.mechanisms.krimp import _kernels as K
+    from ppdp_gui.engine.mechanisms.krimp import _sizes as S
+    kernels = [K.run_candidates, K._add, K._remove, K._room, K._ct_remove, K._own, K._recover, K._merge_pending,
+               K._and_rows, K._subset, S._size_change, S._apply, S._clear, S._touch, S._singletons, S.total_size]
+    assert [f.py_func.__name__ for f in kernels if f.targetoptions.get("_nrt", True)] == []
+
+
 def test_tid_bitmaps_hold_each_items_rows():
     # rows 0, 2 and 70 hold item 1; 70 is in the second 64-row word
     indptr = np.array([0, 2, 3, 5] + [5] * 67 + [7], dtype=np.int64)

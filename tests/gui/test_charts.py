@@ -107,7 +107,7 @@ def test_reference_lines(chart):
     assert not lines["discernibility"].isVisible()  # named after another measure: only with that measure
     chart.set_measure("discernibility")
     assert lines["discernibility"].isVisible()
-    assert chart.measure_combo.currentText() == "Group-size penalty (discernibility)"  # the plain title shown
+    assert chart.measure_combo.currentText() == "Pairs of look-alike rows (discernibility)"  # the plain title shown
     chart.ref_check.setChecked(False)
     assert not any(line.isVisible() for line in lines.values())
     chart.set_reference({"BA %": 80.0})

@@ -82,7 +82,8 @@ def test_run_step_parameters_say_what_zero_means():
     from ppdp_gui.gui.plan_words import params_text
     specs = registry.create("Mondrian").params
     text = params_text({s.name: s.default for s in specs}, specs)
-    assert "Interval width for numbers without taxonomy (0 = automatic) = 0" in text
+    assert "Interval width for numbers without taxonomy (0 = automatic) = automatic" in text  # the word, not 0
+    assert "l (sensitive values per group, 0 = off) = off" in text
 
 
 def test_intervals_for_an_age_read_as_text_because_of_90_plus(make_window, qtbot, tmp_path):

@@ -28,6 +28,22 @@ from ppdp_gui.engine.data import coltypes
 from ppdp_gui.engine.data.roles import SAMPLE_VALUES, ColumnFacts
 
 
+#: the start of every column name the engine makes up (a histogram's row count, a join key, a position): a space,
+#: which no column of the file has (the reader strips header names, and `TableSource` refuses a Parquet column whose
+#: name starts with one), so a file's column can be named anything, `n` or `ppdp_rows__` included, without
+#: clashing with the engine's own (issue 28)
+HELPER = " ppdp_"
+
+
+def helper(name: str) -> str:
+    """The name of one of the engine's own columns (see HELPER)."""
+    return HELPER + name
+
+
+#: the row count of every frame the engine's counting returns (`histogram`, `group_counts`, the recount's tally)
+N = helper("n")
+
+
 def quote(name: str) -> str:
     """A SQL identifier in double quotes (portable: DuckDB, Spark SQL with ANSI quoting, PostgreSQL)."""
     return '"' + str(name).replace('"', '""') + '"'
@@ -89,16 +105,18 @@ def missing_sql(text: str, type_name: str, csv: bool, tokens) -> str:
     return f"({text} IS NULL)"
 
 
-def missing_counts(run, relation: str, missing: dict[str, str], keep_if: list[str]
+def missing_counts(run, relation: str, missing: dict[str, str], keep_if: list[str], weight: str | None = None
                    ) -> tuple[int, dict[str, int], int]:
     """One pass: (rows, missing cells per column (`missing`: column → its `missing_sql`), rows with a missing
-    cell in any column of `keep_if`)."""
-    parts = ["COUNT(*)"]
-    parts += [f"SUM(CASE WHEN {m} THEN 1 ELSE 0 END)" for m in missing.values()]
+    cell in any column of `keep_if`). With `weight`, each row of `relation` stands for that many rows (the
+    file's distinct rows, counted)."""
+    one = weight or "1"
+    parts = [f"SUM({weight})" if weight else "COUNT(*)"]
+    parts += [f"SUM(CASE WHEN {m} THEN {one} ELSE 0 END)" for m in missing.values()]
     anywhere = " OR ".join(missing[c] for c in keep_if) or "FALSE"
-    parts.append(f"SUM(CASE WHEN {anywhere} THEN 1 ELSE 0 END)")
+    parts.append(f"SUM(CASE WHEN {anywhere} THEN {one} ELSE 0 END)")
     row = run(f"SELECT {', '.join(parts)} FROM {relation}")[0]
-    n = int(row[0])
+    n = int(row[0] or 0)
     counts = {c: int(v or 0) for c, v in zip(missing, row[1:-1])}
     return n, counts, int(row[-1] or 0)
 
@@ -113,20 +131,23 @@ def number_sql(col: str) -> str:
             f"COALESCE(isfinite(TRY_CAST({col} AS DOUBLE)), FALSE))")
 
 
-def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str], whole: list[str]
-               ) -> dict[str, dict]:
+def kind_facts(run, relation: str, columns: list[str], count_distinct: list[str], whole: list[str],
+               weight: str | None = None) -> dict[str, dict]:
     """One pass over the kept rows (missing cells NULL): per column of `columns` the present values that are not
     plain numbers and those with a leading zero, the distinct values (for `count_distinct` only: the sample
     already has more than enough for the others); per column of `whole`, whether every finite value it reads as
     is a whole number below 2**53 (the reader then holds integers). When only one column is asked about (the
     usual case: the one whose first rows look like numbers), its rows are counted per value first and the tests
-    run once per distinct value, not once per row."""
+    run once per distinct value, not once per row. With `weight`, each row of `relation` stands for that many
+    rows (the file's distinct rows, counted)."""
     parts, keys = [], []
     one = list(dict.fromkeys([*columns, *whole]))
-    rows = "1"
+    rows = weight or "1"
     if len(one) == 1:
         q = quote(one[0])
-        relation, rows = f"(SELECT {q}, COUNT(*) AS rows__ FROM {relation} GROUP BY {q}) AS per_value", "rows__"
+        n = f"SUM({weight})" if weight else "COUNT(*)"
+        rows = quote(helper("rows"))
+        relation = f"(SELECT {q}, {n} AS {rows} FROM {relation} GROUP BY {q}) AS per_value"
     for c in columns:
         q = quote(c)
         parts.append(f"SUM(CASE WHEN {q} IS NOT NULL AND NOT {number_sql(q)} THEN {rows} ELSE 0 END)")
@@ -171,8 +192,10 @@ class SqlFacts(ColumnFacts):
     def distinct(self, name: str, exact: bool = True) -> tuple[int, int]:
         if name not in self._distinct:  # a numeric column's values are numbers ('1.0' and '1' are one)
             v = f"CAST({quote(name)} AS DOUBLE)" if self.kinds.get(name) == "numeric" else quote(name)
-            d, n = self.table.run(f"SELECT COUNT(DISTINCT {v}), COUNT({v}) FROM src")[0]
-            self._distinct[name] = (int(d), int(n))
+            base, weight = self.table.weighted("src")
+            present = f"SUM(CASE WHEN {v} IS NOT NULL THEN {weight} ELSE 0 END)" if weight else f"COUNT({v})"
+            d, n = self.table.run(f"SELECT COUNT(DISTINCT {v}), {present} FROM {base}")[0]
+            self._distinct[name] = (int(d), int(n or 0))
         return self._distinct[name]
 
     def sample(self, name: str) -> pd.Series:
@@ -189,7 +212,7 @@ class SqlFacts(ColumnFacts):
         if kind != "numeric":
             return True
         x = f"CAST({quote(name)} AS DOUBLE)"
-        got = self.table.run(f"SELECT bool_and({x} = floor({x})), COUNT({x}) FROM src")[0]
+        got = self.table.run(f"SELECT bool_and({x} = floor({x})), COUNT({x}) FROM {self.table.weighted('src')[0]}")[0]
         return bool(got[1]) and bool(got[0])
 
 

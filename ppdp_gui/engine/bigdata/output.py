@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.columns import N, helper
 from ppdp_gui.engine.bigdata.source import ROWS, TableSource, literal, quote
 from ppdp_gui.engine.data.writer import _PLAIN_NUMBER, MARK, NEUTRAL_START, neutral_text
 from ppdp_gui.engine.errors import DataError
@@ -51,9 +52,11 @@ class SqlRecords:
     qis: list[str] = field(default_factory=list)
     marker: str | None = "*"  # suppressed rows show it in every QI (None: the release suppresses nothing)
     order_by: str = ""  # the written order: grouped by class, shuffled inside it
-    #: the same query over the rows already counted (the source's histogram of every released column, each
-    #: distinct row once with its count in ROWS), when the source holds one: the recount then reads it, not the file
+    #: the same query over the rows already counted (the source's histogram of every released column, or the
+    #: file's distinct rows: each distinct row once with its count in ROWS), when the source holds one: the recount
+    #: then reads it, not the file, and the export repeats each row as often as it counts (`copy_to`)
     counted_sql: str | None = None
+    counted_neutral_sql: str | None = None  # the same with formula starts neutralised and neutral names
     _tally: tuple | None = field(default=None, repr=False, compare=False)
 
     def select(self, neutral: bool = False, ordered: bool = False) -> str:
@@ -94,7 +97,11 @@ class SqlRecords:
         return hashlib.sha256(f"sql-records-v1:{t.total}:{t.hash_sum}".encode()).hexdigest()
 
     def copy_to(self, path: Path, fmt: str) -> None:
-        """Write every row to `path` with DuckDB (the caller stages and renames it)."""
+        """Write every row to `path` with DuckDB (the caller stages and renames it). From the counted rows when
+        there are (DuckDB): the distinct released rows in the written order (by class, at random inside it), each
+        repeated as many times as it counts (`TableSource.copy_counted`); equal rows of a class are then written
+        together, a random order of the class's rows all the same, and a sort of a few thousand rows replaces
+        the sort of every row (at 10⁷ rows, most of the export's time). Otherwise the rows of the query, sorted."""
         if fmt == "parquet":
             options = "FORMAT parquet"
         elif fmt in ("csv", "tsv"):
@@ -103,20 +110,28 @@ class SqlRecords:
         else:
             raise DataError("a release of a large table can be written as CSV, TSV or Parquet (an Excel sheet "
                             "holds at most 1,048,576 rows)", path=str(path))
-        self.source.copy(self.select(fmt != 'parquet', ordered=True), path, options)
+        neutral = fmt != "parquet"
+        counted = self.counted_neutral_sql if neutral else self.counted_sql
+        if counted is not None and self.source.engine == "DuckDB":
+            names = [neutral_text(c) if neutral else c for c in self.columns]
+            self.source.copy_counted(f"{counted} {self.order_by}", names, path, options)
+            return
+        self.source.copy(self.select(neutral, ordered=True), path, options)
 
 
 #: the join key column (a hash of a row's quasi-identifier texts) added to `src` and to a tuples table
-KEY = "ppdp_key__"
+KEY = helper("key")
 
 
 def counted_rows(table: TableSource, columns: list[str], tag: str) -> str | None:
     """The source's histogram of `columns` (every column a release writes), registered as `tag`, when it can be
-    summed from one already counted (no new pass); else None."""
+    summed from one already counted (no new pass); else the file's distinct rows with their counts when they were
+    counted (`TableSource.weighted`); else None."""
     got = table.cached_histogram(columns)
     if got is None:
-        return None
-    table.register(tag, got.rename(columns={"n": ROWS}))
+        base, weight = table.weighted("src")
+        return base if weight else None
+    table.register(tag, got.rename(columns={N: ROWS}))
     return tag
 
 
@@ -173,15 +188,15 @@ def joined_records(data, table: TableSource, names: list[str], tuples: str, alia
     join = tuple_join(table, names, tuples, alias)
     columns = released_columns(data, table, plain, neutral)
 
-    def select(exprs: dict[str, str], neutral_names: bool) -> str:
+    def select(exprs: dict[str, str], neutral_names: bool, rows: str = "", joined: str = join) -> str:
         cols = ", ".join(f"{exprs[c]} AS {quote(neutral_text(c) if neutral_names else c)}" for c in columns)
-        return f"SELECT {cols}{join}"
+        return f"SELECT {cols}{rows}{joined}"
 
-    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount reads them, not the file
-    counted = None
+    rows = counted_rows(table, columns, f"{tag}_rows")  # the recount and the export read them, not the file
+    counted = counted_neutral = None
     if rows is not None:
         weighted = tuple_join(table, names, tuples, alias, base=rows)
-        cols = ", ".join(f"{plain[c]} AS {quote(c)}" for c in columns)
-        counted = f"SELECT {cols}, s.{quote(ROWS)} AS {quote(ROWS)}{weighted}"
+        w = f", s.{quote(ROWS)} AS {quote(ROWS)}"
+        counted, counted_neutral = select(plain, False, w, weighted), select(neutral, True, w, weighted)
     return SqlRecords(table, columns, select(plain, False), select(neutral, True), qis=names, marker=marker,
-                      counted_sql=counted, order_by=order_by)
+                      counted_sql=counted, counted_neutral_sql=counted_neutral, order_by=order_by)

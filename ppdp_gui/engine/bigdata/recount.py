@@ -21,12 +21,16 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from ppdp_gui.engine.bigdata.columns import N, helper
 from ppdp_gui.engine.bigdata.source import literal, quote
 from ppdp_gui.engine.checks.anonymity import check_counts
 from ppdp_gui.engine.checks.claims import ClaimCheck, closeness_check, diversity_check, risk_check
 from ppdp_gui.engine.checks.closeness import TOLERANCE, closeness
 from ppdp_gui.engine.claims import RECOUNTED, KAnonymity, LDiversity, RiskBound, Suppression, TCloseness, k_text
 from ppdp_gui.engine.errors import CheckError
+
+#: the tally's own columns, named so that no released column clashes with them (bigdata/columns.py, HELPER)
+H, KEPT, G, S = helper("h"), helper("kept"), helper("g"), helper("s")
 
 
 def file_relation(path: Path, fmt: str) -> str:
@@ -64,30 +68,30 @@ def tally(con, relation: str, claims: Iterable, *, name: Callable[[str], str] | 
     wanted += [name(x) for x in extra]
     cols = list(dict.fromkeys(wanted))
     keys = [f"CAST({quote(c)} AS VARCHAR) AS k{i}" for i, c in enumerate(cols)]
-    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS n" if weight else "COUNT(*) AS n"]
+    select = keys + [f"CAST(SUM({weight}) AS BIGINT) AS {quote(N)}" if weight else f"COUNT(*) AS {quote(N)}"]
     if hash_columns is not None:
         text = set(as_text)
         hashed = ", ".join(f"CAST({quote(c)} AS VARCHAR)" if c in text else quote(c) for c in hash_columns)
         times = f" * {weight}" if weight else ""
-        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS h")
+        select.append(f"CAST(COALESCE(SUM(CAST(hash({hashed}) AS HUGEINT){times}), 0) AS VARCHAR) AS {quote(H)}")
     sql = f"SELECT {', '.join(select)} FROM {relation} AS r"
     sql += f" GROUP BY {', '.join(str(i + 1) for i in range(len(keys)))}" if keys else ""
     try:
         got = con.execute(sql).df()
     except duckdb.Error as exc:
         raise CheckError(f"the released rows could not be read back: {str(exc).strip().splitlines()[0]}") from None
-    got = got[got["n"].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
-    hash_sum = sum(int(v) for v in got["h"]) if hash_columns is not None else None  # a loop over groups
+    got = got[got[N].fillna(0) > 0].reset_index(drop=True)  # no key: one row, 0 when the relation is empty
+    hash_sum = sum(int(v) for v in got[H]) if hash_columns is not None else None  # a loop over groups
     frame = got.rename(columns={f"k{i}": c for i, c in enumerate(cols)})
     frame = frame.astype({c: object for c in cols}).where(frame.notna(), None) if len(cols) else frame
-    return Tally(frame, int(frame["n"].sum()), name, hash_sum)
+    return Tally(frame, int(frame[N].sum()), name, hash_sum)
 
 
 @dataclass
 class Tally:
     """Rows per combination of the claims' columns (text; None for a missing cell), read in one pass."""
 
-    frame: pd.DataFrame  # the columns by released name, and n (rows); h when hashed
+    frame: pd.DataFrame  # the columns by released name, and N (rows); H when hashed
     total: int
     name: Callable[[str], str]
     hash_sum: int | None = None
@@ -105,16 +109,16 @@ class Tally:
         return eq, differs
 
     def sizes(self, columns: list[str], rows: np.ndarray | None = None) -> pd.DataFrame:
-        """Rows per group of `columns` (among `rows`): a frame of the columns and n."""
+        """Rows per group of `columns` (among `rows`): a frame of the columns and N."""
         f = self.frame if rows is None else self.frame[rows]
         if not columns:
-            return pd.DataFrame({"n": [int(f["n"].sum())]}) if len(f) else pd.DataFrame({"n": []})
-        return f.groupby(columns, dropna=False, sort=False)["n"].sum().reset_index()
+            return pd.DataFrame({N: [int(f[N].sum())]}) if len(f) else pd.DataFrame({N: []})
+        return f.groupby(columns, dropna=False, sort=False)[N].sum().reset_index()
 
     def group_sizes(self, qis: list[str], marker: str | None) -> np.ndarray:
         """`SqlRecords.group_sizes`: rows per released group, the rows with the marker in every QI left out."""
         rows = None if marker is None else ~self.marked(qis, marker)[0]
-        return self.sizes(qis, rows)["n"].to_numpy(dtype=np.int64)
+        return self.sizes(qis, rows)[N].to_numpy(dtype=np.int64)
 
     def checks(self, claims: Iterable) -> list[ClaimCheck]:
         name = self.name
@@ -122,7 +126,7 @@ class Tally:
         marker_claims = [c for c in claims if isinstance(c, Suppression)]
         total = self.total
         marks = [self.marked([name(x) for x in c.columns], name(c.marker)) for c in marker_claims if c.columns]
-        counted = [(int(self.frame["n"][eq].sum()), differs) for eq, differs in marks]
+        counted = [(int(self.frame[N][eq].sum()), differs) for eq, differs in marks]
         # as engine.checks: rows showing the marker are left out unless every row does (then it is one group)
         keep = np.ones(len(self.frame), dtype=bool)
         for n_marked, differs in counted:
@@ -136,7 +140,7 @@ class Tally:
                 continue
             cols = [name(c) for c in getattr(claim, "columns", ())]
             if isinstance(claim, KAnonymity):
-                sizes = self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)
+                sizes = self.sizes(cols, keep)[N].to_numpy(dtype=np.int64)
                 smallest = int(sizes.min()) if sizes.size else 0
                 if sizes.size == 0:
                     out.append(ClaimCheck(claim, True, "empty release", {"smallest group": 0.0}))
@@ -160,8 +164,8 @@ class Tally:
                                                        f"{100 * claim.max_share:g} %)", {"suppressed rows": float(s)}))
             elif isinstance(claim, LDiversity) and claim.kind in ("distinct", "entropy", "recursive"):
                 got = self._grouped(cols, keep, name(claim.column))
-                counts = pd.Series(got["n"].to_numpy(dtype=np.int64),
-                                   index=pd.MultiIndex.from_arrays([got["g"].to_numpy(), got["s"].to_numpy()],
+                counts = pd.Series(got[N].to_numpy(dtype=np.int64),
+                                   index=pd.MultiIndex.from_arrays([got[G].to_numpy(), got[S].to_numpy()],
                                                                    names=["g", "s"]))
                 sizes = counts.groupby(level="g").sum().to_numpy()
                 res = check_counts(sizes, 1, counts, sensitive=name(claim.column), l=int(claim.l),
@@ -170,29 +174,29 @@ class Tally:
             elif isinstance(claim, TCloseness):
                 out.append(self._closeness(claim, cols, keep))
             elif isinstance(claim, RiskBound) and claim.model in ("highest", "average"):
-                out.append(risk_check(claim, self.sizes(cols, keep)["n"].to_numpy(dtype=np.int64)))
+                out.append(risk_check(claim, self.sizes(cols, keep)[N].to_numpy(dtype=np.int64)))
             else:
                 out.append(ClaimCheck(claim, False, f"{type(claim).__name__} cannot be recounted on a large table"))
         return out
 
     def _grouped(self, cols: list[str], keep: np.ndarray, sensitive: str) -> pd.DataFrame:
-        """Rows per (group, sensitive value) among the kept rows: columns g (group number), s and n."""
-        got = self.sizes(cols + [sensitive], keep).rename(columns={sensitive: "s"})
-        got["g"] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
+        """Rows per (group, sensitive value) among the kept rows: columns G (group number), S and N."""
+        got = self.sizes(cols + [sensitive], keep).rename(columns={sensitive: S})
+        got[G] = got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got) else 0
         return got
 
     def _closeness(self, claim: TCloseness, cols: list[str], keep: np.ndarray) -> ClaimCheck:
         """t-closeness from the rows per (group, sensitive value, kept or suppressed): `checks.closeness` with
         each entry weighted by its rows (the whole distribution counts every row, the groups only the kept)."""
         s = self.name(claim.column)
-        f = self.frame.assign(kept__=keep)
-        got = f.groupby(cols + [s, "kept__"], dropna=False, sort=False)["n"].sum().reset_index()
+        f = self.frame.assign(**{KEPT: keep})
+        got = f.groupby(cols + [s, KEPT], dropna=False, sort=False)[N].sum().reset_index()
         group = (got.groupby(cols, sort=False, dropna=False).ngroup().to_numpy() if cols and len(got)
                  else np.zeros(len(got), dtype=np.int64))
         table = pd.DataFrame({s: got[s].to_numpy(dtype=object)})
         dist, reason = closeness(table, group, s, claim.distance, name=self.name, order=claim.order,
-                                 hierarchy=claim.hierarchy, keep=got["kept__"].to_numpy(dtype=bool),
-                                 weights=got["n"].to_numpy(dtype=float))
+                                 hierarchy=claim.hierarchy, keep=got[KEPT].to_numpy(dtype=bool),
+                                 weights=got[N].to_numpy(dtype=float))
         return closeness_check(claim, dist, reason)
 
 

@@ -8,7 +8,8 @@ connection with a memory limit; DuckDB streams the file and spills to a temporar
 bounded by the limit plus the (small) results. The counts a release asks again and again (the distinct values
 the plan checks, the tuples a mechanism partitions, DiffGen's marginals, the recount of the released rows) come
 from one `histogram` of the quasi-identifiers with the sensitive and class columns, kept in memory when it is
-small: the file is read once for them, as DuckDB's own GROUP BY would read it.
+small: the file is read once for them, as DuckDB's own GROUP BY would read it. A file that repeats its rows is
+read once in all: its distinct rows are counted when it is opened (`_count_rows`), and every pass reads those.
 
 `LargeDataset` is a `Dataset` whose `frame` holds no rows (only the typed columns, so schema code keeps working)
 and whose `table` is the TableSource: the publish path (plan → run_release → export) is the same one; the
@@ -31,8 +32,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, SqlFacts, example_non_numbers, infer_kind, kind_facts,
-                                             literal, missing_counts, missing_sql, quote, text_sql)
+from ppdp_gui.engine.bigdata.columns import (FLOAT_TYPES, HELPER, N, SqlFacts, example_non_numbers, helper,
+                                             infer_kind, kind_facts, literal, missing_counts, missing_sql, quote,
+                                             text_sql)
 from ppdp_gui.engine.data.coltypes import NUMERIC_MIN_DISTINCT
 from ppdp_gui.engine.data.guards import Limits
 from ppdp_gui.engine.data.missing import MissingReport, check_leave_out, left_out_columns, never_released
@@ -51,8 +53,10 @@ _BATCH = 1_000_000
 #: most combinations a histogram holds in memory (Adult's 8 quasi-identifiers at 10⁷ rows: about 20,000)
 HISTOGRAM_ROWS = 500_000
 #: the column of a registered histogram holding its row counts
-ROWS = "ppdp_rows__"
+ROWS = helper("rows")
 NO_SIZE_CAP = 1 << 62
+#: rows of the file looked at to decide whether its distinct rows are counted first (`TableSource._count_rows`)
+REPEAT_SAMPLE = 50_000
 #: longest line DuckDB accepts (its default, 2 MB, refused a 5 MB cell the in-memory reader reads; DuckDB sets
 #: aside 16 times this for a gzipped file)
 MAX_LINE = 8 << 20
@@ -91,10 +95,25 @@ def check_parquet_file(path: Path, limits: Limits) -> None:
     check_parquet(pf, str(path), limits, in_memory=False)
 
 
+def check_spaced_names(names: list[str], path) -> None:
+    """A column name that starts or ends with a space is refused: the in-memory reader strips it (a CSV header is
+    stripped here already), and the engine's own columns start with one (`columns.HELPER`), so none can clash."""
+    spaced = [c for c in names if c != c.strip()]
+    if spaced:
+        raise DataError(f"the name of column {spaced[0]!r} starts or ends with a space, which the large-table engine "
+                        "cannot read as the in-memory reader does (it strips it); rename the column, or open the "
+                        "file without --engine duckdb", path=str(path), column=spaced[0])
+
+
 def is_remote(path: str) -> bool:
     """A URL Spark reads (hdfs://, s3a://, …) rather than a local path."""
     import re
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", str(path))) and not str(path).startswith("file://")
+
+
+def _count(weight: str | None) -> str:
+    """The rows of a group: COUNT(*), or the sum of their weights over counted rows (as a BIGINT)."""
+    return f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
 
 
 class TableSource:
@@ -108,6 +127,8 @@ class TableSource:
 
     engine = "DuckDB"
     remote = False
+    #: the file's distinct raw rows with their row counts, when they were counted (`_count_rows`); else None
+    counted_rows: str | None = None
 
     def __init__(self, path, *, na_policy: NAPolicy = NAPolicy(), delimiter: str | None = None,
                  memory_limit: str = MEMORY_LIMIT, threads: int | None = None, roles=None):
@@ -123,6 +144,13 @@ class TableSource:
                                           "temp_directory": tempfile.gettempdir(),
                                           "preserve_insertion_order": False})
         self.con.execute("SET enable_progress_bar = false")  # a long query must not draw on the terminal
+        # DuckDB plans `x IN (a few constants)` as a join against a list: each column's missing-value test (the
+        # policy's tokens) was a join over every row, and the views `kept` and `src` were computed whole for a
+        # question about one column (one column of 10⁶ rows through `kept`: 0.12 s CPU, now 0.005 s)
+        try:
+            self.con.execute("SET disabled_optimizers = 'in_clause'")
+        except duckdb.Error:  # a DuckDB without that optimizer's name: the same results, only slower
+            pass
         name = self.path.name.lower()
         if name.endswith((".xlsx", ".xlsm", ".xls")):
             raise DataError("is an Excel workbook; the large-table engine reads CSV, TSV and Parquet files: save the "
@@ -142,14 +170,50 @@ class TableSource:
         self.delimiter = delimiter
         cols = self.run(f"DESCRIBE SELECT * FROM {raw}")
         self.raw_columns = [str(c[0]) for c in cols]
+        check_spaced_names(self.raw_columns, self.path)
         self.raw_types = {str(c[0]): str(c[1]) for c in cols}
         self.con.execute(f"CREATE VIEW raw_src AS SELECT * FROM {raw}")
+        self.counted_rows = self._count_rows()
         self._count_missing()
         self._n_rows: int | None = None if self.dropped is None else self.n_rows_read - self.dropped
         self.kinds: dict[str, str] = {}
         self._whole_floats: set[str] = set()
         self.integers: set[str] = set()
         self._define_views()
+
+    def _count_rows(self) -> str | None:
+        """`raw_rows`: the file's distinct raw rows, each with the number of rows it stands for (in ROWS), when the
+        file repeats its rows (its first REPEAT_SAMPLE rows, and then the whole file, are less than half distinct;
+        Adult resampled to 10⁷ rows has about 20,000 distinct ones). One GROUP BY of every column, DuckDB's own
+        floor; the missing-value pass, the kinds pass, the role facts, the ledger's row hashes, the histograms and
+        the released records then read these rows, weighted, instead of the file: each answer is a function of the
+        raw row, so it is the same. The file itself is read again only for what depends on its order (the first
+        rows, the first appearance of a value). None for a file of mostly distinct rows (every pass reads the file, as
+        before) or with a floating-point column (a GROUP BY holds -0.0 and 0.0 as one value; the reader's text
+        tells them apart)."""
+        names = self.raw_columns
+        if any(self.raw_types[c].upper() in FLOAT_TYPES for c in names):
+            return None
+        cols = ", ".join(quote(c) for c in names)
+        seen, distinct = self.run(f"WITH head AS (SELECT {cols} FROM raw_src LIMIT {REPEAT_SAMPLE}) SELECT (SELECT "
+                                  f"COUNT(*) FROM head), (SELECT COUNT(*) FROM (SELECT DISTINCT * FROM head))")[0]
+        if not seen or 2 * distinct > seen:
+            return None
+        self.run(f"CREATE TEMP TABLE raw_rows AS SELECT {cols}, COUNT(*) AS {quote(ROWS)} FROM raw_src "
+                 f"GROUP BY {cols}", fetch="")
+        kept, rows = self.run(f"SELECT COUNT(*), SUM({quote(ROWS)}) FROM raw_rows")[0]
+        if 2 * int(kept) > int(rows or 0):  # the first rows repeated, the rest did not: not worth holding
+            self.run("DROP TABLE raw_rows", fetch="")
+            return None
+        return "raw_rows"
+
+    def weighted(self, relation: str = "src") -> tuple[str, str | None]:
+        """(relation, weight column) over which to count the rows of `relation` ('raw_src', 'kept' or 'src'): its
+        view over the counted distinct rows with their counts in ROWS when the file's rows were counted
+        (`_count_rows`), else `relation` itself with no weight (one row each)."""
+        if self.counted_rows is None:
+            return relation, None
+        return {"raw_src": self.counted_rows, "kept": "kept_rows", "src": "src_rows"}[relation], quote(ROWS)
 
     # -- missing values (the reader's rules: data/missing.py) ---------------------------------------------------
     def _text(self, column: str) -> str:
@@ -168,8 +232,9 @@ class TableSource:
         check_leave_out(names, pol, str(self.path))
         self.unreleased = never_released(names, self.given_roles)  # as in memory: their blanks cost no row
         named = [c for c in names if c not in set(pol.leave_out) and c not in self.unreleased]
-        n, missing, any_missing = missing_counts(self.run, "raw_src", {c: self._missing(c) for c in names},
-                                                 named if pol.action == "drop" else [])
+        base, weight = self.weighted("raw_src")
+        n, missing, any_missing = missing_counts(self.run, base, {c: self._missing(c) for c in names},
+                                                 named if pol.action == "drop" else [], weight=weight)
         self.n_rows_read, self.missing = n, missing
         self.left_out = left_out_columns(names, missing, n, pol)
         self.columns = [c for c in names if c not in set(self.left_out)]
@@ -181,6 +246,11 @@ class TableSource:
         self._too_many: set[tuple] = set()
         self.con.execute(f"CREATE OR REPLACE VIEW kept AS {self._kept_sql(self.columns, 'raw_src')}")
         self.con.execute(f"CREATE OR REPLACE VIEW src AS {self._src_sql(self.columns, 'kept')}")
+        if self.counted_rows is not None:  # the same views over the counted rows, their counts carried along
+            w = quote(ROWS)
+            self.con.execute(f"CREATE OR REPLACE VIEW kept_rows AS "
+                             f"{self._kept_sql(self.columns, self.counted_rows, w)}")
+            self.con.execute(f"CREATE OR REPLACE VIEW src_rows AS {self._src_sql(self.columns, 'kept_rows', w)}")
 
     def _filter_columns(self) -> list[str]:
         """The columns whose missing cells drop a row ('drop'), leaving out those with none: a test that is false
@@ -205,11 +275,23 @@ class TableSource:
         """`src` over `base` (`kept`): a text column's missing cells read as the label, as in memory: under
         'category' every column's, under 'drop' those of the never-released columns whose blanks were kept."""
         label = literal(self.na_policy.category_label)
-        labelled = [c for c in columns if self.kinds.get(c) != "numeric"
-                    and (self.na_policy.action != "drop" or c in self.unreleased)]
+        labelled = self._labelled(columns)
         shown = ", ".join([f"COALESCE({quote(c)}, {label}) AS {quote(c)}" if c in labelled else quote(c)
                            for c in columns] + ([extra] if extra else []))
         return f"SELECT {shown} FROM {base}"
+
+    def _labelled(self, columns: list[str]) -> list[str]:
+        """The columns of `src` whose missing cells read as the policy's label (see `_src_sql`)."""
+        return [c for c in columns if self.kinds.get(c) != "numeric"
+                and (self.na_policy.action != "drop" or c in self.unreleased)]
+
+    def src_head(self, kept_head: pd.DataFrame) -> pd.DataFrame:
+        """`head()` of `src` from the same first rows of `kept` already read (`src` is `kept` with the labels
+        shown): the first rows are read once, not once per view."""
+        out = kept_head.copy()
+        for c in self._labelled([c for c in out.columns]):
+            out[c] = out[c].where(out[c].notna(), self.na_policy.category_label)
+        return out
 
     def histogram(self, columns) -> pd.DataFrame | None:
         """Rows of `src` per combination of `columns` (their text, NULL a group of its own): a frame of the
@@ -227,24 +309,27 @@ class TableSource:
                 if cols == have:
                     return frame
                 if not cols:
-                    return pd.DataFrame({"n": [int(frame["n"].sum())]})
-                return frame.groupby(list(cols), dropna=False, sort=False)["n"].sum().reset_index()
+                    return pd.DataFrame({N: [int(frame[N].sum())]})
+                return frame.groupby(list(cols), dropna=False, sort=False)[N].sum().reset_index()
         keys = ", ".join(quote(c) for c in cols)
         raw = list(dict.fromkeys(list(cols) + self._filter_columns()))
         typed = any(self.raw_types[c].upper() in FLOAT_TYPES for c in raw)
         if cols and set(raw) == set(cols) and not typed:
-            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, COUNT(*) AS n__ FROM raw_src "
+            base, weight = self.weighted("raw_src")
+            w = quote(helper("w"))
+            counted = (f"(SELECT {', '.join(quote(c) for c in raw)}, {_count(weight)} AS {w} FROM {base} "
                        f"GROUP BY {', '.join(quote(c) for c in raw)}) AS raw_counts")
-            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, 'n__')}) AS kept_counts",
-                                 "n__")
-            sql = f"SELECT {keys}, SUM(n__) AS n FROM ({rows}) AS h GROUP BY {keys}"
+            rows = self._src_sql(list(cols), f"({self._kept_sql(list(cols), counted, w)}) AS kept_counts", w)
+            sql = f"SELECT {keys}, CAST(SUM({w}) AS BIGINT) AS {quote(N)} FROM ({rows}) AS h GROUP BY {keys}"
         else:
-            sql = f"SELECT {keys}{', ' if keys else ''}COUNT(*) AS n FROM src" + (f" GROUP BY {keys}" if keys else "")
+            base, weight = self.weighted("src")
+            sql = (f"SELECT {keys}{', ' if keys else ''}{_count(weight)} AS {quote(N)} FROM {base}"
+                   + (f" GROUP BY {keys}" if keys else ""))
         frame = self.query(f"{sql} LIMIT {HISTOGRAM_ROWS + 1}")
         if len(frame) > HISTOGRAM_ROWS:  # too many combinations to hold: the caller asks SQL instead
             self._too_many.add(cols)
             return None
-        frame["n"] = frame["n"].astype(np.int64)
+        frame[N] = frame[N].astype(np.int64)
         self._histograms[cols] = frame
         return frame
 
@@ -296,7 +381,8 @@ class TableSource:
     @property
     def n_rows(self) -> int:
         if self._n_rows is None:
-            self._n_rows = int(self.run("SELECT COUNT(*) FROM src")[0][0])
+            base, weight = self.weighted("src")
+            self._n_rows = int(self.run(f"SELECT COALESCE({_count(weight)}, 0) FROM {base}")[0][0])
         return self._n_rows
 
     def head(self, n: int = SCHEMA_ROWS, relation: str = "src") -> pd.DataFrame:
@@ -319,23 +405,26 @@ class TableSource:
             if got is not None and not got[column].isna().any():
                 return pd.Series(np.sort(pd.unique(got[column].astype(str).to_numpy())), dtype=object).astype(str)
         c = quote(column)
-        return self.query(f"SELECT DISTINCT {c} AS v FROM src ORDER BY v")["v"].astype(str)
+        return self.query(f"SELECT DISTINCT {c} AS v FROM {self.weighted('src')[0]} ORDER BY v")["v"].astype(str)
 
     def group_counts(self, keys: dict[str, str], *, relation: str = "src", where: str | None = None,
                      weight: str | None = None) -> pd.DataFrame:
-        """`SELECT key expressions, COUNT(*) AS n FROM relation GROUP BY keys`: one row per non-empty group (keys
+        """`SELECT key expressions, COUNT(*) AS N FROM relation GROUP BY keys`: one row per non-empty group (keys
         that are columns of `src`: from its `histogram`). With `weight`, a relation of rows already counted (a
-        histogram, see `counted`): n is the sum of that column."""
+        histogram, see `counted`): N (the rows, named so no column of the file clashes) is the sum of that
+        column."""
         names = {quote(c): c for c in self.columns}
         if relation == "src" and where is None and keys and all(e in names for e in keys.values()) \
                 and len(set(keys.values())) == len(keys):
             got = self.histogram(tuple(names[e] for e in keys.values()))
             if got is not None:
-                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + ["n"]]
+                return got.rename(columns={names[e]: k for k, e in keys.items()})[list(keys) + [N]]
+        if relation == "src" and weight is None:
+            relation, weight = self.weighted("src")
         select = ", ".join(f"{expr} AS {quote(name)}" for name, expr in keys.items())
         group = ", ".join(str(i + 1) for i in range(len(keys)))
         n = f"CAST(SUM({weight}) AS BIGINT)" if weight else "COUNT(*)"
-        sql = f"SELECT {select}, {n} AS n FROM {relation}" + (f" WHERE {where}" if where else "")
+        sql = f"SELECT {select}, {n} AS {quote(N)} FROM {relation}" + (f" WHERE {where}" if where else "")
         sql += f" GROUP BY {group}" if keys else ""
         return self.query(sql)
 
@@ -352,8 +441,8 @@ class TableSource:
         the file); `src` itself (weight None) when there are too many combinations to hold."""
         got = self.histogram(tuple(columns))
         if got is None:
-            return "src", None
-        self.register(name, got.rename(columns={"n": ROWS}))
+            return self.weighted("src")
+        self.register(name, got.rename(columns={N: ROWS}))
         return name, quote(ROWS)
 
     def first_seen(self, column: str) -> pd.Series:
@@ -363,8 +452,9 @@ class TableSource:
         c = quote(column)
         self.run("SET preserve_insertion_order = true", fetch="")
         try:
-            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
-                             f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+            p = quote(helper("p"))  # not a column of the file, whatever its name
+            got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN({p}) AS first FROM (SELECT {c}, row_number() "
+                             f"OVER () AS {p} FROM src) AS r GROUP BY 1) AS g ORDER BY first")
         finally:
             self.run("SET preserve_insertion_order = false", fetch="")
         return got["v"].astype(str)
@@ -373,26 +463,72 @@ class TableSource:
         """A small mapping table (value → code) the SQL joins against."""
         self.con.register(name, frame)
 
+    def hash_texts(self) -> str:
+        """The SELECT list of the raw cells as the ledger's row hashes read them: each as the text the in-memory
+        reader hashes for it. A CSV's empty field is '' to the reader, NULL to DuckDB; a Parquet boolean is
+        'True'/'False' to the reader (pandas' text of it), 'true'/'false' to a CAST (it gave a boolean column
+        another identity, and so another budget, on this engine than in memory)."""
+        def text(c: str) -> str:
+            q = quote(c)
+            if self.file_format == "csv":
+                return f"COALESCE(CAST({q} AS VARCHAR), '')"
+            if self.raw_types[c].upper() == "BOOLEAN":
+                return f"(CASE WHEN {q} THEN 'True' WHEN NOT {q} THEN 'False' END)"
+            return f"CAST({q} AS VARCHAR)"
+        return ", ".join(f"{text(c)} AS {quote(c)}" for c in self.raw_columns)
+
     def row_hashes(self) -> np.ndarray:
         """The ledger's raw row hashes (privacy/fingerprint.py), computed batch by batch over the file's raw
-        text: the same people give the same identity whichever engine reads the file."""
+        text: the same people give the same identity whichever engine reads the file. When the file's rows were
+        counted (`_count_rows`), each distinct row is hashed once and its hash repeated as many times as the row
+        occurs: the same multiset, handed over sorted (the ledger then neither sorts it again nor keys a row
+        more than once)."""
         import pyarrow as pa
 
         from ppdp_gui.engine.privacy.fingerprint import canonical_row_hashes
-        # a CSV's empty field is '' to the reader, NULL to DuckDB
-        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
-        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
+        texts = self.hash_texts()
+        base, weight = self.weighted("raw_src")
         import duckdb
         try:
-            reader = self.con.sql(f"SELECT {texts} FROM raw_src").to_arrow_reader(_BATCH)
-            parts = [canonical_row_hashes(pa.Table.from_batches([b])) for b in reader]
+            reader = self.con.sql(f"SELECT {texts}{f', {weight}' if weight else ''} FROM {base}"
+                                  ).to_arrow_reader(_BATCH)
+            parts, counts = [], []
+            for b in reader:
+                if weight:
+                    counts.append(b.column(b.num_columns - 1).to_numpy(zero_copy_only=False))
+                    b = b.drop_columns([b.schema.names[-1]]) if hasattr(b, "drop_columns") else \
+                        pa.RecordBatch.from_arrays(b.columns[:-1], names=b.schema.names[:-1])
+                parts.append(canonical_row_hashes(pa.Table.from_batches([b])))
         except duckdb.Error as exc:
             raise duckdb_error(exc, self.path) from None
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        hashes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        if not weight or not len(hashes):
+            return hashes
+        order = np.argsort(hashes, kind="stable")
+        return np.repeat(hashes[order], np.concatenate(counts).astype(np.int64)[order])
 
     def copy(self, sql: str, path: Path, options: str) -> None:
         """Write the rows of `sql`, in order, to `path` (`COPY … TO`, DuckDB's options)."""
         self.run(f"COPY ({sql}) TO {literal(str(path))} ({options})", fetch="")
+
+    def copy_counted(self, sql: str, columns: list[str], path: Path, options: str) -> None:
+        """Write rows given counted to `path`: `sql` yields distinct rows in the order to write, each with its count
+        in ROWS; each is written that many times, in that order. The distinct rows are put in a table in that
+        order and repeated by `unnest` (in pieces of at most 65,536, so no list is large), which keeps the order
+        under `preserve_insertion_order`: no sort of the written rows. `columns`: the names to write."""
+        cols, w = ", ".join(quote(c) for c in columns), quote(ROWS)
+        piece = 1 << 16
+        self.run("SET preserve_insertion_order = true", fetch="")
+        try:
+            p, n, i = (quote(helper(x)) for x in ("piece", "n", "i"))
+            self.run(f"CREATE OR REPLACE TEMP TABLE ppdp_ordered__ AS {sql}", fetch="")
+            pieces = (f"SELECT {cols}, least({w} - {p} * {piece}, {piece}) AS {n} FROM (SELECT *, "
+                      f"unnest(range(({w} + {piece - 1}) // {piece})) AS {p} FROM ppdp_ordered__) AS p")
+            rows = f"SELECT {cols}, unnest(range({n})) AS {i} FROM ({pieces}) AS q"
+            self.run(f"COPY (SELECT {cols} FROM ({rows}) AS r) TO {literal(str(path))} ({options})", fetch="")
+        finally:
+            self.run("DROP TABLE IF EXISTS ppdp_ordered__", fetch="")
+            self.run("SET preserve_insertion_order = false", fetch="")
 
     def reader(self):
         """A DuckDB connection that reads a written file back (here: the source's own)."""
@@ -454,9 +590,9 @@ def open_large(path, *, na_policy: NAPolicy = NAPolicy(), kinds=None, roles=None
         raise every_row_missing(source.n_rows_read, na_policy.tokens, str(source.path))
     given = {c: k for c, k in (kinds or {}).items() if c in source.columns}
     given = {**kinds_by_name(c for c in source.columns if c not in given), **given}  # ZIP codes, by name
-    final, whole = decide_kinds(source, given)
+    final, whole, first_rows = decide_kinds(source, given)
     source.apply_kinds(final, whole)
-    sample = source.head()
+    sample = source.src_head(first_rows)
     given_roles = {c: r for c, r in (roles or {}).items() if c in source.columns}
     typed = dataset_from_frame(sample, kinds=final, roles=given_roles,
                                na_policy=NAPolicy(tokens=(), action="category", mostly_missing=None))
@@ -480,11 +616,12 @@ ENGINE_NOTE = ("Read with the large-table engine (DuckDB): missing values, kinds
                "rules, counted over every row of the file.")
 
 
-def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, str], list[str], pd.DataFrame]:
     """Each kept column's kind by `coltypes`' rule over every kept row (bigdata/columns.py), the declared ones
     checked (a declared numeric column holding a non-number is an error naming it, as in memory); and the
     columns whose every value is a whole number (a typed float column of them reads as integers; a numeric
-    column of them with no missing cell is held as integers, so it is written as such)."""
+    column of them with no missing cell is held as integers, so it is written as such); and the first rows of
+    `kept` it read (the role guesses read them too)."""
     floats = [c for c in source.columns if source.raw_types[c].upper() in FLOAT_TYPES]
     sample = source.head(SCHEMA_ROWS, relation="kept")
     seen = {c: int(sample[c].dropna().nunique()) for c in source.columns}
@@ -492,9 +629,10 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
     # columns whose first rows could be numeric (and the declared numeric ones) are read again
     could_be = {c for c, kind in zip(source.columns, _sample_kinds(sample)) if kind}
     check = [c for c in source.columns if given.get(c) == "numeric" or (c not in given and c in could_be)]
-    facts = kind_facts(source.run, "kept", check, [c for c in check if c not in given
-                                                   and seen[c] <= NUMERIC_MIN_DISTINCT],
-                       list(dict.fromkeys(check + floats)))
+    base, weight = source.weighted("kept")
+    facts = kind_facts(source.run, base, check, [c for c in check if c not in given
+                                                 and seen[c] <= NUMERIC_MIN_DISTINCT],
+                       list(dict.fromkeys(check + floats)), weight=weight)
     for c in check:
         if given.get(c) == "numeric" and facts[c]["not numbers"]:
             bad = example_non_numbers(source.run, c)
@@ -503,7 +641,7 @@ def decide_kinds(source: TableSource, given: dict[str, str]) -> tuple[dict[str, 
     kinds = {c: given.get(c) or (infer_kind(facts[c], seen[c]) if c in facts else "categorical")
              for c in source.columns}
     whole = [c for c in source.columns if facts.get(c, {}).get("whole")]
-    return kinds, whole
+    return kinds, whole, sample
 
 
 def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
@@ -524,12 +662,18 @@ def _sample_kinds(sample: pd.DataFrame) -> list[bool]:
 
 def uniqueness_sql(table: TableSource, column: str) -> tuple[float, float]:
     """pipeline.plan.uniqueness in SQL: (share of rows holding distinct values, share of rows whose value no
-    other row has)."""
+    other row has). From a histogram already counted when one holds the column (the class or sensitive column, in
+    the histogram every mechanism reads): no pass over the file."""
     n = table.n_rows
     if not n:
         return 0.0, 0.0
-    d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT COUNT(*) AS n "
-                             f"FROM src GROUP BY {quote(column)}) AS g").fetchall()[0]
+    got = table.cached_histogram((column,))
+    if got is not None:
+        counts = got[N].to_numpy(dtype=np.int64)
+        return float(len(counts)) / n, float((counts == 1).sum()) / n
+    base, weight = table.weighted("src")
+    d, u = table.con.execute(f"SELECT COUNT(*), SUM(CASE WHEN n = 1 THEN 1 ELSE 0 END) FROM (SELECT "
+                             f"{_count(weight)} AS n FROM {base} GROUP BY {quote(column)}) AS g").fetchall()[0]
     return float(d) / n, float(u or 0) / n
 
 

@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.dialect import to_spark
-from ppdp_gui.engine.bigdata.source import TableSource, check_parquet_file, is_remote, pre_read_checks
+from ppdp_gui.engine.bigdata.source import (TableSource, check_parquet_file, check_spaced_names, is_remote,
+                                            pre_read_checks)
 from ppdp_gui.engine.data.schema import NAPolicy
 from ppdp_gui.engine.errors import DataError
 
@@ -184,6 +185,7 @@ class SparkTableSource(TableSource):
             raise spark_error(exc, self.path) from None
         self.delimiter = delimiter
         self.raw_columns = [str(c) for c in raw.columns]
+        check_spaced_names(self.raw_columns, self.url if self.remote else self.path)
         self.raw_types = {str(c): _spark_type(t) for c, t in raw.dtypes}
         self._count_missing()
         self._n_rows = None if self.dropped is None else self.n_rows_read - self.dropped
@@ -226,11 +228,8 @@ class SparkTableSource(TableSource):
         """The ledger's raw row hashes over the file's raw text, as the DuckDB engine computes them: hashed on the
         executors batch by batch (`batch_row_hashes`), only the 8-byte hashes reach the driver. The ledger uses
         them as a multiset (sorted for the identity, distinct and sorted for the sketch), so their order is free."""
-        from ppdp_gui.engine.bigdata.columns import quote
-        cast = "COALESCE(CAST({} AS VARCHAR), '')" if self.file_format == "csv" else "CAST({} AS VARCHAR)"
-        texts = ", ".join(f"{cast.format(quote(c))} AS {quote(c)}" for c in self.raw_columns)
         try:
-            frame = self.spark.sql(to_spark(f"SELECT {texts} FROM raw_src"))
+            frame = self.spark.sql(to_spark(f"SELECT {self.hash_texts()} FROM raw_src"))
             got = frame.mapInArrow(batch_row_hashes, "h bigint").toArrow()
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ppdp_gui.engine.bigdata.source import quote
+from ppdp_gui.engine.bigdata.source import helper, quote
 
 _EXACT = 2**53
 
@@ -64,15 +64,15 @@ def position_sql(cell: str, splits) -> str:
 
 
 def cells_relation(columns: dict[str, object], keep: list[str], relation: str = "src") -> str:
-    """A subquery with, for each numeric column name → Grid, its value x$name (DOUBLE) and its exact grid cell
-    cell$name, plus the columns `keep` unchanged."""
+    """A subquery with, for each numeric column name → Grid, its value helper('x$' + name) (DOUBLE) and its exact grid
+    cell helper('cell$' + name) (names no column of the file has: columns.HELPER), plus the columns `keep` unchanged."""
     inner = [f"{quote(k)}" for k in keep]
     for name, grid in columns.items():
         x = f"CAST({quote(name)} AS DOUBLE)"
-        inner.append(f"{x} AS {quote('x$' + name)}")
-        inner.append(f"{raw_cell_sql(x, grid)} AS {quote('c0$' + name)}")
+        inner.append(f"{x} AS {quote(helper('x$' + name))}")
+        inner.append(f"{raw_cell_sql(x, grid)} AS {quote(helper('c0$' + name))}")
     outer = [quote(k) for k in keep]
     for name, grid in columns.items():
-        x, c0 = quote("x$" + name), quote("c0$" + name)
-        outer.append(f"{corrected_cell_sql(x, c0, grid)} AS {quote('cell$' + name)}")
+        x, c0 = quote(helper("x$" + name)), quote(helper("c0$" + name))
+        outer.append(f"{corrected_cell_sql(x, c0, grid)} AS {quote(helper('cell$' + name))}")
     return f"(SELECT {', '.join(outer)} FROM (SELECT {', '.join(inner)} FROM {relation}) AS cells_inner) AS cells"

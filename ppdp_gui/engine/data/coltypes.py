@@ -41,6 +41,18 @@ def kinds_by_name(names) -> dict[str, str]:
     return {c: "categorical" for c in names if code_by_name(c)}
 
 
+#: a text quasi-identifier with at most this many values needs no tree: each value is kept or shown as '*', all a
+#: tree over two values (F, M) could say — the Taxonomies step lists it as fine, not as a column to work on
+NO_TREE_VALUES = 2
+
+
+def needs_no_tree(values, missing=()) -> bool:
+    """True when the column has at most NO_TREE_VALUES different values (blanks and the `missing` labels set
+    aside): a flat tree is all it can have, and having none is the same."""
+    present = pd.Series(pd.Series(values).dropna().unique())
+    return int((~present.astype(str).isin(list(missing))).sum()) <= NO_TREE_VALUES
+
+
 #: words of a column name that say it holds dates (the Dates builder: month → year → decade)
 DATE_NAME_WORDS = frozenset({"date", "dates", "dob", "birthdate", "datetime"})
 
@@ -228,14 +240,14 @@ class TextBatch:
 
     def __init__(self, arrays: list, n: int, tokens) -> None:
         self.n, self.k = n, len(arrays)
-        chunks = []
-        for arr in arrays:
-            chunks.extend(arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr])
-        big = _concat_text(chunks)
-        encoded = pc.dictionary_encode(big)
-        raw_values = encoded.dictionary
+        raw_values, codes = _shared_codes(arrays)
+        if raw_values is None:
+            chunks = []
+            for arr in arrays:
+                chunks.extend(arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr])
+            encoded = pc.dictionary_encode(_concat_text(chunks))
+            raw_values, codes = encoded.dictionary, encoded.indices
         stripped = pc.utf8_trim_whitespace(raw_values)
-        codes = encoded.indices
         if not stripped.equals(raw_values):  # white space around some value: equal after stripping = one value
             again = pc.dictionary_encode(stripped)
             remap = again.indices.to_numpy(zero_copy_only=False)
@@ -294,6 +306,22 @@ class TextBatch:
         if flat.type != pa.large_string():
             flat = flat.cast(pa.large_string())  # once per batch: pandas keeps large strings
         return [flat.slice(j * m, m) for j in range(self.k)]
+
+
+def _shared_codes(arrays: list) -> tuple[pa.Array | None, pa.Array | None]:
+    """(distinct texts, code of every cell) when the columns are dictionary arrays over one dictionary and
+    without nulls: their codes are used as they are (no hashing of every cell); else (None, None)."""
+    if not arrays or not all(isinstance(a, pa.DictionaryArray) and a.null_count == 0 for a in arrays):
+        return None, None
+    dictionary = arrays[0].dictionary
+    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+        return None, None
+    if not all(a.dictionary.equals(dictionary) for a in arrays[1:]):
+        return None, None
+    distinct = pc.dictionary_encode(dictionary)  # a dictionary may hold a text twice
+    remap = distinct.indices.to_numpy(zero_copy_only=False)
+    cells = np.concatenate([a.indices.to_numpy(zero_copy_only=False) for a in arrays])
+    return distinct.dictionary, pa.array(remap[cells])
 
 
 _STR = None  # pandas' default "str" dtype, made on first use (importing this module does not touch pandas)

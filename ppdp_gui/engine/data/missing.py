@@ -2,9 +2,9 @@
 
 By default no row is dropped: a blank in a categorical column is the category "(missing)" (part of every stated
 list of values, data/domains.py), a blank in a numeric column an empty cell — for a DP release given the middle of
-the column's public range (`impute_public`, a per-record rule); Mondrian codes it as "(missing)" beside its grid
-cells (qi_coding.blank_cells_ok), while another mechanism of the k-anonymity family that needs a number there
-says so (the custodian makes the column categorical or drops rows). On a clinical extract dropping
+the column's public range (`impute_public`, a per-record rule); Mondrian, TDS and global / local recoding code it
+as "(missing)" under the root of the column's tree (qi_coding.blank_cells_ok), while fragmentation and the large-
+table engines, which need a number there, say so (the custodian makes the column categorical or drops rows). On a clinical extract dropping
 rows would cost most of the table (diabetes: payer_code 40 % and medical_specialty 49 % missing drop 74 % of the
 encounters), and under it the number of rows depends on the data, which the mechanisms private for one record
 replaced must not publish (pipeline/plan.py refuses them). Dropping is the custodian's explicit choice. When

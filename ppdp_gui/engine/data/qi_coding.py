@@ -10,6 +10,9 @@ Every QI becomes a numeric code whose order keeps generalisation groups contiguo
 - a numeric column without a taxonomy but with blank cells (kept by default, `blank_cells_ok`): a tree of intervals
   of the same width, each level joining two, with "(missing)" on its own branch under the root, so the blanks
   form groups of their own (or join others as '*') and the column's numbers are still published as ranges.
+- a numeric column with a taxonomy and blank cells: its taxonomy with "(missing)" on its own branch under the
+  root when it has none (`taxonomy_with_blanks`), each blank read as that value (`taxonomy_values`) — what TDS
+  and global recoding code too (kanon/lattice.py).
 
 Bounds for information loss are kept in one unit per QI: leaf positions for taxonomies (so NCP is
 (leaves under node - 1)/(leaves - 1), ARX's loss metric) and the column's own unit for grids.
@@ -153,7 +156,9 @@ class QICode:
             out = np.clip(where, 0, max(len(self.cell_lows) - 1, 0)).astype(float)
             return np.where(np.isnan(numbers), float(self.index.n_leaves - 1), out)
         if self.index is not None:
-            known = values.astype(str).isin(set(self.index.tax.leaf_values()))
+            from ppdp_gui.engine.data.schema import MISSING_LABEL
+            values = values.astype(str).where(values.notna(), MISSING_LABEL)  # a blank number: "(missing)"
+            known = values.isin(set(self.index.tax.leaf_values()))
             out = np.full(len(values), np.nan)
             if known.any():
                 out[known.to_numpy()] = self.index.positions(values[known])
@@ -169,8 +174,8 @@ def code_quasi_identifier(data: Dataset, name: str, grid_width: float = 0.0) -> 
     if tax is None and spec.kind != "numeric":
         tax = Taxonomy.flat(name, pd.unique(series.astype(str)))
     if tax is not None:
-        index = TaxonomyIndex(tax)
-        pos = index.positions(series).astype(float)
+        index = TaxonomyIndex(taxonomy_with_blanks(data, name, tax))
+        pos = index.positions(taxonomy_values(data, name)).astype(float)
         return QICode(name, pos, index=index, domain=(0.0, float(index.n_leaves - 1)),
                       flat=spec.taxonomy is None)
     values = pd.to_numeric(series).to_numpy(dtype=float)
@@ -186,11 +191,37 @@ def code_quasi_identifier(data: Dataset, name: str, grid_width: float = 0.0) -> 
 
 
 def blank_cells_ok(data: Dataset, name: str) -> bool:
-    """A numeric quasi-identifier without a taxonomy whose blank cells `code_quasi_identifier` can code (a
-    "(missing)" leaf beside intervals): an in-memory table's column; a taxonomy given for it must hold its blanks
-    itself."""
-    spec = data.spec(name)
-    return spec.kind == "numeric" and spec.taxonomy is None and getattr(data, "table", None) is None
+    """A numeric quasi-identifier whose blank cells `code_quasi_identifier` (and kanon/lattice.py) can code as
+    "(missing)", a value of its own under the root (beside intervals, or beside its taxonomy's branches): an
+    in-memory table's column. A large table's (mondrian_sql, globalrec_sql) is not: its cells are SQL values,
+    and its engines refuse the blanks, naming the fix."""
+    return data.spec(name).kind == "numeric" and getattr(data, "table", None) is None
+
+
+def blank_numbers(data: Dataset, name: str) -> bool:
+    """An in-memory number column with blank cells (rows are kept by default)."""
+    return blank_cells_ok(data, name) and bool(data.frame[name].isna().any())
+
+
+def taxonomy_with_blanks(data: Dataset, name: str, tax: Taxonomy) -> Taxonomy:
+    """`tax`, with "(missing)" on its own branch directly under the root when the number column has blank cells
+    and the tree has no place for them (a tree of Numeric intervals built from the numbers, an ARX file). The
+    blanks then form groups of their own, of k persons like any value, or go up to the root with the rest."""
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    if not blank_numbers(data, name) or tax.has_value(MISSING_LABEL):
+        return tax
+    from ppdp_gui.engine.taxonomy.from_spec import with_missing_leaf
+    return with_missing_leaf(tax)
+
+
+def taxonomy_values(data: Dataset, name: str) -> pd.Series:
+    """The column's values as its taxonomy reads them: a blank number cell as "(missing)", the other numbers as
+    the tree's leaves spell them (their text)."""
+    series = data.frame[name]
+    if not blank_numbers(data, name):
+        return series
+    from ppdp_gui.engine.data.schema import MISSING_LABEL
+    return series.astype(str).where(series.notna(), MISSING_LABEL)
 
 
 def _with_blanks(name: str, series: pd.Series, width: float) -> QICode:

@@ -147,6 +147,19 @@ def dataset_from_frame(frame: pd.DataFrame, *, roles: dict[str, Role] | None = N
     return Dataset(frame=built.frame, schema=built.schema, source=replace(source, role_reasons=built.reasons))
 
 
+def dataset_from_columns(names: list[str], columns: list[pa.Array], n_rows: int, *,
+                         kinds: dict[str, str] | None = None, na_policy: NAPolicy = NAPolicy()) -> Dataset:
+    """`dataset_from_frame` for text columns already in Arrow form, typed by the same rules. A column may be a
+    dictionary array (each distinct text once, a code per cell): when all of a batch's columns share one
+    dictionary, the cells are typed from their codes without being hashed again (the export's read-back of an
+    XLSX it wrote: data/xlsx_sheet.py)."""
+    cols = dict(zip(check_names(list(names), None, None), columns))
+    built = _build(cols, n_rows, kinds=kinds, roles=None, taxonomies=None, na_policy=na_policy, line_of_row=None,
+                   path=None)
+    source = SourceInfo(n_rows_read=n_rows, n_rows_dropped=built.dropped, na_policy=na_policy)
+    return Dataset(frame=built.frame, schema=built.schema, source=replace(source, role_reasons=built.reasons))
+
+
 # ---- files -------------------------------------------------------------------------------------------------
 def _read_bytes(p: Path, max_bytes: int) -> bytes:
     """The file's bytes: only a regular file (`prechecks.read_regular`: a FIFO, device or folder is refused

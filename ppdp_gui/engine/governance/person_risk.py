@@ -14,18 +14,14 @@ from typing import Sequence
 
 import pandas as pd
 
+from ppdp_gui.engine.metrics.person_risk import UnitRisk, unit_risk
 from ppdp_gui.engine.metrics.risk_models import class_ids
 
 
 @dataclass(frozen=True)
-class PersonRisk:
-    unit: str  # "person (patient_nbr)" or "row"
-    units: int  # persons (or rows)
-    classes: int
-    highest: float  # 0..1
-    average: float
-    at_risk: float  # share of persons whose risk is above `threshold`
-    threshold: float
+class PersonRisk(UnitRisk):
+    """The metrics' per-unit risk, named for the dossier: which unit it counts, and the share above 10 %."""
+    unit: str = "row"  # "person (patient_nbr)" or "row"
     #: the share of units above 10 %, the cut the custodian record's release figures use (dossier: initial vs
     #: residual side by side)
     at_risk_10: float = 0.0
@@ -34,13 +30,11 @@ class PersonRisk:
 def person_risk(frame: pd.DataFrame, qis: Sequence[str], person: str | None = None,
                 threshold: float = 0.1) -> PersonRisk:
     """Prosecutor risk per person on `qis` (metrics/person_risk.py); per row when `person` is None."""
-    from ppdp_gui.engine.metrics.person_risk import unit_risk
     cid = class_ids(frame, list(qis))
     persons = frame[person].to_numpy() if person is not None and person in frame.columns else None
     r = unit_risk(cid, persons, threshold)
     at_10 = r.at_risk if threshold == 0.1 else unit_risk(cid, persons, 0.1).at_risk
-    return PersonRisk(f"person ({person})" if persons is not None else "row", r.units, r.classes, r.highest,
-                      r.average, r.at_risk, threshold, at_10)
+    return PersonRisk(**vars(r), unit=f"person ({person})" if persons is not None else "row", at_risk_10=at_10)
 
 
 def source_as_released(recipe, record: dict | None = None):

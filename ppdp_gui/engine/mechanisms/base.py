@@ -34,6 +34,11 @@ class ParamSpec:
     in a tooltip, for whoever checks). `more_private` says which way the parameter buys privacy ("lower" for ε,
     "higher" for k), so a simulation's advice can lean towards privacy when results are as good; None when the
     parameter does not change the guarantee (e.g. DiffGen's h).
+
+    `special` is a value that is no quantity but a switch — 0 for "automatic" (the mechanism picks the width) or
+    for "off" (no t-closeness) — with the word shown for it instead of the number: a nurse reads "0.0000" in an
+    "Interval width" box as a tiny width, not as "the tool decides". `decimals` is how many decimals a float's
+    box shows (None: from its range).
     """
 
     name: str
@@ -50,6 +55,8 @@ class ParamSpec:
     optional: bool = False
     formula: str = ""
     more_private: Literal["lower", "higher"] | None = None
+    special: tuple[float, str] | None = None
+    decimals: int | None = None
 
     def coerce(self, value: Any) -> Any:
         """The value in this parameter's type, or ParameterError naming the parameter and the allowed range."""

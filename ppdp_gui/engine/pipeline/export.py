@@ -29,9 +29,9 @@ import pandas as pd
 
 from ppdp_gui.engine.checks.claims import ClaimCheck, check_claims, failures
 from ppdp_gui.engine.data.outputs import OutputPlan, safe_release_id
-from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
+from ppdp_gui.engine.data.reader import dataset_from_columns, dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy
-from ppdp_gui.engine.data.xlsx_sheet import read_plain_sheet
+from ppdp_gui.engine.data.xlsx_sheet import plain_sheet
 from ppdp_gui.engine.data.xlsx_stream import read_xlsx_text
 from ppdp_gui.engine.data.writer import (Staged, commit, json_text, neutral_text, stage_table, stage_with,
                                          table_format, write_text_atomic)
@@ -156,12 +156,14 @@ def read_back(staged: Staged, columns) -> pd.DataFrame:
     try:
         if staged.fmt == "xlsx":
             # the cells by whole arrays over the written bytes (data/xlsx_sheet.py: strict, shares no code with
-            # the writer, about 3x faster than a per-cell parser), or — a sheet not in the writer's plain shape —
+            # the writer, about 10x faster than a per-cell parser), or — a sheet not in the writer's plain shape —
             # by a compiled XLSX parser (calamine); then the reader's own typing rules
-            frame = read_plain_sheet(staged.tmp)
-            if frame is None:
-                frame = read_xlsx_text(staged.tmp)
-            data = dataset_from_frame(frame, na_policy=policy, kinds=kinds)
+            sheet = plain_sheet(staged.tmp)
+            if sheet is None:
+                data = dataset_from_frame(read_xlsx_text(staged.tmp), na_policy=policy, kinds=kinds)
+            else:  # each distinct text once, a code per cell: typed without hashing every cell again
+                data = dataset_from_columns(sheet.names, [sheet.column(j) for j in range(len(sheet.names))],
+                                            sheet.codes.shape[1], na_policy=policy, kinds=kinds)
         else:
             data = read_table(staged.tmp, na_policy=policy, delimiter=sep, max_bytes=staged.tmp.stat().st_size + 1,
                               kinds=kinds, own_file=True)

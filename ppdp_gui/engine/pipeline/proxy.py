@@ -47,6 +47,20 @@ class Basis:
         return self.kind in (DP_COPY, PUBLIC)
 
 
+def default_basis(mechanism: str, public_table: bool = False) -> str:
+    """What a simulation reads unless the custodian says otherwise, in the window and in `ppdp sweep` alike: a
+    public table when one is given; for an ε-DP mechanism a DP copy (its ε would otherwise be chosen from the
+    patients, unaccounted); for a syntactic one (k-anonymity …, no ε to protect) the custodian's own table."""
+    from ppdp_gui.engine.mechanisms import registry
+    if public_table:
+        return PUBLIC
+    try:
+        dp = str(getattr(registry.get(mechanism), "guarantee", "")).startswith("ε-DP")
+    except Exception:  # noqa: BLE001 - an unknown name is reported where the mechanism is planned
+        dp = False
+    return DP_COPY if dp else OWN
+
+
 def cost_words(kind: str, epsilon=PROXY_EPSILON) -> str:
     """The sentence shown before a simulation runs: what it will run on and what that costs."""
     if kind == DP_COPY:

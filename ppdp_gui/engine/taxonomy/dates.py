@@ -47,6 +47,20 @@ def _parse(texts: pd.Series, column: str, date_format: str | None) -> pd.Datetim
 _SLASHED = r"^\s*(\d{1,2})([./-])(\d{1,2})\2(\d{4})\s*$"
 
 
+_ISO_DAY = r"^\s*\d{4}-\d{1,2}-\d{1,2}(?:[ T][\d:.]+)?\s*$"
+
+
+def looks_like_dates(values, missing=()) -> bool:
+    """True when every value present (blanks and the `missing` labels set aside) is written as a day — 2020-03-07,
+    07/03/2020, 03.07.2020 — and there is at least one: a column of exact dates, which a Dates tree can coarsen to
+    the month or the year. Read from the values' spelling only; numbers (2020, 90001) are no dates."""
+    texts = pd.Series(pd.Series(values).dropna().astype(str).unique())
+    texts = texts[~texts.isin(list(missing))]
+    if texts.empty:
+        return False
+    return bool((texts.str.match(_ISO_DAY) | texts.str.match(_SLASHED)).all())
+
+
 def date_format_of(column: str, values) -> str | None:
     """The format of a column's dates, for `date_hierarchy`: None for ISO dates (2020-03-07), '%d/%m/%Y' or
     '%m/%d/%Y' (with '/', '.' or '-') when some value shows which comes first (a first number above 12 is a

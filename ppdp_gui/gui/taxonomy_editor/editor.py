@@ -197,7 +197,10 @@ class TaxonomyEditor(QtWidgets.QWidget):
         if taxonomy is None:
             if values is None:
                 raise ValueError("set_column needs a taxonomy or the column's values")
-            taxonomy = Taxonomy.flat(column, values.dropna().astype(str).unique())
+            # in the values' natural order (3, 10, 100 — ages, not text: 10, 100, 3)
+            from ppdp_gui.engine.taxonomy.order import natural_key
+            shown = sorted({str(v) for v in values.dropna().astype(str).unique()}, key=natural_key)
+            taxonomy = Taxonomy.from_paths(column, [[v, "*"] for v in shown])
         self._loading = True
         try:
             self._column = column

@@ -385,8 +385,11 @@ class ExportView(StepView):
         ok = all(c.ok for c in exported.checks)
         lines = ["Written: " + ", ".join(str(p) for p in exported.files)]
         if exported.checks:
-            lines.append(f"Checked on the written file: {len(exported.checks)} promise(s) recounted, "
-                         + ("all hold." if ok else "NOT all hold."))
+            n = len(exported.checks)
+            lines.append(f"Checked on the written file: {'its one promise' if n == 1 else f'its {n} promises'} "
+                         "(the guarantee the release note states) recounted — "
+                         + (("it holds." if n == 1 else "all hold.") if ok else
+                            ("it does NOT hold." if n == 1 else "NOT all hold.")))
         if exported.note:
             lines.append(f"Release note (publish it with the file): {exported.note}")
         for kept in getattr(exported, "kept_notes", ()):

@@ -21,10 +21,10 @@ RISK_KINDS = ("risk",)
 
 
 def fmt_figure(name: str, value: float) -> str:
-    """A figure with its unit: '11.2 %', '30,162', '1.47'."""
+    """A figure with its unit: '11.2 %', '30,162', '1.47', '5,566,280 pairs of rows'."""
     v = float(value)
     text = f"{v:,.0f}" if v.is_integer() and abs(v) >= 1 else fmt(v)
-    return text + (" %" if name.rstrip().endswith("%") else "")
+    return glossary.with_unit(name, text)
 
 
 def _clear(form: QFormLayout) -> None:

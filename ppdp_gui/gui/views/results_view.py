@@ -31,9 +31,12 @@ def table_view(frame: pd.DataFrame, name: str, parent=None) -> QTableView:
 
 
 def column_title(name: str) -> str:
-    """A figure's plain title as a column heading, with its unit: 'Information loss %'."""
-    title = glossary.figure(name).title
-    return title + (" %" if name.rstrip().endswith("%") and not title.endswith("%") else "")
+    """A figure's plain title as a column heading, with its unit: 'Information loss %', 'Pairs of look-alike
+    rows (pairs of rows)'."""
+    title, unit = glossary.figure(name).title, glossary.unit(name)
+    if unit == "%":
+        return title + ("" if title.endswith("%") else " %")
+    return f"{title} ({unit})" if unit else title
 
 
 def comparison_frame(releases) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from ppdp_gui.engine.data.roles import person_by_name
 from ppdp_gui.engine.data.schema import Role
 from ppdp_gui.engine.errors import DataError, ParameterError, PpdpError, TaxonomyError
 from ppdp_gui.engine.mechanisms import registry
+from ppdp_gui.engine.taxonomy import registry as builders
 from ppdp_gui.gui.views.common import BLOCKED, DONE, TODO, WARN, Later, StepView, escape, heading, note, soon
 from ppdp_gui.engine.explain import plan_sentences
 from ppdp_gui.engine.claims import epsilon_text
@@ -70,6 +71,15 @@ class RunView(StepView):
         self._linkable_shown: tuple = ()
         self.make_qi_buttons: dict[str, QPushButton] = {}
         self.linkable_leave_buttons: dict[str, QPushButton] = {}
+        # quasi-identifiers that would show '*' in nearly every row although a builder fits them — exact dates,
+        # ZIP codes (data/tree_offers.py): one click builds the tree the Taxonomies step would (from_spec)
+        self.trees_box = QGroupBox("Columns that would show '*' in nearly every row")
+        self.trees_box.setObjectName("trees_box")
+        self.trees_box.setStyleSheet("QGroupBox#trees_box { color: #a33a00; font-weight: bold; }")
+        self.trees_grid = QGridLayout(self.trees_box)
+        self.trees_box.setVisible(False)
+        self._trees_shown: tuple = ()
+        self.tree_buttons: dict[str, QPushButton] = {}
         # how much of a table of noisy counts will be noise (Mechanism.noise_estimate), for the custodian only
         self.noise_box = QGroupBox("How much of the table will be noise (for you only, never published)")
         self.noise_box.setObjectName("noise_box")
@@ -104,6 +114,7 @@ class RunView(StepView):
         layout.addWidget(self.summary)
         layout.addWidget(self.identifying_box)
         layout.addWidget(self.linkable_box)
+        layout.addWidget(self.trees_box)
         layout.addWidget(self.noise_box)
         layout.addWidget(self.reserve_note)
         layout.addLayout(buttons)
@@ -142,6 +153,7 @@ class RunView(StepView):
             self.summary.setText("Load a table and choose a mechanism first.")
             self._show_identifying(None)
             self._show_linkable(None)
+            self._show_trees()
             self._show_noise(None)
             self.run_button.setEnabled(False)
             self.run_button.setText("&Run")
@@ -171,6 +183,7 @@ class RunView(StepView):
             self.summary.setText("<br>".join(lines).replace("</ul><br>", "</ul>"))
             self._show_identifying(p)
             self._show_linkable(p)
+            self._show_trees()
             self._show_noise(p)
             self.summary.setToolTip(cost_tooltip(p.cost))
             ok = not p.errors and not p.over_budget
@@ -274,6 +287,51 @@ class RunView(StepView):
             self.linkable_grid.addWidget(leave, row, 2)
             self.make_qi_buttons[column], self.linkable_leave_buttons[column] = make, leave
         self.linkable_grid.setColumnStretch(0, 1)
+
+    def _show_trees(self) -> None:
+        """One line per quasi-identifier without a tree that a builder fits (exact dates: Dates; a ZIP code:
+        masking), with its button: without one each value is kept or replaced by '*' (two admission dates gave
+        '*' in nearly every row). A suggestion: Run stays enabled."""
+        from ppdp_gui.engine.data.tree_offers import tree_offers
+        ds = self.session.dataset
+        found = tuple(tree_offers(ds)) if ds is not None and self.session.mechanism_name else ()
+        if found == self._trees_shown:
+            return
+        self._trees_shown = found
+        while self.trees_grid.count():
+            item = self.trees_grid.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.tree_buttons = {}
+        self.trees_box.setVisible(bool(found))
+        for row, offer in enumerate(found):
+            text = QLabel(escape(offer.reason))
+            text.setWordWrap(True)
+            text.setStyleSheet("font-weight: normal; color: #555;")
+            build = QPushButton(offer.button)
+            label = builders.builder(offer.builder).label
+            build.setToolTip(f"Build “{label}” for {offer.column}, as Taxonomies → Build a tree does; edit or "
+                             "remove it in the Taxonomies step.")
+            build.clicked.connect(lambda _c=False, o=offer: self.build_tree(o.column, o.builder))
+            self.trees_grid.addWidget(text, row, 0)
+            self.trees_grid.addWidget(build, row, 1)
+            self.tree_buttons[offer.column] = build
+        self.trees_grid.setColumnStretch(0, 1)
+
+    def build_tree(self, column: str, builder: str) -> None:
+        """`builder`'s tree for `column` with its defaults, by the engine's one builder call (from_spec), as the
+        Taxonomies step and `ppdp run --build-taxonomy COLUMN=BUILDER` build it."""
+        from ppdp_gui.engine.taxonomy.from_spec import build_taxonomy
+        ds = self.session.dataset
+        if ds is None:
+            return
+        try:
+            tax = build_taxonomy(column, ds.frame[column], builder)
+        except PpdpError as exc:
+            show_error(self, exc, context=f"Could not build the {builders.builder(builder).label} tree for "
+                                          f"{column}.")
+            return
+        self.session.set_taxonomy(column, tax)
 
     def _show_noise(self, plan) -> None:
         """The mechanism's estimate of how much of its table of counts will be noise (public quantities only;
@@ -444,4 +502,7 @@ class RunView(StepView):
         if self._linkable_shown:
             n = len(self._linkable_shown)
             notes.append(f"{n} column{'s' if n != 1 else ''} someone could know")
+        if self._trees_shown:  # dates or ZIP codes that would show '*' in nearly every row
+            n = len(self._trees_shown)
+            notes.append(f"{n} tree{'s' if n != 1 else ''} to build")
         return (WARN if notes else TODO), "ready to run" + (f" — {', '.join(notes)}" if notes else "")

@@ -22,7 +22,7 @@ from ppdp_gui.engine.advice import advise, epsilon_cost, fmt_value, short_label
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms import registry
 from ppdp_gui.engine.mechanisms.base import ParamSpec
-from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PROXY_EPSILON, PUBLIC, cost_words
+from ppdp_gui.engine.pipeline.proxy import DP_COPY, OWN, PROXY_EPSILON, PUBLIC, cost_words, default_basis
 from ppdp_gui.engine.pipeline.sweep import table_identity
 from ppdp_gui.gui.plan_words import params_text
 from ppdp_gui.gui.views.common import Later, escape
@@ -240,10 +240,8 @@ class SweepPanel(QWidget):
         self.param_combo.blockSignals(False)
         self._param_chosen()
         self.run_button.setEnabled(self.param_combo.count() > 0 and self._job is None)
-        # a differentially private mechanism's advice is simulated on a DP copy by default (its ε would otherwise
-        # be chosen from the patients, unaccounted); a syntactic one (k-anonymity …) has no ε to protect
-        dp = bool(self._mechanism) and getattr(registry.get(self._mechanism), "guarantee", "").startswith("ε-DP")
-        self.basis_combo.setCurrentIndex(self.basis_combo.findData(DP_COPY if dp else OWN))
+        basis = default_basis(self._mechanism) if self._mechanism else OWN
+        self.basis_combo.setCurrentIndex(self.basis_combo.findData(basis))
 
     def _clear_if_new_table(self) -> None:
         if not self.session.sweeps:

@@ -71,7 +71,7 @@ class TaxonomyView(StepView):
         super().__init__(session, runner, parent)
         self.columns = QListWidget()
         self.columns.setAccessibleName("Quasi-identifier columns and their taxonomies")
-        self.columns.setWordWrap(True)  # "built from the table's values: not a public domain" was cut off
+        self.columns.setWordWrap(True)  # "built from the table's values: …" was cut off
         self.columns.setToolTip("Each quasi-identifier needs a generalisation tree (taxonomy) for DiffGen, TDS and "
                                 "similar mechanisms. Numeric columns can use intervals instead.")
         self.import_button = QPushButton("&Import ARX hierarchy…")
@@ -301,10 +301,20 @@ class TaxonomyView(StepView):
         if spec.taxonomy is None:
             if spec.kind == "numeric":
                 return "numeric: intervals or a tree (optional)"
-            return "no tree: its public list is one level (value or *)" if self._listed(name) else "no taxonomy"
+            if self._listed(name):
+                return "no tree: its public list is one level (value or *)"
+            if self._few_values(name):
+                shown = ", ".join(map(str, sorted(ds.frame[name].dropna().astype(str).unique())))
+                return f"no tree needed: {shown} (each value is kept or shown as *)"
+            if self._is_dates(name):
+                return "exact dates, no taxonomy: build “Dates” below (day → month → year)"
+            offered = suggested_builder(name, ds.frame[name])
+            if offered is not None:  # a ZIP code: masking; diagnoses: the ICD tree
+                return f"no taxonomy: build “{builders.builder(offered).label}” below"
+            return "no taxonomy"
         text = describe_taxonomy(spec.taxonomy, ds.frame, name)
         if getattr(spec.taxonomy, "origin", "public") == "data":
-            text += "\n    built from the table's values: not a public domain"
+            text += "\n    built from the table's values: fine for k-anonymity, not for ε-DP"
         return text + ("\n    attached automatically" if self.session.auto_attached(name) else "")
 
     def _refresh(self) -> None:
@@ -469,6 +479,21 @@ class TaxonomyView(StepView):
         dom = self.session.dataset.spec(name).domain
         return dom is not None and dom.categories is not None and dom.is_public
 
+    def _few_values(self, name: str) -> bool:
+        """Two values or fewer (F, M): no tree needed, nothing to warn about (engine's `needs_no_tree`)."""
+        from ppdp_gui.engine.data.coltypes import needs_no_tree
+        from ppdp_gui.engine.data.schema import MISSING_LABEL
+        ds = self.session.dataset
+        if ds.larger_than_memory:  # its frame holds no rows: no value was read here
+            return False
+        return needs_no_tree(ds.frame[name], (MISSING_LABEL,))
+
+    def _is_dates(self, name: str) -> bool:
+        """Exact dates (2023-01-05): the Dates builder keeps the month or the year instead of '*'."""
+        from ppdp_gui.engine.data.schema import MISSING_LABEL
+        from ppdp_gui.engine.taxonomy.dates import looks_like_dates
+        return looks_like_dates(self.session.dataset.frame[name], (MISSING_LABEL,))
+
     def state(self) -> tuple[str, str]:
         ds = self.session.dataset
         if ds is None:
@@ -476,7 +501,7 @@ class TaxonomyView(StepView):
         qis = ds.quasi_identifiers
         if not qis:
             return WARN, "no quasi-identifiers marked"
-        missing = [c for c in self.session.qi_without_taxonomy() if not self._listed(c)]
+        missing = [c for c in self.session.qi_without_taxonomy() if not self._listed(c) and not self._few_values(c)]
         if missing:
             n = len(missing)
             return WARN, f"{n} quasi-identifier{'s' if n != 1 else ''} without taxonomy"

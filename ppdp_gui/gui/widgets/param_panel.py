@@ -14,6 +14,7 @@ import math
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QListWidget, QListWidgetItem, QSlider, QSpinBox, QAbstractSpinBox, QVBoxLayout,
                                QWidget)
@@ -31,9 +32,32 @@ def tooltip(spec: ParamSpec) -> str:
 
 
 class _Stepping:
-    """Arrow keys and buttons stay inside the parameter's range; typed values may leave it (and are flagged)."""
+    """Arrow keys and buttons stay inside the parameter's range; typed values may leave it (and are flagged).
+
+    The spec's special value (0 = automatic) reads as its word; typing the word (or a start of it) gives the
+    value. Qt's own special-value text only works at the box's minimum, which is far below the range here."""
 
     bounds: tuple = (None, None)
+    special: tuple | None = None
+
+    def textFromValue(self, value) -> str:  # noqa: N802 - Qt's name
+        if self.special is not None and value == self.special[0]:
+            return self.special[1]
+        return super().textFromValue(value)
+
+    def valueFromText(self, text: str):  # noqa: N802 - Qt's name
+        if self.special is not None and text.strip().lower() == self.special[1].lower():
+            return self.special[0]
+        return super().valueFromText(text)
+
+    def validate(self, text: str, pos: int):
+        if self.special is not None and text.strip():
+            word = self.special[1].lower()
+            if text.strip().lower() == word:
+                return QValidator.Acceptable, text, pos
+            if word.startswith(text.strip().lower()) and not text.strip()[0].isdigit():
+                return QValidator.Intermediate, text, pos
+        return super().validate(text, pos)
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt's name
         super().stepBy(steps)
@@ -64,6 +88,7 @@ class NumberField(QWidget):
         self.log = bool(spec.log_scale and low is not None and low > 0)
         self.box: QAbstractSpinBox = _IntBox() if integer else _FloatBox()
         self.box.bounds = (low, high)
+        self.box.special = spec.special
         big = 2_000_000_000 if integer else 1e12
         self.box.setRange(-big, big)  # typing is not clamped: an out-of-range value is shown as invalid
         if not integer:
@@ -105,10 +130,16 @@ class NumberField(QWidget):
         self.valueChanged.emit()
 
     def _decimals(self) -> int:
+        """The spec's own, else from its range: a share 0-1 needs 4 (0.0500), a bounded range 3, a quantity
+        with no upper bound (a width, seconds) 2 — "10.00", not "10.0000"."""
+        if self.spec.decimals is not None:
+            return self.spec.decimals
         low = self.spec.low
         if self.log and low:
             return int(min(8, max(2, math.ceil(-math.log10(low)) + 2)))
-        span = (self.spec.high or 1) - (low or 0)
+        if self.spec.high is None:
+            return 2
+        span = self.spec.high - (low or 0)
         return 4 if span <= 1 else 3
 
     # slider position <-> value

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import ROWS, distinct_typed, quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, ROWS, helper, distinct_typed, quote, typed_values
 from ppdp_gui.engine.bigdata.sql import cells_relation, double, position_sql
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid
@@ -58,11 +58,11 @@ def build_attrs(data, plan) -> list:
         if col in plan.bounds:
             grid = _grid(plan, col)
             rel = cells_relation({col: grid}, [plan.class_column] + ([ROWS] if weight else []), relation=base)
-            got = table.group_counts({"cell": quote("cell$" + col), "cls": cls}, relation=rel, weight=weight)
+            got = table.group_counts({"cell": quote(helper("cell$" + col)), "cls": cls}, relation=rel, weight=weight)
             y = _class_index(data, plan, got["cls"])
             cell = got["cell"].to_numpy(dtype=np.int64)
             occupied, inverse = np.unique(cell, return_inverse=True)
-            per_cell = np.bincount(inverse.ravel() * k + y, weights=got["n"].to_numpy(),
+            per_cell = np.bincount(inverse.ravel() * k + y, weights=got[N].to_numpy(),
                                    minlength=len(occupied) * k).astype(np.int64)
             cum = np.zeros((len(occupied) + 1, k), dtype=np.int64)
             np.cumsum(per_cell.reshape(len(occupied), k), axis=0, out=cum[1:])
@@ -72,7 +72,7 @@ def build_attrs(data, plan) -> list:
             got = table.group_counts({"v": quote(col), "cls": cls}, relation=base, weight=weight)
             leaf = tax.node_codes(typed_values(data, col, got["v"]))
             y = _class_index(data, plan, got["cls"])
-            counts = np.bincount(leaf * k + y, weights=got["n"].to_numpy(),
+            counts = np.bincount(leaf * k + y, weights=got[N].to_numpy(),
                                  minlength=len(tax) * k).astype(np.int64).reshape(len(tax), k)
             for node in tax.leaves():  # as CategoricalAttr.build: each leaf's counts to all its ancestors
                 for above in tax.ancestors(node)[1:]:
@@ -91,7 +91,7 @@ def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.nda
     keys, joins = {}, []
     for i, a in enumerate(attrs):
         if isinstance(a, NumericAttr):
-            keys[f"p{i}"] = position_sql(quote("cell$" + a.column), a.splits)
+            keys[f"p{i}"] = position_sql(quote(helper("cell$" + a.column)), a.splits)
         else:
             texts = data.table.distinct(a.column)
             codes = a.codes(typed_values(data, a.column, texts))
@@ -105,7 +105,7 @@ def leaf_class_counts(data, plan, attrs: list, shape: tuple[int, ...]) -> np.nda
     y = _class_index(data, plan, got["cls"])
     pos = [got[f"p{i}"].to_numpy(dtype=np.int64) for i in range(len(attrs))]
     cell = np.ravel_multi_index(pos, shape).astype(np.int64) if pos else np.zeros(len(got), dtype=np.int64)
-    true = np.bincount(cell * k + y, weights=got["n"].to_numpy(), minlength=n_cells * k).astype(np.int64)
+    true = np.bincount(cell * k + y, weights=got[N].to_numpy(), minlength=n_cells * k).astype(np.int64)
     if int(true.sum()) != data.n_rows:
         raise ParameterError(f"the SQL counts cover {int(true.sum()):,} of {data.n_rows:,} rows: a value is "
                              "missing from a mapping (is every value in its taxonomy?)")

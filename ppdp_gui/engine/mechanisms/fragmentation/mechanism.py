@@ -99,7 +99,7 @@ class Fragmentation(KAnonMechanism):
         ParamSpec("k", "k (smallest group size)", "int", default=40, low=2, high=1000,
                   help="Every fragment's groups, and every join of two fragments on the class, have ≥ k rows.",
                   more_private="higher"),
-        ParamSpec("l", "l (class values per group, 0 = off)", "int", default=0, low=0, high=100,
+        ParamSpec("l", "l (class values per group, 0 = off)", "int", default=0, low=0, high=100, special=(0, "off"),
                   help="≥ 2: the paper's l-diversity extension with the class as the sensitive value: records are "
                        "first split into segments, and every group holds all class values of its segment.",
                   more_private="higher"),

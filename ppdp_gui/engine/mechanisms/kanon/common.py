@@ -14,7 +14,7 @@ import pandas as pd
 
 from ppdp_gui.engine.bigdata.source import has_missing
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
-from ppdp_gui.engine.data.qi_coding import blank_cells_ok
+from ppdp_gui.engine.data.qi_coding import blank_cells_ok, taxonomy_values, taxonomy_with_blanks
 from ppdp_gui.engine.data.schema import Dataset, Role
 from ppdp_gui.engine.errors import TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, ReleaseShape
@@ -26,6 +26,7 @@ K_PARAM = ParamSpec("k", "k (smallest group size)", "int", default=10, low=2, hi
                             "highest re-identification risk (someone known to be in the table) ≤ 1/k",
                     more_private="higher")
 GRID_PARAM = ParamSpec("grid_width", "Interval width for numbers without taxonomy (0 = automatic)", "float", default=0.0, low=0.0,
+                       special=(0.0, "automatic"),
                        help="Numeric quasi-identifiers without a taxonomy are published as unions of intervals "
                             "[m·w, (m+1)·w). 0 = automatic: a round width of about a tenth of the column's range.")
 
@@ -128,20 +129,19 @@ def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = F
         spec = data.spec(name)
         col = data.frame[name]
         if has_missing(data, name):
-            if blanks_ok and blank_cells_ok(data, name):
-                problems.append(Problem(
-                    f"{name!r} has empty cells: they are published as “(missing)”, in groups of at least k like "
-                    f"any value (or as '*' with others), and its numbers as ranges of {_width_words(grid_width)}. "
-                    f"To choose the ranges' width, set “{GRID_PARAM.label.split(' (')[0]}” in the Mechanism step.",
-                    level="warning", column=name))
+            if not (blanks_ok and blank_cells_ok(data, name)):
+                problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
+                                        + numeric_blanks_fix(name) + ".", column=name))
                 continue
-            problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
-                                    + numeric_blanks_fix(name) + ".", column=name))
-            continue
+            problems.append(blanks_problem(name, spec.taxonomy is not None, grid_width))
+            if spec.taxonomy is None:
+                continue
+            col = taxonomy_values(data, name)
         if spec.taxonomy is not None:
             try:
                 from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
-                spec.taxonomy.node_codes(distinct_typed(data, name) if is_large(data) else col)
+                tax = taxonomy_with_blanks(data, name, spec.taxonomy)
+                tax.node_codes(distinct_typed(data, name) if is_large(data) else col)
             except TaxonomyError as exc:
                 problems.append(Problem(str(exc), column=name))
         elif (flat := flat_problem(data, name)) is not None:
@@ -152,6 +152,18 @@ def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = F
                                     f"(the automatic width is derived from the column's range)",
                                     level="warning", column=name))
     return problems
+
+
+def blanks_problem(name: str, taxonomy: bool, grid_width: float | None) -> Problem:
+    """The warning for a number quasi-identifier whose blank cells are published as “(missing)” (qi_coding): a
+    value of its own under the root of its taxonomy, or beside ranges of the interval width without one."""
+    text = (f"{name!r} has empty cells: they are published as “(missing)”"
+            + (", a value of its own under the root of its taxonomy," if taxonomy else "")
+            + " in groups of at least k like any value (or hidden with the others)"
+            + ("." if taxonomy else f", and its numbers as ranges of {_width_words(grid_width or 0.0)}."))
+    if not taxonomy and grid_width is not None:
+        text += f" To choose the ranges' width, set “{GRID_PARAM.label.split(' (')[0]}” in the Mechanism step."
+    return Problem(text, level="warning", column=name)
 
 
 def _width_words(grid_width: float) -> str:

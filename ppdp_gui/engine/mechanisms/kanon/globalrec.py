@@ -27,9 +27,10 @@ import pandas as pd
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
-from ppdp_gui.engine.data.schema import Dataset, Role
-from ppdp_gui.engine.mechanisms.kanon.common import (flat_problem, passed_through, person_problems, unit_note,
-                                                    unit_sentence)
+from ppdp_gui.engine.data.qi_coding import blank_cells_ok, taxonomy_values
+from ppdp_gui.engine.data.schema import MISSING_LABEL, Dataset, Role
+from ppdp_gui.engine.mechanisms.kanon.common import (blanks_problem, flat_problem, passed_through, person_problems,
+                                                    unit_note, unit_sentence)
 from ppdp_gui.engine.errors import MechanismError, ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import (ParamSpec, PrivacyCost, Problem, Progress, Release,
                                              ReleaseShape)
@@ -56,7 +57,8 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
     heights = []
     for name in qis:
         col = data.frame[name]
-        if has_missing(data, name):
+        blanks = has_missing(data, name)
+        if blanks and not blank_cells_ok(data, name):  # a large table's number cells are SQL values
             problems.append(Problem(f"quasi-identifier {name!r} has missing values (empty number cells). "
                                     + numeric_blanks_fix(name) + ".", column=name))
             continue
@@ -64,8 +66,13 @@ def lattice_problems(data: Dataset, k: int) -> tuple[list[Problem], int | None]:
         if tax is None:
             problems.append(Problem(f"the number column {name!r} needs a taxonomy: build intervals in the "
                                     "Taxonomies step (“Numeric intervals”), or give an ARX hierarchy file (ppdp: "
-                                    f"--taxonomy {name}=FILE.csv); Mondrian needs none", column=name))
+                                    f"--taxonomy {name}=FILE.csv); Mondrian needs none"
+                                    + ("; its empty cells are then published as “(missing)”" if blanks else ""),
+                                    column=name))
             continue
+        if blanks:  # "(missing)" under the root of its tree (qi_coding.taxonomy_with_blanks): k persons, or hidden
+            problems.append(blanks_problem(name, True, None))
+            col = taxonomy_values(data, name)
         flat = flat_problem(data, name)
         if flat is not None:
             problems.append(flat)
@@ -128,14 +135,14 @@ class GlobalRecoding(KAnonMechanism):
                        "Discernibility: sum of squared group sizes."),
         ParamSpec("aggregate", "Combine the quasi-identifiers", "choice", default=AGGREGATES[0], choices=AGGREGATES,
                   help="How per-column loss becomes one score: ARX's geometric form or the plain mean."),
-        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100,
+        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100, special=(0, "off"),
                   help="Also require l well-represented sensitive values in every group (l-diversity)."),
         ParamSpec("diversity", "l-diversity kind", "choice", default="distinct", choices=DIVERSITIES,
                   help="distinct: at least l values; entropy: entropy at least log(l); recursive: the most frequent "
                        "value is rarer than c times the l-th and rarer values together."),
         ParamSpec("c", "c of recursive (c, l)-diversity", "float", default=3.0, low=0.01, high=100.0,
                   help="Only for recursive l-diversity: smaller c is stricter."),
-        ParamSpec("t", "t (t-closeness, 0 = off)", "float", default=0.0, low=0.0, high=1.0,
+        ParamSpec("t", "t (t-closeness, 0 = off)", "float", default=0.0, low=0.0, high=1.0, special=(0, "off"),
                   help="Each group's distribution of the sensitive column must be within t of the whole table's "
                        "(earth mover's distance)."),
         ParamSpec("distance", "t-closeness distance", "choice", default="equal", choices=DISTANCES,
@@ -144,9 +151,11 @@ class GlobalRecoding(KAnonMechanism):
         ParamSpec("sensitive", "Sensitive column", "column", default=None, roles=(Role.SENSITIVE,), optional=True,
                   help="The column l-diversity and t-closeness protect (needed when the data has several)."),
         ParamSpec("max_risk", "Highest re-identification risk (%, 0 = off)", "float", default=0.0, low=0.0,
+                  special=(0, "off"),
                   high=100.0, help="No released row may be re-identified with a probability above this "
                                    "(prosecutor model: 1 / its group's size)."),
         ParamSpec("avg_risk", "Average re-identification risk (%, 0 = off)", "float", default=0.0, low=0.0,
+                  special=(0, "off"),
                   high=100.0, help="The mean risk over released rows (groups / rows) at most this; the smallest "
                                    "groups are suppressed first when needed."),
         ParamSpec("time_limit", "Time limit for very large lattices (s)", "float", default=60.0, low=1.0,
@@ -375,10 +384,11 @@ def _finish_release(mech, data, params, enc, evaluate, node, sens, table, interv
         """Generalise unseen rows to the same levels (values outside a taxonomy become its root)."""
         out = frame.copy()
         for q, lev in zip(enc.qis, node.levels):
-            known = frame[q.name].astype(str).isin(set(q.index.tax.leaf_values())).to_numpy()
+            values = frame[q.name].astype(str).where(frame[q.name].notna(), MISSING_LABEL)  # a blank number
+            known = values.isin(set(q.index.tax.leaf_values())).to_numpy()
             texts = np.full(len(frame), q.index.tax.label(0), dtype=object)
             if known.any():
-                pos = q.index.positions(frame[q.name][known])
+                pos = q.index.positions(values[known])
                 texts[known] = np.asarray(q.labels[lev], dtype=object)[q.code_of_leaf[lev][pos]]
             out[q.name] = texts
         return out

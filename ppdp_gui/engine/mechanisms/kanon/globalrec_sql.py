@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote, typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 
@@ -42,7 +42,7 @@ def encode_large(data, names: list[str], sensitive: str | None) -> Encoded:
         s_codes, n_s, values = s_codes.astype(np.int64), len(uniq), [str(v) for v in uniq]
     order = np.lexsort(([] if s_codes is None else [s_codes]) + pos[::-1]) if len(got) else np.zeros(0, int)
     leaf = np.column_stack([p[order] for p in pos]) if pos else np.zeros((len(got), 0), dtype=np.int32)
-    enc = Encoded.from_counts(qis, leaf, got["n"].to_numpy(dtype=np.int64)[order],
+    enc = Encoded.from_counts(qis, leaf, got[N].to_numpy(dtype=np.int64)[order],
                               None if s_codes is None else s_codes[order], n_s)
     enc.sensitive_values = values
     enc.qi_texts = [got[f"q{j}"].astype(str).to_numpy()[order] for j in range(len(names))]  # for the records

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.data.schema import Dataset
-from ppdp_gui.engine.data.qi_coding import TaxonomyIndex
+from ppdp_gui.engine.data.qi_coding import TaxonomyIndex, taxonomy_values, taxonomy_with_blanks
 from ppdp_gui.engine.taxonomy.tree import Taxonomy
 
 MAX_EXACT_NODES = 100_000  # above this the search falls back to the heuristic (search.py)
@@ -93,8 +93,8 @@ def qi_levels(name: str, taxonomy: Taxonomy) -> QILevels:
 def taxonomy_for(data: Dataset, name: str) -> Taxonomy | None:
     """The QI's taxonomy; a categorical without one gets a flat tree (value or '*') built from its values."""
     spec = data.spec(name)
-    if spec.taxonomy is not None:
-        return spec.taxonomy
+    if spec.taxonomy is not None:  # a number column's blanks: "(missing)" under the root (qi_coding)
+        return taxonomy_with_blanks(data, name, spec.taxonomy)
     if spec.kind != "numeric":
         from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
         values = distinct_typed(data, name) if is_large(data) else data.frame[name]
@@ -245,7 +245,7 @@ def encode(data: Dataset, names: list[str], sensitive: str | None) -> Encoded:
     for name in names:
         lev = qi_levels(name, taxonomy_for(data, name))
         qis.append(lev)
-        pos.append(lev.index.positions(data.frame[name]).astype(np.int32))
+        pos.append(lev.index.positions(taxonomy_values(data, name)).astype(np.int32))
     s_codes, n_s, values = None, 0, []
     if sensitive:
         s_codes, uniq = pd.factorize(data.frame[sensitive].astype(str), sort=True)

@@ -38,7 +38,7 @@ class Mondrian(KAnonMechanism):
         ParamSpec("mode", "Partitioning", "choice", default="strict", choices=("strict", "relaxed"),
                   help="strict: equal values stay together (boxes never overlap); relaxed: ties may be split, "
                        "usually smaller boxes."),
-        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100,
+        ParamSpec("l", "l (sensitive values per group, 0 = off)", "int", default=0, low=0, high=100, special=(0, "off"),
                   help="Also require l well-represented sensitive values in every group (l-diversity).",
                   formula="distinct: ≥ l different sensitive values per group; entropy: entropy of the group's "
                           "sensitive values ≥ log(l)", more_private="higher"),

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote, typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
@@ -45,7 +45,7 @@ def tuples(data, names: list[str]) -> tuple[Dataset, list[np.ndarray], np.ndarra
         cols[name] = typed_values(data, name, pd.Series(uniq)).to_numpy()[inverse.ravel()]
     schema = tuple(_flat_in_file_order(data, data.spec(n)) for n in names)
     small = Dataset(frame=pd.DataFrame(cols, columns=names), schema=schema)
-    return small, texts, got["n"].to_numpy(dtype=np.int64)
+    return small, texts, got[N].to_numpy(dtype=np.int64)
 
 
 def _flat_in_file_order(data, spec):

@@ -182,7 +182,9 @@ class TDS(KAnonMechanism):
     )
 
     def check(self, data: Dataset, params: dict[str, Any]) -> list[Problem]:
-        problems = kanon_problems(data, params["k"], params["grid_width"])
+        # blanks of a number quasi-identifier: "(missing)" under the root of its tree (qi_coding), a value TDS
+        # specialises to only when its rows hold k persons
+        problems = kanon_problems(data, params["k"], params["grid_width"], blanks_ok=True)
         cls = params.get("class_column") or data.class_column
         if cls is None:
             problems.append(Problem("TDS needs a class column (mark one with the role 'class')",

@@ -27,6 +27,13 @@ How a candidate X is tested without visiting every row that contains it (no per-
   squeezed out when a row is walked on commit or is full.
 Rows and itemsets are also bitsets of W 64-bit words over the internal item ids (for the subset tests).
 
+Why `_nrt=False` on every kernel of the cover: with numba's runtime (NRT) each array passed to a function — and to
+every inlined helper, at every call site inside the loops — gets an atomic reference count up and down (two
+`lock`-prefixed instructions per array). The helpers take many arrays and run per row and per slot, so on
+mushroom and adult these atomics were ~65 % of the compression time (perf: two instructions of NRT_incref /
+NRT_decref). The kernels allocate nothing, so they need no NRT: the caller (`compress`) allocates the scratch
+arrays, and only `cover_usage` and `element_arrays`, which allocate their results, keep it.
+
 Sizes follow the original release (`_sizes`: L(D, CT) and its exact change): a candidate is kept iff it shrinks
 the encoded size, an element pruned iff removing it does not grow it.
 """
@@ -44,7 +51,7 @@ DONE = 0
 GROW = 1  # a row's slot array is full: enlarge `rowct` and call again from `next`
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _subset(a, b, W):
     for w in range(W):
         if a[w] & ~b[w]:
@@ -57,7 +64,7 @@ def _subset(a, b, W):
 # cover order. A pruned element is only marked `dead` (its slots are skipped, and squeezed out when a row is full).
 # Level bitmaps V[item, level, word]: an item's levels side by side, each level's words contiguous, so the AND
 # over a level is a straight (vectorised) loop over words and an owner change flips bits close together.
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _and_rows(V, k, eit, a0, a1, out):
     """out := the AND of level k's bitmaps of items eit[a0:a1] (branch-free: compiles to SIMD)."""
     NW = out.shape[0]
@@ -70,7 +77,7 @@ def _and_rows(V, k, eit, a0, a1, out):
             out[wd] &= v[wd]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _own(r, i, e, own, iattr, elen, V, lvl):
     """Item i of row r is now covered by e: record it, and flip the row's bit in i's level bitmaps whose
     "covered by something shorter than the level" answer changed."""
@@ -90,7 +97,7 @@ def _own(r, i, e, own, iattr, elen, V, lvl):
             V[i, k, wd] ^= bit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
     """buf := row r's items not taken by an element before slot `first`: its singletons and the items of the
     used elements from that slot on (the cover splits a row's items among them)."""
@@ -105,13 +112,13 @@ def _uncovered_from(r, first, ebits, dead, rowct, rowlen, left, buf):
                 buf[w] |= ebits[e, w]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _slot(r, key, rowct, rowlen):
     """First slot of row r whose element is at or after cover position `key` (slots are in cover order)."""
     return _first_at(r, key, rowct, rowlen[r])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _first_at(r, key, rowct, hi):
     """Binary search among row r's first `hi` slots (in cover order) for the first at or after `key`."""
     lo = 0
@@ -124,7 +131,7 @@ def _first_at(r, key, rowct, hi):
     return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _merge_pending(r, rowct, rowlen, npend):
     """Put row r's pending slots (elements accepted while blocked in the row, appended unsorted and unused) in
     their cover-order places: done only when the row is walked, so a blocked row costs an append."""
@@ -141,7 +148,7 @@ def _merge_pending(r, rowct, rowlen, npend):
     npend[r] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, iattr, elen, V, lvl, delta,
              touched, nt, buf):
     """Greedy cover of row r's uncovered items `buf` over its slots first..end; counts usage changes against
@@ -183,7 +190,7 @@ def _recover(r, first, commit, ebits, eip, eit, dead, rowct, rowlen, left, own, 
 
 
 # ---- a candidate in, an element out -------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
          delta, touched, buf, fit, rest):
     """Cover change when X joins the code table: only the rows where X fits (the AND of its items' level
@@ -270,7 +277,7 @@ def _add(X, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowc
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left,
             delta, touched, buf, fit, rest):
     """Cover change when Y leaves the code table: only rows whose cover uses Y change. Those are among the rows
@@ -308,7 +315,7 @@ def _remove(Y, commit, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, r
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
     """Whether every row containing X has a free slot (a full row first loses its dead slots)."""
     cap = rowct.shape[1]
@@ -336,7 +343,7 @@ def _room(X, V, lvl, eip, eit, dead, rowct, rowlen, npend, rest):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ct_remove(ct, ctn, e):
     """Drop e from the cover-ordered code table list; returns its old position."""
     n = ctn[0]
@@ -351,17 +358,14 @@ def _ct_remove(ct, ctn, e):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof,
-                   estd, usage, rowct, rowlen, npend, left, ct, ctn, tot, delta, touched, mark, plist, counters):
+                   estd, usage, rowct, rowlen, npend, left, ct, ctn, tot, delta, touched, mark, plist, counters, buf, fit, rest):
     """Test candidates start..stop-1 (element ids xs[j]) in order. Returns (status, next candidate index).
 
     tot = [S, k] (total usage, elements in use); counters = [candidates accepted, elements pruned]. A row
     with no free slot for an accepted X stops the loop with GROW before anything is changed.
     """
-    buf = np.empty(ebits.shape[1], dtype=np.uint64)
-    fit = np.empty(V.shape[2], dtype=np.uint64)
-    rest = np.empty(V.shape[2], dtype=np.uint64)
     state = (iattr, own, ebits, elen, eip, eit, dead, V, lvl, levof, rowct, rowlen, npend, left, delta,
              touched, buf, fit, rest)
     for j in range(start, stop):

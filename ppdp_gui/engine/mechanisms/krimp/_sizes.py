@@ -16,21 +16,21 @@ ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _g(u, std):
     if u <= 0:
         return 0.0
     return std - (u + 1.0) * np.log2(u)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _f(S, k):
     if S <= 0:
         return 0.0
     return (S + k) * np.log2(S)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _touch(e, d, delta, touched, nt):
     """Add d to e's usage change; `touched` lists each changed element once (touched[-1 - e] marks it)."""
     if touched[touched.shape[0] - 1 - e] == 0:
@@ -41,7 +41,7 @@ def _touch(e, d, delta, touched, nt):
     return nt
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _singletons(old, new, W, s0, delta, touched, nt):
     """Items left to singletons before (old) and after (new) a row's recover: count them in/out."""
     for w in range(W):
@@ -56,7 +56,7 @@ def _singletons(old, new, W, s0, delta, touched, nt):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _clear(delta, touched, nt):
     for i in range(nt):
         e = touched[i]
@@ -64,7 +64,7 @@ def _clear(delta, touched, nt):
         touched[touched.shape[0] - 1 - e] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _size_change(delta, touched, nt, usage, estd, tot):
     """Exact change of L(D, CT) for the usage changes in `delta` (tot = [S, k])."""
     dL = 0.0
@@ -88,7 +88,7 @@ def _size_change(delta, touched, nt, usage, estd, tot):
     return dL + _f(S + dS, k + dk) - _f(S, k)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _apply(delta, touched, nt, usage, tot):
     for i in range(nt):
         e = touched[i]
@@ -105,7 +105,7 @@ def _apply(delta, touched, nt, usage, tot):
         usage[e] = v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def total_size(usage, estd):
     """L(D, CT) from scratch: Σ over used elements of stdlen − (u+1)·log2 u, plus (S + k)·log2 S."""
     S = 0

@@ -193,6 +193,9 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
     mark = np.zeros(E, dtype=np.uint8)
     plist = np.zeros(C + 1, dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
+    buf = np.empty(W, dtype=np.uint64)  # the kernels' scratch (allocated here: they run without NRT, see _kernels)
+    fit = np.empty(NW, dtype=np.uint64)
+    rest = np.empty(NW, dtype=np.uint64)
     L_ST = float(total_size(usage, estd))
     start = 0
     yield Progress(0.0, f"compressing: {C:,} candidates")
@@ -200,7 +203,7 @@ def compress_iter(table: ItemTable, cands: Candidates, *, prune: bool = True,
         stop = min(C, start + CHUNK)
         status, nxt = K.run_candidates(start, stop, prune, xs, iattr, own, ebits, elen, eip, eit,
                                        dead, V, lvl, levof, estd, usage, rowct, rowlen, npend, left, ct, ctn, tot,
-                                       delta, touched, mark, plist, counters)
+                                       delta, touched, mark, plist, counters, buf, fit, rest)
         if status == K.GROW:
             cap *= 2
             rowct = np.concatenate([rowct, np.zeros_like(rowct)], axis=1)
