@@ -322,18 +322,18 @@ class SparkTableSource(TableSource):
         self.con.close()
 
 
-#: the released rows' size a fetched partition is meant to hold (Arrow's text, estimated at CELL_BYTES a cell):
-#: the driver's JVM holds one such partition at a time, a few times over (the task's result, its copy, the bytes
-#: served to Python), well inside Spark's default 1 GB heap
+#: the released rows' size a partition of the written order's sort is meant to hold (Arrow's text, estimated at
+#: CELL_BYTES a cell): one executor task writes it as a Parquet part (a local master), or the driver's JVM holds
+#: it as the task's result while it is streamed (a cluster)
 PARTITION_BYTES = 16 << 20
 CELL_BYTES = 24
 
 
 def copy_conf(rows: int, columns: int) -> dict[str, str]:
-    """The session's settings while released rows are streamed: the sort's range partitions counted from the
+    """The session's settings while released rows are written: the sort's range partitions counted from the
     rows (PARTITION_BYTES each), and adaptive execution not allowed to merge them back (it merges by the
     shuffle's compressed bytes, which for repetitive labels are a small part of the rows' size: at 10⁷ rows it
-    made partitions of about half a million rows each, and the driver's heap ran out fetching one)."""
+    made 14 partitions of 660,000-750,000 rows, and the driver's heap ran out fetching the first)."""
     per_partition = max(1, PARTITION_BYTES // (CELL_BYTES * max(1, columns)))
     parts = max(2, -(-int(rows) // per_partition))
     return {"spark.sql.shuffle.partitions": str(parts), "spark.sql.adaptive.coalescePartitions.enabled": "false"}
