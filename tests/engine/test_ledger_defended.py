@@ -69,6 +69,16 @@ def test_a_routine_edit_of_a_spent_table_is_refused(tmp_path, edit):
     _refused(ledger, edit(frame.copy()))
 
 
+def test_an_added_column_whose_one_value_lies_among_a_renamed_columns_values_is_refused(tmp_path):
+    """Found by the property test below: `added = "1"` (a value of "length of stay") took that column's place
+    from its renamed copy, so three known columns looked dropped and the edit got a fresh budget."""
+    frame = patients()
+    ledger = _spent(tmp_path, frame)
+    edited = (frame.drop(columns=["patient_name", "age"]).rename(columns={"length of stay": "length of stay_v2"})
+              .assign(sex=lambda f: f["sex"].str.upper(), added="1"))
+    _refused(ledger, edited)
+
+
 def test_a_routine_edit_of_a_file_read_by_the_reader_is_refused(tmp_path):
     """The path the window and `ppdp run` take: files read by the reader, typed, with roles."""
     frame = patients()

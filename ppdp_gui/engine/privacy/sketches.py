@@ -237,26 +237,31 @@ def build(cells: CellHashes, key: bytes, values: list[np.ndarray] | None = None)
 
 
 # ---- matching -----------------------------------------------------------------------------------------------
-def _shared(new_values: np.ndarray, known: np.ndarray, known_n: int) -> float:
-    """The larger of the two containments of a new column's (all) keyed values and a known column's bottom-k."""
+def _shared(new_values: np.ndarray, known: np.ndarray, known_n: int) -> tuple[float, float]:
+    """The two containments of a new column's (all) keyed values and a known column's bottom-k, larger first."""
     if not len(new_values) or not len(known):
-        return 0.0
+        return 0.0, 0.0
     pos = np.minimum(np.searchsorted(new_values, known), len(new_values) - 1)
     both = int((new_values[pos] == known).sum())
     region = len(new_values) if known_n <= len(known) else int(np.searchsorted(new_values, known[-1], "right"))
-    return max(both / len(known), both / region if region else 0.0)
+    a, b = both / len(known), both / region if region else 0.0
+    return max(a, b), min(a, b)
 
 
 def pair_columns(sketch: RobustSketch, names: list[str], values: list[np.ndarray]) -> dict[int, int]:
     """{known column: new column}: equal folded names with similar values first, then values alone (greedy by
-    similarity). A known column left out was dropped or rewritten."""
+    similarity). A known column left out was dropped or rewritten.
+
+    Similar is the larger containment (a table of fewer rows has fewer of a column's values); among equally
+    similar candidates the one that also holds more of the other's values wins, so a column added with one
+    value ("1") that lies among a known column's values never takes that column from its renamed copy."""
     scores = []
     for j, (kv, kn) in enumerate(zip(sketch.values, sketch.n_values)):
         for i, nv in enumerate(values):
-            s = _shared(nv, kv, kn)
+            s, t = _shared(nv, kv, kn)
             same_name = names[i] == sketch.names[j]
             if (same_name and s >= SAME_NAME_VALUES) or s >= SAME_VALUES:
-                scores.append((not same_name, -s, abs(i - j), j, i))
+                scores.append((not same_name, -s, -t, abs(i - j), j, i))
     pairs: dict[int, int] = {}
     used: set[int] = set()
     for *_, j, i in sorted(scores):
