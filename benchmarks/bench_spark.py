@@ -2,14 +2,15 @@
 
     python benchmarks/bench_spark.py --rows 1000000               # 10⁶ rows, Spark local[2] beside DuckDB
     python benchmarks/bench_spark.py --rows 10000000 --data-dir /tmp/big   # 10⁷ rows (long on Spark), with
-      SPARK_CONF_DIR with `spark.driver.memory 6g`: the row hashes no longer need it, the export still does
+      Spark's default driver memory (1 GB heap): nothing to configure
 
 Each release runs in its own process through the publish path of `ppdp run --engine …` (load, plan,
 run_release with a ledger, export with the recount on the written file), on the table
 benchmarks/bench_big_tables.py generates (ARX's Adult sampled with replacement) and with its parameters.
 What this script adds is the Spark side's whole cost: Spark's work is done in a JVM child of the Python process,
 whose CPU the Python figures do not include, so each line prints the CPU of the Python process *and* of every
-process under it (the JVM), read from /proc before the process ends, and the wall-clock ratio to DuckDB's.
+process under it (the JVM), read from /proc before the process ends, the peak resident memory of both, the
+number of Spark jobs the release ran, and the wall-clock and CPU ratios to DuckDB's.
 The load average is printed before and after each release: the machine is shared, and wall-clock figures are
 only comparable at a similar load.
 """
@@ -117,7 +118,14 @@ def child(mechanism: str, path: Path, engine: str) -> dict:
     out = path.parent / f"release-{engine}-{mechanism.split()[0]}{suffix}"
     exported = export(published, out, ledger=ledger)
     t3 = time.perf_counter()
-    return {"mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
+    jobs, heap = 0, ""
+    if engine == "spark":  # the jobs Spark ran for this release (each a scheduling round trip), the driver's heap
+        from ppdp_gui.engine.bigdata.spark_source import spark_session
+        context = spark_session().sparkContext
+        jobs = len(context.statusTracker().getJobIdsForGroup())
+        heap = context.getConf().get("spark.driver.memory", "1g, Spark's default")
+    return {"spark jobs": jobs, "driver memory": heap,
+            "mechanism": mechanism, "engine": engine, "rows": data.n_rows, "load s": t1 - t0, "run s": t2 - t1,
             "export s": t3 - t2, "total s": t3 - t0, "cpu s": time.process_time() - cpu0,
             "jvm cpu s": sum(_cpu_of(p) for p in _descendants(os.getpid())),
             "released rows": int(exported.note_doc["files"][0]["rows"]),
@@ -156,7 +164,10 @@ def main(argv=None) -> int:
             wall = time.perf_counter() - started
             load = f"load {load_before:.1f}→{os.getloadavg()[0]:.1f}"
             if proc.returncode:
-                print(f"{mech} ({engine}): failed after {wall:.0f} s ({load})\n{proc.stderr[-2000:]}", flush=True)
+                causes = [line for line in proc.stderr.splitlines()  # the JVM's own reason, before its stack
+                          if any(w in line for w in ("Error", "Exception:", "Caused by"))][:12]
+                print(f"{mech} ({engine}): failed after {wall:.0f} s ({load})\n" + "\n".join(causes)
+                      + f"\n…\n{proc.stderr[-1500:]}", flush=True)
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             first = first or r
@@ -165,7 +176,9 @@ def main(argv=None) -> int:
             print(f"{mech:16s} {engine:7s} {r['rows']:>11,} rows  load {r['load s']:7.1f} s  run {r['run s']:7.1f} s"
                   f"  export {r['export s']:6.1f} s  total {r['total s']:7.1f} s  CPU python {r['cpu s']:7.1f} s"
                   f" + JVM {r['jvm cpu s']:7.1f} s  released rows {r['released rows']:,}  peak RSS python "
-                  f"{r['python peak MiB']:.0f} MiB + JVM {r['jvm peak MiB']:.0f} MiB  ({load}){ratio}",
+                  f"{r['python peak MiB']:.0f} MiB + JVM {r['jvm peak MiB']:.0f} MiB"
+                  f"{'  Spark jobs ' + str(r['spark jobs']) if r['spark jobs'] else ''}"
+                  f"{'  driver memory ' + r['driver memory'] if r['driver memory'] else ''}  ({load}){ratio}",
                   flush=True)
     return 0
 

@@ -122,6 +122,13 @@ def test_global_recoding_same_transformation_and_rows(three, tmp_path):
     pd.testing.assert_frame_equal(sorted_frame(written["spark"]), sorted_frame(written["duckdb"]))
     gone = (written["spark"][sp.release.record["quasi_identifiers"]] == "*").all(axis=1).to_numpy()
     assert gone.any() and not gone[: len(gone) - gone.sum()].any()  # suppressed last, as in memory
+    # the classes (a table made from the driver's data) meet the source rows by broadcast: no shuffle of every row
+    # (Spark's size-based choice is turned off: this small test table would be broadcast by it anyway)
+    records = sp.release.records
+    with records.source.settings({"spark.sql.autoBroadcastJoinThreshold": "-1"}):
+        plan = records.source.spark.sql(to_spark(records.select(True, ordered=True)))._jdf.queryExecution()
+        plan = plan.executedPlan().toString()
+    assert "BroadcastHashJoin" in plan and "SortMergeJoin" not in plan
 
 
 def test_mondrian_same_classes_and_rows(three, tmp_path):
@@ -193,16 +200,58 @@ def test_copy_streams_rows_in_order_same_bytes(tricky, monkeypatch, tmp_path):
     from ppdp_gui.engine.bigdata.output import CRLF
     duck, sp = tricky
     seen = _collected(sp.table.spark, monkeypatch)
-    monkeypatch.setattr(spark_source, "_COPY_CONF", {  # the sorted rows in 4 partitions, fetched in order
-        "spark.sql.shuffle.partitions": "4", "spark.sql.adaptive.coalescePartitions.enabled": "false"})
+    # the sorted rows in 4 partitions of 15 rows, fetched in order
+    monkeypatch.setattr(spark_source, "PARTITION_BYTES", 15 * 4 * spark_source.CELL_BYTES)
     sql = 'SELECT * FROM src ORDER BY CAST("id" AS INTEGER) DESC'
     options = f"FORMAT csv, HEADER true, DELIMITER ',', NEW_LINE {literal(CRLF)}"
     for name, big in (("duck", duck), ("spark", sp)):
         big.table.copy(sql, tmp_path / f"{name}.csv", options)
     assert (tmp_path / "spark.csv").read_bytes() == (tmp_path / "duck.csv").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["duck.csv", "spark.csv"]  # the parts' folder removed
+    # on a cluster (no parts written where the driver reads them) the rows are streamed: the same bytes
+    monkeypatch.setattr(type(sp.table), "written_parts", lambda *args: [])
+    sp.table.copy(sql, tmp_path / "streamed.csv", options)
+    assert (tmp_path / "streamed.csv").read_bytes() == (tmp_path / "duck.csv").read_bytes()
     assert all(t.num_rows == 0 for t in seen)  # the rows came as a stream of batches, not one collected table
     sp.table.copy("SELECT * FROM src WHERE false", tmp_path / "empty.parquet", "FORMAT parquet")
     assert list(pd.read_parquet(tmp_path / "empty.parquet").columns) == ["id", "name", "note", "amount"]
+
+
+def test_copy_sorts_in_bounded_range_partitions(tricky, monkeypatch):
+    """The written order's sort runs in range partitions of a bounded number of rows, as many as the rows need,
+    never one partition of everything (the driver's JVM holds a whole partition when it fetches it: at 10⁷ rows
+    adaptive execution had merged them into partitions of half a million rows and the default heap ran out)."""
+    _, sp = tricky
+    monkeypatch.setattr(spark_source, "PARTITION_BYTES", 10 * 4 * spark_source.CELL_BYTES)  # 10 rows each
+    sql = to_spark('SELECT * FROM src ORDER BY CAST("id" AS INTEGER) % 3, random()')
+    with sp.table.settings(spark_source.copy_conf(sp.table.n_rows, 4)):
+        frame = sp.table.spark.sql(sql)
+        plan = frame._jdf.queryExecution().executedPlan().toString()
+        sizes = frame.rdd.glom().map(len).collect()  # what adaptive execution finally ran
+    assert "SinglePartition" not in plan and "rangepartitioning" in plan
+    assert len(sizes) == 6 and sum(sizes) == 60 and max(sizes) <= 20
+
+
+def test_first_seen_in_file_order_without_a_window(spark, tmp_path, monkeypatch):
+    """Mondrian's flat tree for a categorical QI without a taxonomy lists its values in the order they first
+    appear in the file (as in memory), counted in every partition: no window over the whole table, which Spark
+    runs in a single partition."""
+    import pyarrow.parquet as pq
+    values = [f"v{(i * 37) % 101:03d}" for i in range(3000)]
+    path = tmp_path / "codes.parquet"
+    pq.write_table(pa.table({"code": values, "n": [str(i) for i in range(3000)]}), path, row_group_size=100)
+    src = spark_source.SparkTableSource(path, master="local[2]")
+    src.spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")  # the file read in several partitions
+    src.spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    src.apply_kinds({"code": "categorical", "n": "numeric"})
+    assert src.spark.table("src").rdd.getNumPartitions() > 1
+    asked = []
+    real = src.query
+    monkeypatch.setattr(src, "query", lambda sql, params=None: asked.append(sql) or real(sql, params))
+    assert list(src.first_seen("code")) == list(pd.unique(pd.Series(values)))
+    plan = src.spark.sql(to_spark(asked[-1]))._jdf.queryExecution().executedPlan().toString()
+    assert "SinglePartition" not in plan and "Window" not in plan
+    src.close()
 
 
 # ---- the person column (several rows per patient) ------------------------------------------------------------------

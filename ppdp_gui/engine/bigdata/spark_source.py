@@ -12,7 +12,8 @@ recoding and strict Mondrian, the released-records query and its recount. Only t
   disk) so the counting passes do not redo that text for every query;
 - *writing*: the released rows, in their written order, come to the driver a partition at a time as Arrow
   batches and are streamed into the same DuckDB `COPY` as the DuckDB engine's (so a CSV has the same bytes); the
-  written file is read back and recounted by DuckDB on the driver;
+  sort's range partitions are counted from the rows (`copy_conf`), so the driver's JVM holds a few MB at a time;
+  the written file is read back and recounted by DuckDB on the driver;
 - *the ledger's row hashes*: computed on the executors, batch by batch, by the same `canonical_row_hashes`; only
   the 8-byte hashes come back. So the driver never holds the table (its default 1 GB is enough at 10⁷ rows).
 
@@ -26,7 +27,9 @@ does; locally they use the driver's interpreter); the rows stay where the file i
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -46,6 +49,11 @@ WRITTEN = "ppdp_written"
 #: the master used when none is named: two local cores (a cluster: --spark-master or $PPDP_SPARK_MASTER)
 DEFAULT_MASTER = "local[2]"
 
+#: a registered table of at most this many rows (the mapping tables: values or QI tuples → released labels) is
+#: joined by broadcast: Spark cannot size a table made from driver data, and would otherwise shuffle the whole
+#: source by the join key (a sort-merge join) to meet a few thousand rows
+BROADCAST_ROWS = 200_000
+
 #: Spark's type names → the DuckDB names bigdata/columns.py decides on
 _TYPES = {"string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "smallint": "SMALLINT", "tinyint": "TINYINT",
           "double": "DOUBLE", "float": "FLOAT", "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP",
@@ -54,7 +62,6 @@ _TYPES = {"string": "VARCHAR", "bigint": "BIGINT", "int": "INTEGER", "smallint":
 
 def spark_session(master: str | None = None):
     """The process's SparkSession (created once; Java must be installed: scripts/setup.sh installs it)."""
-    import shutil
     if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
         raise DataError("the Spark engine needs a Java runtime: install it (scripts/setup.sh does: "
                         "default-jre-headless) or use the DuckDB engine")
@@ -139,7 +146,11 @@ class SparkConnection:
             fields.append(T.StructField(str(c), t))
             rows[str(c)] = v.to_numpy(dtype=object)
         data = list(zip(*rows.values())) if rows else []
-        self.spark.createDataFrame(data, schema=T.StructType(fields)).createOrReplaceTempView(name)
+        table = self.spark.createDataFrame(data, schema=T.StructType(fields))
+        if len(frame) <= BROADCAST_ROWS:  # a mapping table: sent to every task, the big side never shuffled
+            from pyspark.sql.functions import broadcast
+            table = broadcast(table)
+        table.createOrReplaceTempView(name)
 
     def close(self) -> None:
         for view in self.spark.catalog.listTables():
@@ -227,11 +238,13 @@ class SparkTableSource(TableSource):
         yield
 
     def first_seen(self, column: str) -> pd.Series:
-        """As `TableSource.first_seen`: the window's file order is Spark's row ids (bigdata/dialect.py)."""
+        """As `TableSource.first_seen`, without a window: each value's smallest Spark row id
+        (`monotonically_increasing_id()`, increasing in file order within a file Spark reads), a GROUP BY in every
+        partition. `row_number() OVER ()` would move every row to one partition (a window with no PARTITION BY)."""
         from ppdp_gui.engine.bigdata.columns import quote
         c = quote(column)
-        got = self.query(f"SELECT v FROM (SELECT {c} AS v, MIN(p) AS first FROM (SELECT {c}, row_number() "
-                         f"OVER () AS p FROM src) AS r GROUP BY 1) AS g ORDER BY first")
+        got = self.query(f"SELECT v FROM (SELECT v, MIN(p) AS first FROM (SELECT {c} AS v, "
+                         f"monotonically_increasing_id() AS p FROM src) AS r GROUP BY v) AS g ORDER BY first")
         return got["v"].astype(str)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
@@ -251,58 +264,91 @@ class SparkTableSource(TableSource):
         return got.column("h").to_numpy().astype(np.int64).view(np.uint64)
 
     def copy(self, sql: str, path: Path, options: str, keep: str | None = None) -> None:
-        """The rows of `sql`, in order, streamed to the driver a batch at a time (`released_batches`) and written
-        there by DuckDB's COPY, which reads them as an Arrow stream: the driver holds a few batches, not the
-        released table. `keep`: a column of `sql` that is not written but kept, with each row's written position,
-        in a DuckDB table (`WRITTEN`, spilling to disk) of the connection `reader` then gives: the persons of the
-        written rows, for the recount on the file (bigdata/output.py `SqlRecords.tally_written`)."""
+        """The rows of `sql`, in order, written by DuckDB's COPY on the driver (so a CSV has the DuckDB engine's
+        bytes). On a local master the executors are this machine and share the driver's JVM heap: they write the
+        sorted rows as Parquet parts in a temporary folder beside the output, one per range partition, and DuckDB
+        reads the parts in partition order (`written_parts`). On a cluster the driver streams them, a partition
+        at a time, as Arrow batches (`released_batches`). Either way the driver never holds the released table.
+        `keep`: a column of `sql` that is not written but kept, with each row's written position, in a DuckDB
+        table (`WRITTEN`, spilling to disk) of the connection `reader` then gives: the persons of the written rows,
+        for the recount on the file (bigdata/output.py `SqlRecords.tally_written`)."""
         import duckdb
         import pyarrow as pa
 
         from ppdp_gui.engine.bigdata.columns import helper, literal, quote
+        from ppdp_gui.engine.bigdata.source import MEMORY_LIMIT
         try:
             frame = self.spark.sql(to_spark(sql))
             schema = frame.limit(0).toArrow().schema  # the column types `toArrow` gives (an empty result too)
         except Exception as exc:  # noqa: BLE001
             raise spark_error(exc, self.path) from None
-        rows = pa.RecordBatchReader.from_batches(schema, self.released_batches(frame, schema))
-        import tempfile
-
-        from ppdp_gui.engine.bigdata.source import MEMORY_LIMIT
+        # insertion order kept: the parts' rows in the order they are listed, the stream's in its order
         con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": tempfile.gettempdir()})
+        folder = None
         try:
-            con.register("released_rows", rows)
+            rows = None
+            if self.spark.sparkContext.master.startswith("local"):
+                folder = Path(tempfile.mkdtemp(prefix=".ppdp-parts-", dir=Path(path).parent))
+                parts = self.written_parts(frame, folder, len(schema))
+                rows = f"read_parquet([{', '.join(literal(str(f)) for f in parts)}])" if parts else None
+            if rows is None:
+                con.register("released_rows", pa.RecordBatchReader.from_batches(
+                    schema, self.released_batches(frame, schema)))
+                rows = "released_rows"
             if keep is None:
-                con.execute(f"COPY (SELECT * FROM released_rows) TO {literal(str(path))} ({options})")
-            else:  # in insertion order: the stream's, which is the written order
+                con.execute(f"COPY (SELECT * FROM {rows}) TO {literal(str(path))} ({options})")
+            else:  # in insertion order, which is the written order (a file out of line fails the recount)
                 pos = quote(helper("pos"))  # bigdata/persons.py POS: the recount joins on it
-                con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS {pos}, * "
-                            "FROM released_rows")
+                con.execute(f"CREATE TABLE {WRITTEN} AS SELECT row_number() OVER () AS {pos}, * FROM {rows}")
                 shown = ", ".join(quote(f.name) for f in schema if f.name != keep)
                 con.execute(f"COPY (SELECT {shown} FROM {WRITTEN} ORDER BY {pos}) TO {literal(str(path))} "
                             f"({options})")
         except duckdb.Error as exc:  # a Spark error raised inside the stream reaches us through DuckDB
             con.close()
             raise spark_error(exc, self.path) from None
+        except BaseException:
+            con.close()
+            raise
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
         if keep is None:
             con.close()
         else:
             self._written = con
 
+    def written_parts(self, frame, folder: Path, columns: int) -> list[Path]:
+        """The rows of `frame` written by the executors as Parquet files, one per range partition of the sort
+        (bounded: `copy_conf`), listed in partition order (Spark numbers them `part-00000…`). No task returns rows
+        to the driver: a partition's rows as one task result are what filled the default 1 GB heap at 10⁷ rows."""
+        try:
+            with self.settings(copy_conf(self.n_rows, columns)):
+                frame.write.mode("overwrite").parquet(str(folder / "rows"))
+        except Exception as exc:  # noqa: BLE001
+            raise spark_error(exc, self.path) from None
+        return sorted((folder / "rows").glob("part-*.parquet"))
+
     def released_batches(self, frame, schema):
         """The rows of `frame` as Arrow batches, in order: each partition's batches are serialised on the
         executors (`batch_as_ipc`), and the driver fetches one partition at a time (`toLocalIterator`; no
-        prefetch: at 10⁷ rows a prefetched partition's result was lost from the block manager). A sort (the written order) is split into partitions of at most a few MB
-        (`_COPY_CONF`), so no partition is the whole table."""
+        prefetch: at 10⁷ rows a prefetched partition's result was lost from the block manager). Each fetched
+        partition is held whole by the driver's JVM (the task's result), so the written order's sort is split into
+        range partitions of a bounded size (`copy_conf`), fetched in order."""
         import pyarrow as pa
-        before = {k: self.spark.conf.get(k, None) for k in _COPY_CONF}
-        for k, v in _COPY_CONF.items():
-            self.spark.conf.set(k, v)
-        try:
+        with self.settings(copy_conf(self.n_rows, len(schema))):
             for row in frame.mapInArrow(batch_as_ipc, "ipc binary").toLocalIterator(prefetchPartitions=False):
                 for batch in pa.ipc.open_stream(bytes(row[0])):
                     yield batch if batch.schema.equals(schema) else pa.Table.from_batches([batch]).cast(
                         schema).to_batches()[0]
+
+    @contextmanager
+    def settings(self, conf: dict[str, str]):
+        """The session's configuration changed while a query is planned and run, then put back."""
+        before = {k: self.spark.conf.get(k, None) for k in conf}
+        for k, v in conf.items():
+            self.spark.conf.set(k, v)
+        try:
+            yield
         finally:
             for k, v in before.items():
                 if v is None:
@@ -322,9 +368,21 @@ class SparkTableSource(TableSource):
         self.con.close()
 
 
-#: the session's settings while the released rows are streamed: a sort's output in many range partitions,
-#: which adaptive execution merges up to a few MB each (so the driver fetches small partitions, in order)
-_COPY_CONF = {"spark.sql.shuffle.partitions": "200", "spark.sql.adaptive.advisoryPartitionSizeInBytes": "8m"}
+#: the released rows' size a partition of the written order's sort is meant to hold (Arrow's text, estimated at
+#: CELL_BYTES a cell): one executor task writes it as a Parquet part (a local master), or the driver's JVM holds
+#: it as the task's result while it is streamed (a cluster)
+PARTITION_BYTES = 16 << 20
+CELL_BYTES = 24
+
+
+def copy_conf(rows: int, columns: int) -> dict[str, str]:
+    """The session's settings while released rows are written: the sort's range partitions counted from the
+    rows (PARTITION_BYTES each), and adaptive execution not allowed to merge them back (it merges by the
+    shuffle's compressed bytes, which for repetitive labels are a small part of the rows' size: at 10⁷ rows it
+    made 14 partitions of 660,000-750,000 rows, and the driver's heap ran out fetching the first)."""
+    per_partition = max(1, PARTITION_BYTES // (CELL_BYTES * max(1, columns)))
+    parts = max(2, -(-int(rows) // per_partition))
+    return {"spark.sql.shuffle.partitions": str(parts), "spark.sql.adaptive.coalescePartitions.enabled": "false"}
 
 
 def batch_row_hashes(batches):
