@@ -145,13 +145,20 @@ def byte_lines(codes: list[np.ndarray], cells: list[Cells]) -> Iterator[np.ndarr
         yield _lines([c[lo:lo + rows] for c in codes], cells, repaired)
 
 
-def _lines(codes: list[np.ndarray], cells: list[Cells], repaired: int) -> np.ndarray:
+def row_layout(codes: list[np.ndarray], cells) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, int]:
+    """Where each row goes in a block of rows put end to end: (each column's cell lengths per row, each row's
+    length, each row's first byte, the block's size). `cells[j].length[code]` is a cell's length in bytes (the CSV
+    and the XLSX row builders both place per-value cells this way)."""
     lengths = [c.length.take(k) for k, c in zip(codes, cells)]
     row = lengths[0].copy()
     for length in lengths[1:]:
         row += length
     starts = np.cumsum(row) - row
-    size = int(starts[-1] + row[-1])
+    return lengths, row, starts, int(starts[-1] + row[-1])
+
+
+def _lines(codes: list[np.ndarray], cells: list[Cells], repaired: int) -> np.ndarray:
+    lengths, row, starts, size = row_layout(codes, cells)
     words = np.zeros(size // WORD + 2, dtype=np.uint64)
     at = _every_byte(words)
     step = -(-WORD // int(row.min()))  # rows apart so that one store's windows never overlap

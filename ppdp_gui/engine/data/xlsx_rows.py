@@ -96,12 +96,8 @@ def sheet_rows(codes: list[np.ndarray], cells: list[Cells], rows: int) -> Iterat
 
 
 def _rows(codes: list[np.ndarray], cells: list[Cells]) -> np.ndarray:
-    lengths = [c.length.take(k) for k, c in zip(codes, cells)]
-    row = lengths[0].copy()
-    for length in lengths[1:]:
-        row += length
-    starts = np.cumsum(row) - row
-    size = int(starts[-1] + row[-1])
+    from ppdp_gui.engine.data.csv_rows import row_layout
+    lengths, _row, starts, size = row_layout(codes, cells)
     buffer = np.zeros(size + WIDE, dtype=np.uint8)
     views = {w: _items(buffer[:size + w], w) for w in (WIDE, NARROW)}
     position = starts
