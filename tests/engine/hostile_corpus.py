@@ -515,7 +515,7 @@ def run_case(case: Case, engine: str = "memory") -> tuple[str, str]:
     from ppdp_gui.engine.errors import PpdpError
     try:
         if case.kind == "table" and engine == "duckdb":
-            from ppdp_gui.engine.bigdata.source import open_large
+            from ppdp_gui.engine.bigdata.large_dataset import open_large
             open_large(case.path, hashes=False).table.close()
         elif case.kind == "table":
             from ppdp_gui.engine.data import read_table

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.engine.bigdata.recount import file_relation, recount
-from ppdp_gui.engine.bigdata.source import TableSource, helper, open_large, quote
+from ppdp_gui.engine.bigdata.source import TableSource, helper, quote
+from ppdp_gui.engine.bigdata.large_dataset import open_large
 from ppdp_gui.engine.bigdata.sql import cells_relation
 from ppdp_gui.engine.claims import KAnonymity, Suppression
 from ppdp_gui.engine.data.domains import Domain

@@ -20,7 +20,8 @@ import pyarrow as pa
 import pytest
 
 from ppdp_gui.engine.bigdata import source as big
-from ppdp_gui.engine.bigdata.source import TableSource, open_large
+from ppdp_gui.engine.bigdata.source import TableSource
+from ppdp_gui.engine.bigdata.large_dataset import open_large
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import NAPolicy, Role

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.bigdata.source import open_large
+from ppdp_gui.engine.bigdata.large_dataset import open_large
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import Role
@@ -110,7 +110,8 @@ def test_a_histogram_of_a_column_named_n(tmp_path, typed):
 
 def test_a_parquet_column_name_with_edge_spaces_is_refused_in_one_line(tmp_path):
     """The engine's own columns start with a space, which no column of the file may (the reader strips names)."""
-    from ppdp_gui.engine.bigdata.source import HELPER, TableSource
+    from ppdp_gui.engine.bigdata.columns import HELPER
+    from ppdp_gui.engine.bigdata.source import TableSource
     from ppdp_gui.engine.errors import DataError
     path = tmp_path / "s.parquet"
     pd.DataFrame({HELPER + "n": ["a", "b"], "x": ["1", "2"]}).to_parquet(path, index=False)

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdp_gui.engine.bigdata import large_dataset as big_dataset
 from ppdp_gui.engine.bigdata import source as big
-from ppdp_gui.engine.bigdata.source import ENGINE_NOTE, open_large
+from ppdp_gui.engine.bigdata.large_dataset import ENGINE_NOTE, open_large
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import dataset_from_frame, read_table
 from ppdp_gui.engine.data.schema import NAPolicy, Role
@@ -70,7 +71,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
 
 def rows_of(data) -> pd.DataFrame:
     """A dataset's rows as text, sorted (a large one's through its `src` view, typed by the reader's rules)."""
-    if big.is_large(data):
+    if big_dataset.is_large(data):
         raw = data.table.query("SELECT * FROM src")
         kinds = {c.name: c.kind for c in data.schema}
         frame = dataset_from_frame(raw, kinds=kinds, na_policy=NAPolicy(tokens=(), action="category",
@@ -427,7 +428,7 @@ def test_mondrian_flat_tree_in_order_of_first_appearance(tmp_path):
 def test_blanks_in_identifier_columns_cost_no_row_on_either_engine(tmp_path):
     """A blank in a column that is never released (an identifier by its name, such as nurse_notes, or set so)
     costs no row in memory; the DuckDB path must keep the same rows and say the same."""
-    from ppdp_gui.engine.bigdata.source import open_large
+    from ppdp_gui.engine.bigdata.large_dataset import open_large
     from ppdp_gui.engine.data.reader import read_table
     from ppdp_gui.engine.data.schema import Role
     n = 400

@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 from ppdp_gui.engine.bigdata.recount import recount, tally
-from ppdp_gui.engine.bigdata.source import N, TableSource, open_large
+from ppdp_gui.engine.bigdata.source import N, TableSource
+from ppdp_gui.engine.bigdata.large_dataset import open_large
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
 from ppdp_gui.engine.data.schema import NAPolicy, Role
 from ppdp_gui.engine.package_files import sample_table

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_gui.engine.bigdata.source import open_large
+from ppdp_gui.engine.bigdata.large_dataset import open_large
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.data.schema import Role

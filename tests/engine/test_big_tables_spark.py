@@ -19,7 +19,7 @@ import pytest
 
 from ppdp_gui.engine.bigdata import spark_source
 from ppdp_gui.engine.bigdata.dialect import to_spark
-from ppdp_gui.engine.bigdata.source import ENGINE_NOTE, open_large
+from ppdp_gui.engine.bigdata.large_dataset import ENGINE_NOTE, open_large
 from ppdp_gui.engine.data.domains import Domain
 from ppdp_gui.engine.data.reader import read_table
 from ppdp_gui.engine.package_files import sample_table

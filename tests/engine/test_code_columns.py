@@ -56,7 +56,7 @@ def test_the_mask_builder_is_suggested_for_a_zip():
 
 def test_the_large_table_engine_reads_a_zip_by_its_name_too(tmp_path):
     pytest.importorskip("duckdb")
-    from ppdp_gui.engine.bigdata.source import open_large
+    from ppdp_gui.engine.bigdata.large_dataset import open_large
     ds = open_large(_extract(tmp_path), hashes=False)
     try:
         assert ds.spec("zip").kind == "categorical" and "kind" not in ds.spec("zip").guessed

@@ -257,7 +257,7 @@ def test_the_window_says_whom_epsilon_protects_before_and_after():
 @pytest.mark.parametrize("c", [1, 3])
 def test_the_large_table_engine_bounds_rows_per_person(tmp_path, c):
     """It keeps at most c rows per person in SQL, drawn as in memory: the same seed, the same DiffGen release."""
-    from ppdp_gui.engine.bigdata.source import open_large
+    from ppdp_gui.engine.bigdata.large_dataset import open_large
     frame = ward_table().frame.astype(str)
     frame.to_parquet(tmp_path / "wards.parquet", index=False)
     data = open_large(tmp_path / "wards.parquet", hashes=False)

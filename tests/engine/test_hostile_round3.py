@@ -56,7 +56,7 @@ def test_a_fifo_as_the_table_is_refused_at_once(tmp_path, engine):
     fifo = tmp_path / "ward.csv"
     os.mkfifo(fifo)
     if engine == "duckdb":
-        from ppdp_gui.engine.bigdata.source import open_large
+        from ppdp_gui.engine.bigdata.large_dataset import open_large
         call = lambda: open_large(fifo, hashes=False)  # noqa: E731
     else:
         call = lambda: read_table(fifo)  # noqa: E731
@@ -224,7 +224,7 @@ def test_the_large_table_engine_refuses_what_the_reader_refuses(tmp_path, engine
     words = {"gzip bomb": "bomb", "NUL byte": "NUL", "ragged line": "line 3", "latin-1": "0xf6",
              "look-alike names": "looks the same"}[case]
     if engine == "duckdb":
-        from ppdp_gui.engine.bigdata.source import open_large
+        from ppdp_gui.engine.bigdata.large_dataset import open_large
         call = lambda: open_large(path, hashes=False)  # noqa: E731
     else:
         call = lambda: read_table(path)  # noqa: E731
@@ -234,7 +234,7 @@ def test_the_large_table_engine_refuses_what_the_reader_refuses(tmp_path, engine
 
 
 def test_the_large_table_engine_reads_the_readers_header_and_a_long_cell(tmp_path):
-    from ppdp_gui.engine.bigdata.source import open_large
+    from ppdp_gui.engine.bigdata.large_dataset import open_large
     path = tmp_path / "t.csv"
     path.write_bytes(b" age , note \n" + b"".join(b"%d,%s\n" % (i, b"x" * (3 << 20) if i == 3 else b"n")
                                                    for i in range(30)))

@@ -134,7 +134,7 @@ def test_the_recount_counts_a_missing_group_like_any_other():
 
 def test_the_large_table_engines_still_name_the_fix(tmp_path):
     pytest.importorskip("duckdb")
-    from ppdp_gui.engine.bigdata.source import open_large
+    from ppdp_gui.engine.bigdata.large_dataset import open_large
     stays(tmp_path)
     ds = open_large(tmp_path / "stays.csv", hashes=False, roles={"age": Role.QUASI_IDENTIFIER,
                                                                  "sex": Role.QUASI_IDENTIFIER,

@@ -94,7 +94,7 @@ def bound_contribution(data: Dataset, unit: Unit, rng) -> Bounded:
     key); a row is kept when fewer than c rows of its person come before it."""
     if unit.person_column is None:
         return Bounded(data, None, 0)
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     if is_large(data):  # the same draws and the same rule, in SQL: the rows stay in the file
         from ppdp_gui.engine.bigdata.persons import bound_rows
         n = data.n_rows

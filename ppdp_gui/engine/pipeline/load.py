@@ -79,7 +79,7 @@ def load(recipe: Recipe, *, max_bytes: int | None = None, engine: str = "memory"
     from ppdp_gui.engine.data.outputs import remember_inputs
     remember_inputs(recipe.source, *recipe.taxonomy_files.values())  # no writer of this process may replace them
     if engine in ("duckdb", "spark"):
-        from ppdp_gui.engine.bigdata.source import open_large
+        from ppdp_gui.engine.bigdata.large_dataset import open_large
         data = open_large(recipe.source, na_policy=recipe.na_policy, kinds=recipe.kinds or None,
                           roles=recipe.roles or None, engine=engine, master=spark_master)
     else:
@@ -142,7 +142,7 @@ def _room_for_missing(data: Dataset) -> tuple[Dataset, list[str]]:
     The tree so extended is marked as read from the data (origin "data"): whether the table has a blank decided
     its shape, so a differentially private release does not take its values as public (add "(missing)" to the
     hierarchy file, or state the column's domain, to make it public)."""
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     from ppdp_gui.engine.data.schema import MISSING_LABEL
     from ppdp_gui.engine.taxonomy.from_spec import with_missing_leaf
     notes: list[str] = []
@@ -181,7 +181,7 @@ def _keep(data: Dataset) -> tuple[str, ...]:
 
 def _recoded(data: Dataset, column: str, recode, out: Loaded) -> Dataset:
     """`data` with `column`'s values written as `recode(values)` gives them (None: unchanged), and a note."""
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     if is_large(data):
         recoded = recode(column_values(data, column).astype(str))
         if recoded is not None and not recoded.equals(column_values(data, column).astype(str).astype(object)):
@@ -215,7 +215,7 @@ def _known(data: Dataset, column: str, what: str) -> None:
 def column_values(data: Dataset, column: str):
     """A column's values for a taxonomy builder: the frame's column, or a large table's distinct values (every
     builder keeps only the distinct values, so the tree is the same either way)."""
-    from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+    from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, is_large
     if is_large(data):
         return distinct_typed(data, column)  # typed as in memory, so the leaves are spelled the same
     return data.frame[column]

@@ -287,13 +287,13 @@ def identifying_problems(data: Dataset, columns: list[str], confirmed=()) -> lis
         return []
     confirmed = set(confirmed or ())
     problems = []
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     large = is_large(data)
     for name in columns:
         if name not in data.frame.columns:
             continue
         if large:  # counted in SQL on the whole file (engine/bigdata)
-            from ppdp_gui.engine.bigdata.source import uniqueness_sql
+            from ppdp_gui.engine.bigdata.large_dataset import uniqueness_sql
             distinct, unique = uniqueness_sql(data.table, name)
         else:
             distinct, unique = uniqueness(data.frame[name])
@@ -326,7 +326,7 @@ def plan(data: Dataset, mechanism, params: dict[str, Any] | None = None, *, ledg
     # a required column parameter with nothing to choose from, said with the step that fixes it
     out.problems += [Problem(text, param=spec.name) for spec in mech.params
                      if (text := spec.no_column_problem(data))]
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     if is_large(data) and not getattr(mech, "large_tables", False):
         out.problems.append(Problem(f"{mech.name} needs the whole table in memory; the large-table engine "
                                     "(DuckDB) runs DiffGen, Global recoding and Mondrian"))

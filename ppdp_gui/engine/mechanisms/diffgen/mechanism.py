@@ -40,7 +40,7 @@ from ppdp_gui.engine.errors import ParameterError, TaxonomyError
 from ppdp_gui.engine.mechanisms.base import ParamSpec, Problem, Progress, Release, ReleaseShape
 from ppdp_gui.engine.mechanisms.contribution import (GROUP_PRIVACY, MAX_ROWS, DPMechanism, bound_record,
                                                      bound_warnings)
-from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, is_large
 from ppdp_gui.engine.mechanisms.diffgen.algorithm import (add_count_noise, leaf_cells, noisy_counts,
                                                           positive_noise_mean, specialise)
 from ppdp_gui.engine.mechanisms.diffgen.cut import ColumnCut, CutTransform

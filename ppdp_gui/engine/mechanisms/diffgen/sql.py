@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import N, ROWS, helper, distinct_typed, quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, ROWS, helper, quote
+from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, typed_values
 from ppdp_gui.engine.bigdata.sql import cells_relation, double, position_sql
 from ppdp_gui.engine.errors import ParameterError
 from ppdp_gui.engine.mechanisms.diffgen.grid import Grid

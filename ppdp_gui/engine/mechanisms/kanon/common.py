@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import has_missing
+from ppdp_gui.engine.bigdata.large_dataset import has_missing
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.qi_coding import blank_cells_ok, taxonomy_values, taxonomy_with_blanks
 from ppdp_gui.engine.data.schema import Dataset, Role
@@ -43,7 +43,7 @@ def flat_problem(data: Dataset, name: str) -> Problem | None:
     spec = data.spec(name)
     if spec.taxonomy is not None or spec.kind == "numeric":
         return None
-    from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+    from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, is_large
     values = pd.Series(distinct_typed(data, name) if is_large(data) else data.frame[name].dropna().unique())
     count = len(values)
     if count <= FLAT_MANY_VALUES:
@@ -134,7 +134,7 @@ def kanon_problems(data: Dataset, k: int, grid_width: float, blanks_ok: bool = F
             col = taxonomy_values(data, name)
         if spec.taxonomy is not None:
             try:
-                from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+                from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, is_large
                 tax = taxonomy_with_blanks(data, name, spec.taxonomy)
                 tax.node_codes(distinct_typed(data, name) if is_large(data) else col)
             except TaxonomyError as exc:
@@ -198,7 +198,7 @@ def unit_note(person: str | None) -> dict:
 
 def n_persons(data: Dataset) -> int | None:
     """Distinct persons of the table (None without a person column; a large table's counted in SQL)."""
-    from ppdp_gui.engine.bigdata.source import is_large
+    from ppdp_gui.engine.bigdata.large_dataset import is_large
     if is_large(data) and data.person_column is not None:
         from ppdp_gui.engine.bigdata.persons import n_persons as counted
         return counted(data.table, data.person_column)

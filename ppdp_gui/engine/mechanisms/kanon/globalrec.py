@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity, RiskBound, Suppression, TCloseness
-from ppdp_gui.engine.bigdata.source import distinct_typed, has_missing, is_large
+from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, has_missing, is_large
 from ppdp_gui.engine.data.missing import numeric_blanks_fix
 from ppdp_gui.engine.data.qi_coding import blank_cells_ok, taxonomy_values
 from ppdp_gui.engine.data.schema import MISSING_LABEL, Dataset, Role

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import N, quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote
+from ppdp_gui.engine.bigdata.large_dataset import typed_values
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.lattice import Encoded, qi_levels, taxonomy_for
 

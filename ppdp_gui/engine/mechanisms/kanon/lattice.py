@@ -96,7 +96,7 @@ def taxonomy_for(data: Dataset, name: str) -> Taxonomy | None:
     if spec.taxonomy is not None:  # a number column's blanks: "(missing)" under the root (qi_coding)
         return taxonomy_with_blanks(data, name, spec.taxonomy)
     if spec.kind != "numeric":
-        from ppdp_gui.engine.bigdata.source import distinct_typed, is_large
+        from ppdp_gui.engine.bigdata.large_dataset import distinct_typed, is_large
         values = distinct_typed(data, name) if is_large(data) else data.frame[name]
         return Taxonomy.flat(name, pd.unique(values.astype(str)), origin="data")
     return None

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ppdp_gui.engine.bigdata.source import is_large
+from ppdp_gui.engine.bigdata.large_dataset import is_large
 
 from ppdp_gui.engine.claims import KAnonymity, LDiversity
 from ppdp_gui.engine.data.schema import Dataset, Role

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_gui.engine.bigdata.output import SqlRecords, joined_records, labels_column
-from ppdp_gui.engine.bigdata.source import N, quote, typed_values
+from ppdp_gui.engine.bigdata.source import N, quote
+from ppdp_gui.engine.bigdata.large_dataset import typed_values
 from ppdp_gui.engine.data.schema import Dataset
 from ppdp_gui.engine.data.writer import neutral_text
 from ppdp_gui.engine.mechanisms.kanon.mondrian_core import partition
