@@ -64,6 +64,17 @@ def _clear(delta, touched, nt):
         touched[touched.shape[0] - 1 - e] = 0
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _in_use_change(u, v):
+    """+1 when an element's usage goes from 0 to more, -1 when it falls to 0: the change of k (elements in use)
+    that both the trial (`_size_change`) and the commit (`_apply`) of a usage change count."""
+    if u == 0 and v > 0:
+        return 1
+    if u > 0 and v == 0:
+        return -1
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def _size_change(delta, touched, nt, usage, estd, tot):
     """Exact change of L(D, CT) for the usage changes in `delta` (tot = [S, k])."""
@@ -79,10 +90,7 @@ def _size_change(delta, touched, nt, usage, estd, tot):
         v = u + d
         dL += _g(v, estd[e]) - _g(u, estd[e])
         dS += d
-        if u == 0 and v > 0:
-            dk += 1
-        elif u > 0 and v == 0:
-            dk -= 1
+        dk += _in_use_change(u, v)
     S = tot[0]
     k = tot[1]
     return dL + _f(S + dS, k + dk) - _f(S, k)
@@ -98,10 +106,7 @@ def _apply(delta, touched, nt, usage, tot):
         u = usage[e]
         v = u + d
         tot[0] += d
-        if u == 0 and v > 0:
-            tot[1] += 1
-        elif u > 0 and v == 0:
-            tot[1] -= 1
+        tot[1] += _in_use_change(u, v)
         usage[e] = v
 
 
