@@ -70,17 +70,14 @@ def generate(path: Path, rows: int, seed: int = 0, persons: str | None = None, r
     return time.perf_counter() - start
 
 
-def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -> dict:
-    """One release through the publish path (in this process); the figures as a dict."""
-    sys.path.insert(0, str(ROOT))
+def loaded_for(mechanism: str, path: Path, engine: str):
+    """The generated table opened on `engine` as `ppdp run --confirm-roles` would, and the mechanism's parameters
+    (this benchmark's and bench_spark.py's): public domains for DiffGen's two columns not described by a
+    hierarchy, the patient number as the person when the file has one."""
     from ppdp_gui.engine.data.domains import Domain
-    from ppdp_gui.engine.persistence.project import Recipe
-    from ppdp_gui.engine.pipeline import export, plan, run_release
-    from ppdp_gui.engine.pipeline.load import load
-    from ppdp_gui.engine.privacy.ledger import Ledger
-
-    t0, cpu0 = time.perf_counter(), time.process_time()
     from ppdp_gui.engine.data.schema import Role
+    from ppdp_gui.engine.persistence.project import Recipe
+    from ppdp_gui.engine.pipeline.load import load
     persons = "_persons" in path.stem
     recipe = Recipe(source=str(path), bundled="adult", roles={"patient_nbr": Role.PERSON} if persons else {})
     if mechanism == "DiffGen":
@@ -94,6 +91,17 @@ def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -
     data = load(recipe, engine=engine).dataset.confirm_guesses()  # as `ppdp run --confirm-roles`
     if mechanism == "DiffGen":  # age as a number on its public grid, not through its hierarchy
         data = data.with_column("age", taxonomy=None)
+    return data, params
+
+
+def run_one(mechanism: str, path: Path, out_dir: Path, engine: str = "duckdb") -> dict:
+    """One release through the publish path (in this process); the figures as a dict."""
+    sys.path.insert(0, str(ROOT))
+    from ppdp_gui.engine.pipeline import export, plan, run_release
+    from ppdp_gui.engine.privacy.ledger import Ledger
+
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    data, params = loaded_for(mechanism, path, engine)
     n = data.n_rows
     t1, cpu1 = time.perf_counter(), time.process_time()
     ledger = Ledger(Path(tempfile.mkdtemp(prefix="ppdp-bench-ledger-")) / "ledger.db")  # a fresh budget

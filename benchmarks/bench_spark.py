@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_big_tables import generate  # noqa: E402  (the same table)
+from benchmarks.bench_big_tables import generate, loaded_for  # noqa: E402  (the same table and release)
 
 MECHANISMS = ("DiffGen", "Global recoding", "Mondrian")
 
@@ -87,25 +87,11 @@ def _is_java(pid: int) -> bool:
 def child(mechanism: str, path: Path, engine: str) -> dict:
     """One release in this process through the publish path; the figures as a dict, with the CPU of the
     processes under this one (Spark's JVM, still alive here)."""
-    from ppdp_gui.engine.data.domains import Domain
-    from ppdp_gui.engine.persistence.project import Recipe
     from ppdp_gui.engine.pipeline import export, plan, run_release
-    from ppdp_gui.engine.pipeline.load import load
     from ppdp_gui.engine.privacy.ledger import Ledger
 
     t0, cpu0 = time.perf_counter(), time.process_time()
-    recipe = Recipe(source=str(path), bundled="adult")
-    if mechanism == "DiffGen":  # public domains for the two columns not described by a hierarchy
-        recipe.domains = {"age": Domain(low=0, high=100, integer=True),
-                          "salary-class": Domain(categories=("<=50K", ">50K"))}
-        params = {"epsilon": 1.0, "h": 10}
-    elif mechanism == "Mondrian":
-        params = {"k": 10}  # strict, every QI along its bundled hierarchy
-    else:
-        params = {"k": 10, "suppression": 2.0}
-    data = load(recipe, engine=engine).dataset.confirm_guesses()  # as `ppdp run --confirm-roles`
-    if mechanism == "DiffGen":  # age as a number on its public grid, not through its hierarchy
-        data = data.with_column("age", taxonomy=None)
+    data, params = loaded_for(mechanism, path, engine)
     t1 = time.perf_counter()
     ledger = Ledger(Path(tempfile.mkdtemp(prefix="ppdp-bench-ledger-")) / "ledger.db")  # a fresh budget
     planned = plan(data, mechanism, params, ledger=ledger)
