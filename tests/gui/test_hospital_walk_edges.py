@@ -4,24 +4,16 @@ suggestion to build a Dates tree. Each test clicks the real window."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ppdp_gui.gui.widgets.param_panel import NumberField
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from hospital_extract import hospital_extract  # noqa: E402
+from tests.gui.test_hospital_walk import open_extract as open_walk_extract
 
 
 def open_extract(w, qtbot, tmp_path, rows: int = 900):
-    path = tmp_path / "hospital.csv"
-    hospital_extract(rows, seed=3).to_csv(path, index=False)
-    w.open_path(str(path))
-    qtbot.waitUntil(lambda: w.session.dataset is not None, timeout=30000)
-    return path
+    """The first walk's extract (tests/gui/test_hospital_walk.py), 900 rows."""
+    return open_walk_extract(w, qtbot, tmp_path, rows)
 
 
 def test_automatic_interval_width_reads_automatic_not_zero(make_window, qtbot, tmp_path):
