@@ -83,21 +83,12 @@ def test_global_recoding_puts_blank_ages_under_the_root_of_their_tree(tmp_path):
     assert ex.checks and all(c.ok for c in ex.checks), [c.message for c in ex.checks]
 
 
-def test_mondrian_with_a_tree_for_the_age_publishes_its_blanks_too(tmp_path):
-    """Before, Mondrian took the blanks only without a tree; a tree of Numeric intervals made it refuse them."""
+@pytest.mark.parametrize("mechanism", ["Mondrian", "Local recoding"])
+def test_a_tree_for_the_age_and_its_blanks_are_published_together(tmp_path, mechanism):
+    """Before, Mondrian took the blanks only without a tree (a tree of Numeric intervals made it refuse them);
+    local recoding shares global recoding's check and coding (kanon/lattice.py): the blanks come with them."""
     ds = with_intervals(stays(tmp_path))
-    _planned, published = publish(ds, "Mondrian", {"k": 5})
-    blank = ds.frame["age"].isna().to_numpy()[published.release.source_rows["table"]]
-    assert set(published.release.table["age"].astype(str)[blank]) <= {MISSING_LABEL, "*"}
-    assert persons_per_group(ds, published).min() >= 5
-    ex = export(published, tmp_path / "out.csv")
-    assert ex.checks and all(c.ok for c in ex.checks), [c.message for c in ex.checks]
-
-
-def test_local_recoding_publishes_blank_ages_as_missing_too(tmp_path):
-    """Local recoding shares global recoding's check and coding (kanon/lattice.py): the blanks come with them."""
-    ds = with_intervals(stays(tmp_path))
-    _planned, published = publish(ds, "Local recoding", {"k": 5})
+    _planned, published = publish(ds, mechanism, {"k": 5})
     blank = ds.frame["age"].isna().to_numpy()[published.release.source_rows["table"]]
     assert set(published.release.table["age"].astype(str)[blank]) <= {MISSING_LABEL, "*"}
     assert persons_per_group(ds, published).min() >= 5
